@@ -1,0 +1,383 @@
+package catalog
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// APIVersion is the apiVersion every catalog file carries.
+const APIVersion = "planner.sylva/v1alpha1"
+
+// Kinds of catalog files.
+const (
+	KindReleases   = "ReleaseCatalog"
+	KindComponents = "ComponentCatalog"
+)
+
+// Provider is a Cluster API bootstrap provider Sylva deploys clusters with.
+type Provider string
+
+// Bootstrap providers.
+const (
+	ProviderKubeadm Provider = "kubeadm"
+	ProviderRKE2    Provider = "rke2"
+)
+
+// ParseProvider parses a provider name; the error lists the valid ones.
+func ParseProvider(s string) (Provider, error) {
+	switch p := Provider(s); p {
+	case ProviderKubeadm, ProviderRKE2:
+		return p, nil
+	}
+	return "", fmt.Errorf("unknown bootstrap provider %q (valid: kubeadm, rke2)", s)
+}
+
+// Stepping says how a component may move between versions.
+type Stepping string
+
+// Steppings.
+const (
+	// SteppingJump: the component goes straight to the target version.
+	SteppingJump Stepping = ""
+	// SteppingMinor: the component only upgrades from its previous minor.
+	SteppingMinor Stepping = "minor"
+)
+
+// Catalog is the whole catalog: releases sorted oldest first, components
+// sorted by name.
+type Catalog struct {
+	// Version is the catalog data version ("2026.11.0").
+	Version string
+	// Updated is the day the data was last edited.
+	Updated    time.Time
+	Releases   []Release
+	Components []Component
+}
+
+// Release is one Sylva minor release.
+type Release struct {
+	Release     skew.Version       `json:"release"`
+	UpgradeFrom []skew.Version     `json:"upgrade_from,omitempty"`
+	Kubernetes  Kubernetes         `json:"kubernetes"`
+	Components  []ReleaseComponent `json:"components,omitempty"`
+	PassThrough []ReleaseComponent `json:"pass_through,omitempty"`
+	Notes       string             `json:"notes,omitempty"`
+}
+
+// Kubernetes is what a release ships of Kubernetes.
+type Kubernetes struct {
+	// Management is the minor the management cluster runs.
+	Management skew.Version `json:"management"`
+	// Versions are the minors this release maps to full versions, oldest
+	// first; they are the minors a workload cluster may run.
+	Versions []KubeVersion `json:"versions"`
+}
+
+// KubeVersion maps a Kubernetes minor to its full version per provider.
+type KubeVersion struct {
+	Minor   skew.Version `json:"minor"`
+	Kubeadm skew.Version `json:"kubeadm"`
+	RKE2    skew.Version `json:"rke2"`
+}
+
+// For returns the full version for provider p.
+func (k KubeVersion) For(p Provider) skew.Version {
+	if p == ProviderRKE2 {
+		return k.RKE2
+	}
+	return k.Kubeadm
+}
+
+// ReleaseComponent is a component version a release ships or passes through.
+type ReleaseComponent struct {
+	Name    string       `json:"name"`
+	Version skew.Version `json:"version"`
+	// Chart is the Helm chart version, when it differs from Version.
+	Chart string `json:"chart,omitempty"`
+}
+
+// Component is a component the planner steps or checks.
+type Component struct {
+	Name        string             `json:"name"`
+	Stepping    Stepping           `json:"stepping,omitempty"`
+	Description string             `json:"description,omitempty"`
+	Versions    []ComponentVersion `json:"versions"`
+}
+
+// ComponentVersion is one version of a component and the Kubernetes minors
+// it supports.
+type ComponentVersion struct {
+	Version skew.Version `json:"version"`
+	MinK8s  skew.Version `json:"min_k8s,omitzero"`
+	MaxK8s  skew.Version `json:"max_k8s,omitzero"`
+}
+
+// Kubernetes returns the range of Kubernetes minors v supports.
+func (v ComponentVersion) Kubernetes() skew.Range { return skew.Range{Min: v.MinK8s, Max: v.MaxK8s} }
+
+// Release returns the release whose minor is v ("1.6", "1.6.2" and
+// "1.6-pre" all find 1.6).
+func (c *Catalog) Release(v skew.Version) (*Release, bool) {
+	for i := range c.Releases {
+		if c.Releases[i].Release.CompareMinor(v) == 0 {
+			return &c.Releases[i], true
+		}
+	}
+	return nil, false
+}
+
+// Component returns the component named name.
+func (c *Catalog) Component(name string) (*Component, bool) {
+	for i := range c.Components {
+		if c.Components[i].Name == name {
+			return &c.Components[i], true
+		}
+	}
+	return nil, false
+}
+
+// Oldest and Newest return the first and last release of the catalog.
+func (c *Catalog) Oldest() skew.Version { return c.Releases[0].Release }
+
+// Newest returns the last release of the catalog.
+func (c *Catalog) Newest() skew.Version { return c.Releases[len(c.Releases)-1].Release }
+
+// ReleaseNames lists the releases as "1.0", "1.1", … in order.
+func (c *Catalog) ReleaseNames() []string {
+	out := make([]string, len(c.Releases))
+	for i, r := range c.Releases {
+		out[i] = r.Release.String()
+	}
+	return out
+}
+
+// Supports reports whether r lists from as a supported upgrade source.
+func (r *Release) Supports(from skew.Version) bool {
+	return slices.ContainsFunc(r.UpgradeFrom, func(v skew.Version) bool { return v.CompareMinor(from) == 0 })
+}
+
+// KubeVersion returns the full-version mapping of minor in r.
+func (r *Release) KubeVersion(minor skew.Version) (KubeVersion, bool) {
+	for _, k := range r.Kubernetes.Versions {
+		if k.Minor.CompareMinor(minor) == 0 {
+			return k, true
+		}
+	}
+	return KubeVersion{}, false
+}
+
+// Component returns the version of component name that r ships.
+func (r *Release) Component(name string) (ReleaseComponent, bool) {
+	for _, c := range r.Components {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return ReleaseComponent{}, false
+}
+
+// Version returns the entry of c for exactly v, or for the highest patch of
+// v's minor when v has no exact entry.
+func (c *Component) Version(v skew.Version) (ComponentVersion, bool) {
+	var best ComponentVersion
+	found := false
+	for _, cv := range c.Versions {
+		if cv.Version.Equal(v) {
+			return cv, true
+		}
+		if cv.Version.CompareMinor(v) == 0 {
+			best, found = cv, true
+		}
+	}
+	return best, found
+}
+
+//go:embed data/*.yaml
+var embedded embed.FS
+
+var (
+	defaultOnce sync.Once
+	defaultCat  *Catalog
+	defaultErr  error
+)
+
+// Default returns the embedded catalog, parsed once. The returned catalog is
+// shared: callers must not modify it.
+func Default() (*Catalog, error) {
+	defaultOnce.Do(func() {
+		sub, err := fs.Sub(embedded, "data")
+		if err != nil {
+			defaultErr = err
+			return
+		}
+		defaultCat, defaultErr = Load(sub)
+	})
+	return defaultCat, defaultErr
+}
+
+// fileHeader is the envelope every catalog file carries.
+type fileHeader struct {
+	APIVersion     string `json:"apiVersion"`
+	Kind           string `json:"kind"`
+	CatalogVersion string `json:"catalogVersion"`
+	Updated        string `json:"updated"`
+}
+
+type releasesFile struct {
+	fileHeader
+	Releases []Release `json:"releases"`
+}
+
+type componentsFile struct {
+	fileHeader
+	Components []Component `json:"components"`
+}
+
+// Load reads every *.yaml file at the root of fsys, decodes each strictly
+// (unknown fields, duplicate keys and numeric versions are errors) and
+// validates the result. All files must carry the same catalogVersion.
+func Load(fsys fs.FS) (*Catalog, error) {
+	names, err := fs.Glob(fsys, "*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, errors.New("catalog: no *.yaml file")
+	}
+	slices.Sort(names)
+	c := &Catalog{}
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: %w", err)
+		}
+		if err := c.add(name, data); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// LoadFile loads a catalog from one file (or from a directory of *.yaml
+// files) at a path of fsys.
+func LoadFile(fsys fs.FS, name string) (*Catalog, error) {
+	st, err := fs.Stat(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	if st.IsDir() {
+		sub, err := fs.Sub(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		return Load(sub)
+	}
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	c := &Catalog{}
+	if err := c.addDocuments(path.Base(name), data); err != nil {
+		return nil, err
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// addDocuments adds every YAML document of a multi-document file.
+func (c *Catalog) addDocuments(name string, data []byte) error {
+	for i, doc := range splitDocuments(data) {
+		if err := c.add(fmt.Sprintf("%s#%d", name, i+1), doc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func splitDocuments(data []byte) [][]byte {
+	var docs [][]byte
+	for _, d := range bytes.Split(append([]byte("\n"), data...), []byte("\n---")) {
+		if len(bytes.TrimSpace(stripComments(d))) > 0 {
+			docs = append(docs, d)
+		}
+	}
+	return docs
+}
+
+func stripComments(d []byte) []byte {
+	var out []byte
+	for _, line := range bytes.Split(d, []byte("\n")) {
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+func (c *Catalog) add(name string, data []byte) error {
+	var h fileHeader
+	if err := yaml.Unmarshal(data, &h); err != nil {
+		return fmt.Errorf("catalog file %s: %w", name, err)
+	}
+	if h.APIVersion != APIVersion {
+		return fmt.Errorf("catalog file %s: apiVersion %q, want %q", name, h.APIVersion, APIVersion)
+	}
+	if h.CatalogVersion == "" {
+		return fmt.Errorf("catalog file %s: catalogVersion is missing", name)
+	}
+	if c.Version != "" && c.Version != h.CatalogVersion {
+		return fmt.Errorf("catalog file %s: catalogVersion %q differs from %q", name, h.CatalogVersion, c.Version)
+	}
+	updated, err := time.Parse(time.DateOnly, h.Updated)
+	if err != nil {
+		return fmt.Errorf("catalog file %s: updated %q is not a date (YYYY-MM-DD)", name, h.Updated)
+	}
+	c.Version = h.CatalogVersion
+	if updated.After(c.Updated) {
+		c.Updated = updated
+	}
+	switch h.Kind {
+	case KindReleases:
+		var f releasesFile
+		if err := yaml.UnmarshalStrict(data, &f); err != nil {
+			return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
+		}
+		c.Releases = append(c.Releases, f.Releases...)
+	case KindComponents:
+		var f componentsFile
+		if err := yaml.UnmarshalStrict(data, &f); err != nil {
+			return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
+		}
+		c.Components = append(c.Components, f.Components...)
+	default:
+		return fmt.Errorf("catalog file %s: kind %q, want %s or %s", name, h.Kind, KindReleases, KindComponents)
+	}
+	return nil
+}
+
+// cleanYAMLError drops the converter's prefix so the message names the field.
+func cleanYAMLError(err error) error {
+	msg := err.Error()
+	msg = strings.TrimPrefix(msg, "error unmarshaling JSON: while decoding JSON: ")
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
+}

@@ -1,0 +1,126 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+func TestDefaultCatalogLoadsAndCoversSylva10To17(t *testing.T) {
+	c, err := Default()
+	if err != nil {
+		t.Fatalf("Default() error = %v", err)
+	}
+	got := strings.Join(c.ReleaseNames(), " ")
+	if want := "1.0 1.1 1.2 1.3 1.4 1.5 1.6 1.7"; got != want {
+		t.Errorf("releases = %q, want %q", got, want)
+	}
+	if c.Version == "" || c.Updated.IsZero() {
+		t.Errorf("header missing: version %q updated %v", c.Version, c.Updated)
+	}
+}
+
+func TestDefaultCatalogHoldsTheDomainFacts(t *testing.T) {
+	c, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		release, mgmt, longhorn string
+		from                    []string
+	}{
+		{"1.0", "1.27", "1.5.3", nil},
+		{"1.3", "1.30", "1.7.3", []string{"1.2"}},
+		{"1.4", "1.31", "1.8.1", []string{"1.3"}},
+		{"1.5", "1.32", "1.8.2", []string{"1.4"}},
+		{"1.6", "1.33", "1.9.2", []string{"1.4", "1.5"}},
+		{"1.7", "1.35", "1.11.3", []string{"1.5", "1.6"}},
+	}
+	for _, tt := range tests {
+		r, ok := c.Release(skew.MustParse(tt.release))
+		if !ok {
+			t.Fatalf("release %s missing", tt.release)
+		}
+		if r.Kubernetes.Management.Short() != tt.mgmt {
+			t.Errorf("release %s management = %s, want %s", tt.release, r.Kubernetes.Management, tt.mgmt)
+		}
+		lh, _ := r.Component("longhorn")
+		if lh.Version.String() != tt.longhorn {
+			t.Errorf("release %s longhorn = %s, want %s", tt.release, lh.Version, tt.longhorn)
+		}
+		var from []string
+		for _, f := range r.UpgradeFrom {
+			from = append(from, f.String())
+		}
+		if strings.Join(from, ",") != strings.Join(tt.from, ",") {
+			t.Errorf("release %s upgrade_from = %v, want %v", tt.release, from, tt.from)
+		}
+		if len(r.Kubernetes.Versions) != 3 {
+			t.Errorf("release %s maps %d minors, want 3 (management and two older)", tt.release, len(r.Kubernetes.Versions))
+		}
+	}
+}
+
+const header = "apiVersion: planner.sylva/v1alpha1\ncatalogVersion: \"t\"\nupdated: \"2026-01-01\"\n"
+
+const comps = header + "kind: ComponentCatalog\ncomponents:\n  - name: longhorn\n    stepping: minor\n    versions:\n      - {version: \"1.8.1\", min_k8s: \"1.25\"}\n"
+
+func rel(version, extra string) string {
+	return "  - release: \"" + version + "\"\n" + extra +
+		"    kubernetes:\n      management: \"1.31\"\n      versions:\n        - {minor: \"1.31\", kubeadm: \"v1.31.8\", rke2: \"v1.31.8+rke2r1\"}\n"
+}
+
+func TestLoadRefusesBadCatalogsNamingTheEntry(t *testing.T) {
+	tests := []struct {
+		name, releases, want string
+	}{
+		{"duplicate release", rel("1.4", "") + rel("1.4", ""), "release 1.4 is listed twice"},
+		{"unsorted releases", rel("1.5", "") + rel("1.4", ""), "release 1.4 is out of order"},
+		{"unparsable version", rel("1.x", ""), `version "1.x"`},
+		{"unknown upgrade source", rel("1.4", "    upgrade_from: [\"1.3\"]\n"), "upgrade source 1.3 is not an older release"},
+		{"numeric version", strings.Replace(rel("1.4", ""), `"1.31"`, "1.30", 1), "quote it"},
+		{"unknown field", rel("1.4", "    colour: blue\n"), `unknown field "colour"`},
+		{"unknown component", rel("1.4", "    components: [{name: kyverno, version: \"1.12.0\"}]\n"), "component kyverno is not in the component catalog"},
+		{"unknown component version", rel("1.4", "    components: [{name: longhorn, version: \"1.8.9\"}]\n"), "longhorn 1.8.9 is not a version"},
+		{"release with a patch", rel("1.4.1", ""), "write releases as MAJOR.MINOR"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fsys := fstest.MapFS{
+				"components.yaml": {Data: []byte(comps)},
+				"releases.yaml":   {Data: []byte(header + "kind: ReleaseCatalog\nreleases:\n" + tt.releases)},
+			}
+			_, err := Load(fsys)
+			if err == nil {
+				t.Fatalf("Load succeeded, want an error containing %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Load error = %q, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLoadFileReadsAMultiDocumentCatalog(t *testing.T) {
+	data := comps + "---\n" + header + "kind: ReleaseCatalog\nreleases:\n" + rel("1.4", "")
+	c, err := LoadFile(fstest.MapFS{"cat.yaml": {Data: []byte(data)}}, "cat.yaml")
+	if err != nil {
+		t.Fatalf("LoadFile error = %v", err)
+	}
+	if got := strings.Join(c.ReleaseNames(), ","); got != "1.4" {
+		t.Errorf("releases = %s", got)
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(header + "kind: ReleaseCatalog\nreleases:\n" + rel("1.4", "")))
+	f.Add([]byte(comps))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Load(fstest.MapFS{"a.yaml": {Data: data}, "b.yaml": {Data: []byte(comps)}})
+		if err == nil && len(c.Releases) == 0 {
+			t.Fatal("Load returned a catalog without releases")
+		}
+	})
+}

@@ -1,0 +1,122 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// Validate checks the catalog as a whole. Every error names the entry:
+// releases and component versions must be sorted and unique, every upgrade
+// source must be an older release of the catalog, every Kubernetes minor
+// mapped once and in order with full versions of the same minor, the
+// management minor among them, every component a release names must be
+// known, with a known version.
+func (c *Catalog) Validate() error {
+	var errs []error
+	if len(c.Releases) == 0 {
+		return errors.New("catalog: no release")
+	}
+	comps := map[string]*Component{}
+	for i := range c.Components {
+		comp := &c.Components[i]
+		if comp.Name == "" {
+			errs = append(errs, fmt.Errorf("catalog: component #%d has no name", i+1))
+			continue
+		}
+		if _, dup := comps[comp.Name]; dup {
+			errs = append(errs, fmt.Errorf("catalog: component %s is listed twice", comp.Name))
+		}
+		if i > 0 && c.Components[i-1].Name > comp.Name {
+			errs = append(errs, fmt.Errorf("catalog: component %s is out of order (components are sorted by name)", comp.Name))
+		}
+		comps[comp.Name] = comp
+		switch comp.Stepping {
+		case SteppingJump, SteppingMinor:
+		default:
+			errs = append(errs, fmt.Errorf("catalog: component %s: stepping %q (valid: minor, or none)", comp.Name, comp.Stepping))
+		}
+		for j, v := range comp.Versions {
+			if v.Version.IsZero() {
+				errs = append(errs, fmt.Errorf("catalog: component %s version #%d: version is missing", comp.Name, j+1))
+				continue
+			}
+			if j > 0 && comp.Versions[j-1].Version.Compare(v.Version) >= 0 {
+				errs = append(errs, fmt.Errorf("catalog: component %s version %s: duplicate or out of order (versions are sorted oldest first)", comp.Name, v.Version))
+			}
+			if err := v.Kubernetes().Validate(); err != nil {
+				errs = append(errs, fmt.Errorf("catalog: component %s version %s: %w", comp.Name, v.Version, err))
+			}
+		}
+	}
+	known := map[string]bool{}
+	for i := range c.Releases {
+		r := &c.Releases[i]
+		name := r.Release.String()
+		if r.Release.IsZero() {
+			errs = append(errs, fmt.Errorf("catalog: release #%d: release is missing", i+1))
+			continue
+		}
+		if r.Release.HasPatch || r.Release.Pre != "" || r.Release.Build != "" {
+			errs = append(errs, fmt.Errorf("catalog: release %s: write releases as MAJOR.MINOR", name))
+		}
+		if known[r.Release.Short()] {
+			errs = append(errs, fmt.Errorf("catalog: release %s is listed twice", name))
+		}
+		if i > 0 && c.Releases[i-1].Release.Compare(r.Release) > 0 {
+			errs = append(errs, fmt.Errorf("catalog: release %s is out of order (releases are sorted oldest first)", name))
+		}
+		for _, src := range r.UpgradeFrom {
+			if !known[src.Short()] {
+				errs = append(errs, fmt.Errorf("catalog: release %s: upgrade source %s is not an older release of the catalog", name, src))
+			}
+		}
+		known[r.Release.Short()] = true
+		errs = append(errs, validateKubernetes(name, r.Kubernetes)...)
+		for _, list := range [][]ReleaseComponent{r.Components, r.PassThrough} {
+			for _, rc := range list {
+				comp, ok := comps[rc.Name]
+				if !ok {
+					errs = append(errs, fmt.Errorf("catalog: release %s: component %s is not in the component catalog", name, rc.Name))
+					continue
+				}
+				if cv, ok := comp.Version(rc.Version); !ok || !cv.Version.Equal(rc.Version) || rc.Version.IsZero() {
+					errs = append(errs, fmt.Errorf("catalog: release %s: %s %s is not a version of the component catalog", name, rc.Name, rc.Version))
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func validateKubernetes(name string, k Kubernetes) []error {
+	var errs []error
+	if k.Management.IsZero() {
+		errs = append(errs, fmt.Errorf("catalog: release %s: kubernetes.management is missing", name))
+	}
+	if len(k.Versions) == 0 {
+		errs = append(errs, fmt.Errorf("catalog: release %s: kubernetes.versions is empty", name))
+	}
+	hasMgmt := false
+	for j, kv := range k.Versions {
+		if j > 0 && k.Versions[j-1].Minor.CompareMinor(kv.Minor) >= 0 {
+			errs = append(errs, fmt.Errorf("catalog: release %s: kubernetes %s: duplicate or out of order", name, kv.Minor))
+		}
+		if kv.Minor.CompareMinor(k.Management) == 0 {
+			hasMgmt = true
+		}
+		for _, full := range []struct {
+			p Provider
+			v skew.Version
+		}{{ProviderKubeadm, kv.Kubeadm}, {ProviderRKE2, kv.RKE2}} {
+			if full.v.IsZero() || full.v.CompareMinor(kv.Minor) != 0 || !full.v.HasPatch {
+				errs = append(errs, fmt.Errorf("catalog: release %s: kubernetes %s: %s version %q is not a full version of that minor", name, kv.Minor, full.p, full.v))
+			}
+		}
+	}
+	if !k.Management.IsZero() && !hasMgmt {
+		errs = append(errs, fmt.Errorf("catalog: release %s: management minor %s is not among kubernetes.versions", name, k.Management))
+	}
+	return errs
+}
