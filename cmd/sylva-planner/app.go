@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes, the contract of docs/cli.md.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitBlocked  = 2
+	exitGateFail = 3
+	exitHeld     = 4
+)
+
+// Set at build time with -ldflags -X main.version=….
+var (
+	version = "dev"
+	commit  = ""
+)
+
+// exitError carries an exit code through urfave/cli, which would otherwise
+// lose it when wrapped.
+type codeError struct {
+	code int
+	err  error
+}
+
+func (e *codeError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *codeError) Unwrap() error { return e.err }
+func (e *codeError) ExitCode() int { return e.code }
+
+// withCode returns an error that makes run exit with code; a nil err exits
+// silently.
+func withCode(code int, err error) error { return &codeError{code: code, err: err} }
+
+// env carries what the commands may read of the process environment, so
+// tests run them in-process.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// today is the default --as-of date.
+	today time.Time
+}
+
+type envKey struct{}
+
+func envOf(c *cli.Context) *env { return c.Context.Value(envKey{}).(*env) }
+
+// run builds the application and runs it, returning the exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour)}
+	app := newApp(stdout, stderr)
+	err := app.RunContext(context.WithValue(ctx, envKey{}, e), args)
+	if err == nil {
+		return exitOK
+	}
+	var ec interface{ ExitCode() int }
+	code := exitError
+	if errors.As(err, &ec) {
+		code = ec.ExitCode()
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(stderr, "sylva-planner: %s\n", strings.TrimSpace(msg))
+	}
+	return code
+}
+
+func newApp(stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:  "sylva-planner",
+		Usage: "plan and drive Sylva release transitions (for example 1.4 → 1.6 in one go)",
+		Description: "sylva-planner computes the reconciliation passes of the sylva-units HelmRelease that take a\n" +
+			"cluster from one Sylva release to another: the control plane steps through every Kubernetes\n" +
+			"minor, Longhorn through every minor, the workers roll once.\n\n" +
+			"Exit codes: 0 done; 1 operational error (bad input, unreadable file, unreachable cluster);\n" +
+			"2 blocked (an actionable blocker, or an unassessed required check); 3 the gate could not\n" +
+			"evaluate; 4 held (every blocker waits on upstream or is pinned).",
+		Version:              versionString(),
+		Writer:               stdout,
+		ErrWriter:            stderr,
+		ExitErrHandler:       func(*cli.Context, error) {},
+		EnableBashCompletion: true,
+		HideHelpCommand:      true,
+		Commands: []*cli.Command{
+			planCommand(),
+			catalogCommand(),
+			versionCommand(),
+		},
+		OnUsageError: usageError,
+	}
+}
+
+// usageError shows the command's help and exits 1.
+func usageError(c *cli.Context, err error, _ bool) error {
+	_ = cli.ShowSubcommandHelp(c)
+	return withCode(exitError, err)
+}
+
+func versionString() string {
+	if commit != "" {
+		return version + " (" + commit + ")"
+	}
+	return version
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// loadCatalog returns the catalog named by --catalog, or the embedded one.
+func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
+	name := c.String("catalog")
+	if name == "" {
+		cat, err := catalog.Default()
+		if err != nil {
+			return nil, fmt.Errorf("embedded catalog: %w", err)
+		}
+		return cat, nil
+	}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return nil, err
+	}
+	cat, err := catalog.LoadFile(os.DirFS(filepath.Dir(abs)), filepath.Base(abs))
+	if err != nil {
+		return nil, fmt.Errorf("--catalog %s: %w", name, err)
+	}
+	return cat, nil
+}
+
+func catalogCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "catalog",
+		Usage: "show the release catalog the plans are computed from",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "list",
+				Usage:     "list the releases of the catalog",
+				Flags:     []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
+				Action:    catalogList,
+				ArgsUsage: " ",
+			},
+			{
+				Name:      "show",
+				Usage:     "show what one release ships",
+				ArgsUsage: "RELEASE",
+				Flags:     []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
+				Action:    catalogShow,
+			},
+		},
+	}
+}
+
+type catalogDoc struct {
+	APIVersion     string              `json:"apiVersion"`
+	Kind           string              `json:"kind"`
+	CatalogVersion string              `json:"catalogVersion"`
+	Updated        string              `json:"updated"`
+	Releases       []catalog.Release   `json:"releases,omitempty"`
+	Components     []catalog.Component `json:"components,omitempty"`
+}
+
+func catalogList(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usageError(c, fmt.Errorf("catalog list takes no argument, got %q", c.Args().First()), true)
+	}
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	w := envOf(c).stdout
+	switch outputOf(c) {
+	case formatTable:
+		fmt.Fprintf(w, "Catalog %s (updated %s)\n\n", cat.Version, cat.Updated.Format("2006-01-02"))
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "RELEASE\tMANAGEMENT K8S\tWORKLOAD K8S\tCOMPONENTS\tUPGRADE FROM")
+		for _, r := range cat.Releases {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Release, r.Kubernetes.Management.Short(), minorSpan(r), componentList(r.Components), orDash(versionList(r.UpgradeFrom)))
+		}
+		return tw.Flush()
+	default:
+		return writeData(w, outputOf(c), catalogDoc{
+			APIVersion: catalog.APIVersion, Kind: "Catalog", CatalogVersion: cat.Version,
+			Updated: cat.Updated.Format("2006-01-02"), Releases: cat.Releases, Components: cat.Components,
+		})
+	}
+}
+
+func catalogShow(c *cli.Context) error {
+	if c.Args().Len() != 1 {
+		return usageError(c, fmt.Errorf("catalog show takes one release, for example: catalog show 1.6"), true)
+	}
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	arg := c.Args().First()
+	v, err := skew.Parse(arg)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("release %q: %w", arg, err))
+	}
+	r, ok := cat.Release(v)
+	if !ok {
+		return withCode(exitError, fmt.Errorf("release %s is not in the catalog (known: %s)", arg, strings.Join(cat.ReleaseNames(), ", ")))
+	}
+	w := envOf(c).stdout
+	if outputOf(c) != formatTable {
+		return writeData(w, outputOf(c), catalogDoc{
+			APIVersion: catalog.APIVersion, Kind: "Catalog", CatalogVersion: cat.Version,
+			Updated: cat.Updated.Format("2006-01-02"), Releases: []catalog.Release{*r},
+		})
+	}
+	fmt.Fprintf(w, "Sylva %s\n\n", r.Release)
+	fmt.Fprintf(w, "Management cluster Kubernetes: %s\n", r.Kubernetes.Management.Short())
+	fmt.Fprintf(w, "Supported upgrade sources:     %s\n\n", orDash(versionList(r.UpgradeFrom)))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "KUBERNETES\tKUBEADM\tRKE2")
+	for _, k := range r.Kubernetes.Versions {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Minor.Short(), k.Kubeadm, k.RKE2)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "COMPONENT\tVERSION\tKUBERNETES\tROLE")
+	for _, rc := range r.Components {
+		fmt.Fprintf(tw, "%s\t%s\t%s\tshipped\n", rc.Name, rc.Version, componentRange(cat, rc))
+	}
+	for _, rc := range r.PassThrough {
+		fmt.Fprintf(tw, "%s\t%s\t%s\tpass-through step\n", rc.Name, rc.Version, componentRange(cat, rc))
+	}
+	return tw.Flush()
+}
+
+func componentRange(cat *catalog.Catalog, rc catalog.ReleaseComponent) string {
+	comp, ok := cat.Component(rc.Name)
+	if !ok {
+		return "?"
+	}
+	cv, ok := comp.Version(rc.Version)
+	if !ok {
+		return "?"
+	}
+	return cv.Kubernetes().String()
+}
+
+func minorSpan(r catalog.Release) string {
+	v := r.Kubernetes.Versions
+	if len(v) == 0 {
+		return "-"
+	}
+	return v[0].Minor.Short() + "–" + v[len(v)-1].Minor.Short()
+}
+
+func componentList(cs []catalog.ReleaseComponent) string {
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.Name + " " + c.Version.String()
+	}
+	return orDash(strings.Join(parts, ", "))
+}
+
+func versionList(vs []skew.Version) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = v.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// writeData writes v as indented JSON or as YAML.
+func writeData(w io.Writer, f format, v any) error {
+	switch f {
+	case formatJSON:
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(v)
+	case formatYAML:
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	return fmt.Errorf("format %s is not supported here", f)
+}
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print the tool and catalog versions",
+		Flags: []cli.Flag{catalogFlag()},
+		Action: func(c *cli.Context) error {
+			cat, err := loadCatalog(c)
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			fmt.Fprintf(envOf(c).stdout, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n",
+				versionString(), cat.Version, cat.Updated.Format("2006-01-02"), cat.Oldest(), cat.Newest())
+			return nil
+		},
+	}
+}
