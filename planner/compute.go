@@ -1,0 +1,587 @@
+package planner
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// Sentinel errors of Compute, wrapped in an *InputError naming the flag.
+var (
+	// ErrUnknownRelease: a release is not in the catalog.
+	ErrUnknownRelease = errors.New("release is not in the catalog")
+	// ErrDowngrade: the target is older than the source.
+	ErrDowngrade = errors.New("downgrade")
+)
+
+// InputError is an input Compute cannot plan for. Field names the input
+// ("--from", "--to") so the message tells the user what to fix.
+type InputError struct {
+	Field string
+	Err   error
+	msg   string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.msg }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// longhorn is the component whose minor-by-minor path the plan always
+// reports, even when the catalog marks other stepped components.
+const longhorn = "longhorn"
+
+// Compute plans the transition described by in. It returns an error only
+// when no plan can be computed (an unknown release, a downgrade); anything
+// that blocks the upgrade itself is a Finding of the returned plan.
+func Compute(in Input) (*Plan, error) {
+	cat := in.Catalog
+	if cat == nil || len(cat.Releases) == 0 {
+		return nil, errors.New("no catalog")
+	}
+	from, err := lookup(cat, "--from", in.From)
+	if err != nil {
+		return nil, err
+	}
+	to, err := lookup(cat, "--to", in.To)
+	if err != nil {
+		return nil, err
+	}
+	if to.Release.Compare(from.Release) < 0 {
+		return nil, &InputError{Field: "--to", Err: ErrDowngrade,
+			msg: fmt.Sprintf("release %s is older than --from %s; Sylva does not support downgrades (swap --from and --to?)", to.Release, from.Release)}
+	}
+	provider := in.Provider
+	if provider == "" {
+		provider = catalog.ProviderKubeadm
+	}
+	p := &Plan{
+		APIVersion: APIVersion,
+		Kind:       Kind,
+		Metadata: Metadata{
+			ToolVersion:    in.ToolVersion,
+			CatalogVersion: cat.Version,
+			AsOf:           in.AsOf.UTC().Format("2006-01-02"),
+			FromSource:     in.FromSource,
+		},
+		From:              endpoint(from),
+		To:                endpoint(to),
+		BootstrapProvider: string(provider),
+		Passes:            []Pass{},
+		Findings:          []Finding{},
+	}
+	workers := from.Kubernetes.Management
+	if !in.Workers.IsZero() {
+		workers = in.Workers.MinorOnly()
+		p.From.Kubernetes = from.Kubernetes.Management.Short()
+	}
+	if in.From.IsPrerelease() {
+		p.add(Finding{Code: CodePrereleaseSource, Severity: SeverityWarning, Subject: in.From.String(),
+			Message:     fmt.Sprintf("source %s is a development build; it is planned as release %s", in.From, from.Release),
+			Remediation: "check that the cluster really runs what release " + from.Release.String() + " ships"})
+	}
+
+	switch {
+	case to.Release.Equal(from.Release):
+		p.Route = []string{from.Release.String()}
+		p.add(Finding{Code: CodeSameRelease, Severity: SeverityInfo, Subject: to.Release.String(),
+			Message: fmt.Sprintf("the cluster is already on release %s; no pass is needed", to.Release)})
+	default:
+		best := bestRoute(cat, from, to, provider, workers)
+		if best == nil {
+			p.Route = []string{from.Release.String(), to.Release.String()}
+			p.add(Finding{Code: CodeNoRoute, Severity: SeverityBlocker, Class: ClassActionable, Subject: to.Release.String(),
+				Message:     fmt.Sprintf("no chain of supported upgrades leads from %s to %s (%s supports upgrades from %s)", from.Release, to.Release, to.Release, orNone(versionList(to.UpgradeFrom))),
+				Remediation: "add the missing release or upgrade source to the catalog, or plan to an intermediate release first"})
+			break
+		}
+		p.Route = best.route
+		p.Passes = best.passes
+		for _, f := range best.findings {
+			p.add(f)
+		}
+		if best.workerRollouts > 1 && !slices.ContainsFunc(best.findings, func(f Finding) bool { return f.Code == CodeWorkerExtraRollout }) {
+			p.add(Finding{Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: to.Release.String(),
+				Message:     fmt.Sprintf("workers roll %d times, once per chart upgrade of the route: every release a hop ends on sets the workers' Kubernetes version", best.workerRollouts),
+				Remediation: "plan fewer hops where the catalog allows it; each worker rollout drains every node"})
+		}
+		if len(best.route) > 2 {
+			p.add(Finding{Code: CodeMultiHopRoute, Severity: SeverityWarning, Subject: to.Release.String(),
+				Message: fmt.Sprintf("%s does not support upgrades from %s (it supports %s): the route takes %d chart upgrades, %s",
+					to.Release, from.Release, orNone(versionList(to.UpgradeFrom)), len(best.route)-1, strings.Join(best.route, " → ")),
+				Remediation: fmt.Sprintf("upgrade to %s first and let it finish, then continue", best.route[1])})
+		}
+	}
+	p.summarize()
+	p.Checks = checks(p)
+	p.judge()
+	p.Next = next(p)
+	slices.SortStableFunc(p.Findings, compareFindings)
+	return p, nil
+}
+
+func lookup(cat *catalog.Catalog, field string, v skew.Version) (*catalog.Release, error) {
+	if v.IsZero() {
+		return nil, &InputError{Field: field, Err: ErrUnknownRelease, msg: "a release is required, for example " + field + " " + cat.Newest().String()}
+	}
+	r, ok := cat.Release(v)
+	if !ok {
+		msg := fmt.Sprintf("release %s is not in the catalog (known: %s … %s)", v, cat.Oldest(), cat.Newest())
+		if v.Minor%10 == 0 && v.Minor >= 10 {
+			msg += fmt.Sprintf("; if it came from YAML, quote it: %s.%d written as a number reads as %s.%d", strings.Split(v.String(), ".")[0], v.Minor, strings.Split(v.String(), ".")[0], v.Minor/10)
+		}
+		return nil, &InputError{Field: field, Err: ErrUnknownRelease, msg: msg}
+	}
+	return r, nil
+}
+
+func endpoint(r *catalog.Release) Endpoint {
+	e := Endpoint{Release: r.Release.String(), Kubernetes: r.Kubernetes.Management.Short()}
+	if lh, ok := r.Component(longhorn); ok {
+		e.Longhorn = lh.Version.String()
+	}
+	return e
+}
+
+func (p *Plan) add(f Finding) { p.Findings = append(p.Findings, f) }
+
+// candidate is one route with its passes, kept while choosing the best.
+type candidate struct {
+	route          []string
+	passes         []Pass
+	findings       []Finding
+	blockers       int
+	workerRollouts int
+}
+
+// bestRoute enumerates the chains of supported upgrades from from to to and
+// keeps the one with the fewest hops, then the fewest blockers, passes and
+// worker rollouts, then the smallest longest hop (in passes), then the
+// newest intermediate releases (better supported); a total order, so the
+// choice is deterministic.
+func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, provider catalog.Provider, workers skew.Version) *candidate {
+	var best *candidate
+	var walk func(path []*catalog.Release)
+	walk = func(path []*catalog.Release) {
+		last := path[len(path)-1]
+		if best != nil && len(path)-1 > len(best.route)-1 {
+			return
+		}
+		if last == to {
+			c := planRoute(cat, path, provider, workers)
+			if best == nil || better(c, best) {
+				best = c
+			}
+			return
+		}
+		for i := range cat.Releases {
+			next := &cat.Releases[i]
+			if next.Release.Compare(last.Release) > 0 && next.Release.Compare(to.Release) <= 0 && next.Supports(last.Release) {
+				walk(append(slices.Clip(path), next))
+			}
+		}
+	}
+	walk([]*catalog.Release{from})
+	return best
+}
+
+func better(a, b *candidate) bool {
+	if c := cmp.Or(
+		cmp.Compare(len(a.route), len(b.route)),
+		cmp.Compare(a.blockers, b.blockers),
+		cmp.Compare(len(a.passes), len(b.passes)),
+		cmp.Compare(a.workerRollouts, b.workerRollouts),
+		cmp.Compare(a.longestHop(), b.longestHop()),
+	); c != 0 {
+		return c < 0
+	}
+	return slices.CompareFunc(a.route, b.route, func(x, y string) int {
+		return skew.MustParse(x).Compare(skew.MustParse(y))
+	}) > 0
+}
+
+func (c *candidate) longestHop() int {
+	n := 0
+	for _, ps := range c.passes {
+		n = max(n, ps.HopPasses)
+	}
+	return n
+}
+
+// state is the cluster as the passes leave it.
+type state struct {
+	cp         skew.Version
+	workers    skew.Version
+	components map[string]skew.Version
+}
+
+func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers skew.Version) *candidate {
+	c := &candidate{}
+	st := state{cp: path[0].Kubernetes.Management, workers: workers, components: map[string]skew.Version{}}
+	for _, rc := range path[0].Components {
+		st.components[rc.Name] = rc.Version
+	}
+	for i, r := range path {
+		c.route = append(c.route, r.Release.String())
+		if i == 0 {
+			continue
+		}
+		planHop(cat, c, &st, r, provider)
+	}
+	for _, f := range c.findings {
+		if f.Severity == SeverityBlocker {
+			c.blockers++
+		}
+	}
+	for _, ps := range c.passes {
+		if ps.Workers.Rolls {
+			c.workerRollouts++
+		}
+	}
+	return c
+}
+
+// planHop appends the passes of one chart upgrade to release to.
+func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release, provider catalog.Provider) {
+	rel := to.Release.String()
+	cpFrom, cpTo := st.cp, to.Kubernetes.Management
+	minors, err := cpFrom.MinorsTo(cpTo)
+	if err != nil || minors < 0 {
+		c.findings = append(c.findings, Finding{Code: CodeControlPlaneSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: rel,
+			Message: fmt.Sprintf("control plane %s → %s cannot be planned minor by minor", cpFrom.Short(), cpTo.Short())})
+		minors = 0
+	}
+
+	// Stepped components: the versions each passes through, one minor per pass.
+	type stepped struct {
+		name  string
+		steps []skew.Version
+	}
+	var steppedComps []stepped
+	jumps := map[string]skew.Version{}
+	for _, rc := range to.Components {
+		comp, _ := cat.Component(rc.Name)
+		cur, had := st.components[rc.Name]
+		if comp == nil || comp.Stepping != catalog.SteppingMinor || !had {
+			jumps[rc.Name] = rc.Version
+			continue
+		}
+		steps, fs := componentSteps(cat, to, comp, cur, rc.Version)
+		c.findings = append(c.findings, fs...)
+		steppedComps = append(steppedComps, stepped{rc.Name, steps})
+	}
+
+	// The hop needs a pass per control-plane minor and per component step;
+	// a step goes in the earliest pass where both its versions support both
+	// control-plane minors of the pass, adding passes (the control plane
+	// staying put) when no placement fits.
+	n := max(minors, 1)
+	for _, s := range steppedComps {
+		n = max(n, len(s.steps))
+	}
+	cpAt := func(n, i int) skew.Version { // control plane after pass i of n
+		if minors == 0 {
+			return cpTo.MinorOnly()
+		}
+		return cpFrom.AddMinor(min(i, minors))
+	}
+	stepAt := map[string][]int{}
+	for extra := 0; ; extra++ {
+		ok := true
+		for _, s := range steppedComps {
+			cps := make([]skew.Version, n+extra+1)
+			for i := range cps {
+				cps[i] = cpAt(n+extra, i)
+			}
+			at, fits := placeSteps(cat, s.name, st.components[s.name], s.steps, cps)
+			stepAt[s.name] = at
+			ok = ok && fits
+		}
+		if ok || extra == len(steppedComps)+2 {
+			if ok {
+				n += extra
+			} else {
+				for _, s := range steppedComps {
+					stepAt[s.name] = defaultPlacement(len(s.steps))
+				}
+			}
+			break
+		}
+	}
+	if n > 1 {
+		c.findings = append(c.findings, Finding{Code: CodeExtraReconciliations, Severity: SeverityInfo, Subject: rel,
+			Message:     fmt.Sprintf("the hop to %s reconciles sylva-units %d times; each pass after the first starts when the status ConfigMap says additional_reconciliation_required: \"true\"", rel, n),
+			Remediation: "make sure something requests the extra reconciliations: sylva-units-operator, or `sylva-planner reconcile`/`controller`"})
+	}
+
+	for i := 1; i <= n; i++ {
+		last := i == n
+		ps := Pass{
+			Index:     len(c.passes) + 1,
+			Release:   rel,
+			Trigger:   TriggerReconciliation,
+			HopPass:   i,
+			HopPasses: n,
+		}
+		if i == 1 {
+			ps.Trigger = TriggerUpgrade
+		}
+		subject := fmt.Sprintf("pass %d", ps.Index)
+
+		// Control plane: one minor per pass until the target.
+		cpBefore := st.cp
+		cpAfter := cpAt(n, i)
+		if v := skew.ControlPlaneStep(cpBefore, cpAfter); v != nil {
+			c.findings = append(c.findings, Finding{Code: CodeControlPlaneSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject, Message: v.Message})
+		}
+		ps.ControlPlane = VersionChange{From: cpBefore.Short(), To: cpAfter.Short()}
+		if kv, ok := to.KubeVersion(cpAfter); ok {
+			ps.ControlPlane.Version = kv.For(provider).String()
+		} else {
+			c.findings = append(c.findings, Finding{Code: CodeMissingK8sVersion, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+				Message:     fmt.Sprintf("release %s maps no full version for Kubernetes %s, which pass %d needs", rel, cpAfter.Short(), ps.Index),
+				Remediation: fmt.Sprintf("add Kubernetes %s to the kubernetes.versions of release %s in the catalog", cpAfter.Short(), rel)})
+		}
+		st.cp = cpAfter
+
+		// Components: stepped ones advance one step, the others jump in the
+		// first pass of the hop. Both the old and the new version must
+		// support both control-plane minors of the pass.
+		names := slices.Sorted(func(yield func(string) bool) {
+			for _, rc := range to.Components {
+				if !yield(rc.Name) {
+					return
+				}
+			}
+		})
+		for _, name := range names {
+			before := st.components[name]
+			after := before
+			if v, ok := jumps[name]; ok {
+				if i == 1 {
+					after = v
+				}
+			} else {
+				for _, s := range steppedComps {
+					if s.name != name {
+						continue
+					}
+					for k, at := range stepAt[name] {
+						if at == i {
+							after = s.steps[k]
+						}
+					}
+				}
+				if v := skew.MinorStep(name, before, after); v != nil && !before.IsZero() {
+					c.findings = append(c.findings, Finding{Code: CodeStepSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject, Message: v.Message})
+				}
+			}
+			c.findings = append(c.findings, rangeFindings(cat, subject, name, before, after, cpBefore, cpAfter)...)
+			from := before.String()
+			if before.IsZero() {
+				from = "-"
+			}
+			ps.Components = append(ps.Components, ComponentChange{Name: name, From: from, To: after.String()})
+			st.components[name] = after
+		}
+
+		// Workers: stay while the kubelet skew allows, roll at the end of
+		// the hop, or earlier when the next pass would break the skew.
+		ps.Workers = WorkerChange{From: st.workers.Short(), To: st.workers.Short()}
+		if v := skew.KubeletSkew(cpAfter, st.workers); v != nil && v.Code != skew.CodeKubeletNewer {
+			c.findings = append(c.findings, Finding{Code: CodeKubeletSkew, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+				Message:     fmt.Sprintf("workers on %s when the control plane reaches %s: %s", st.workers.Short(), cpAfter.Short(), v.Message),
+				Remediation: "upgrade the workers to a newer Kubernetes minor before this transition"})
+		}
+		roll := last
+		if !last {
+			nextCP := cpAt(n, i+1)
+			if skew.KubeletSkew(nextCP, st.workers) != nil {
+				roll = true
+				c.findings = append(c.findings, Finding{Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: subject,
+					Message: fmt.Sprintf("workers must roll in pass %d (to %s) as well as at the end of the hop: on %s they would lag the next control-plane minor %s too far", ps.Index, cpAfter.Short(), st.workers.Short(), nextCP.Short())})
+			}
+		}
+		if roll && !st.workers.Equal(cpAfter.MinorOnly()) {
+			ps.Workers.To = cpAfter.Short()
+			ps.Workers.Rolls = true
+			st.workers = cpAfter.MinorOnly()
+		}
+		ps.Workers.Paused = !roll
+
+		lh := ""
+		for _, cc := range ps.Components {
+			if cc.Name == longhorn {
+				lh = cc.To
+			}
+		}
+		ps.RequestsAnotherPass = !last
+		ps.Values = Values{
+			SylvaRelease:                     rel,
+			TransitionFromN2:                 !last,
+			K8sVersionShort:                  cpAfter.Short(),
+			LonghornVersion:                  lh,
+			MachineDeploymentsPaused:         ps.Workers.Paused,
+			AdditionalReconciliationRequired: !last,
+		}
+		ps.ExpectedStatus = ExpectedStatus{SylvaRelease: rel, AdditionalReconciliationRequired: fmt.Sprint(!last)}
+		c.passes = append(c.passes, ps)
+	}
+}
+
+// componentSteps returns the versions a minor-stepped component goes
+// through from cur to target, one minor per step, the target last. An
+// intermediate minor takes the version the target release passes through,
+// else the newest version of that minor a release of the catalog ships,
+// else the newest the component catalog knows.
+func componentSteps(cat *catalog.Catalog, to *catalog.Release, comp *catalog.Component, cur, target skew.Version) ([]skew.Version, []Finding) {
+	if target.Compare(cur) <= 0 {
+		return nil, nil
+	}
+	var steps []skew.Version
+	var findings []Finding
+	for m := cur.Minor + 1; m < target.Minor && cur.Major == target.Major; m++ {
+		minor := skew.Version{Major: cur.Major, Minor: m}
+		v, ok := intermediate(cat, to, comp, minor)
+		if !ok {
+			findings = append(findings, Finding{Code: CodeMissingStepVersion, Severity: SeverityBlocker, Class: ClassActionable, Subject: to.Release.String(),
+				Message:     fmt.Sprintf("%s must pass through %s on its way from %s to %s, and the catalog knows no %s version", comp.Name, minor.Short(), cur, target, minor.Short()),
+				Remediation: fmt.Sprintf("add a pass_through entry for %s %s to release %s in the catalog", comp.Name, minor.Short(), to.Release)})
+			continue
+		}
+		steps = append(steps, v)
+	}
+	return append(steps, target), findings
+}
+
+func intermediate(cat *catalog.Catalog, to *catalog.Release, comp *catalog.Component, minor skew.Version) (skew.Version, bool) {
+	for _, pt := range to.PassThrough {
+		if pt.Name == comp.Name && pt.Version.CompareMinor(minor) == 0 {
+			return pt.Version, true
+		}
+	}
+	var best skew.Version
+	for _, r := range cat.Releases {
+		if rc, ok := r.Component(comp.Name); ok && rc.Version.CompareMinor(minor) == 0 && rc.Version.Compare(best) > 0 {
+			best = rc.Version
+		}
+	}
+	if !best.IsZero() {
+		return best, true
+	}
+	for _, cv := range comp.Versions {
+		if cv.Version.CompareMinor(minor) == 0 {
+			best = cv.Version
+		}
+	}
+	return best, !best.IsZero()
+}
+
+// rangeFindings checks that both versions of a component live during a pass
+// support both control-plane minors of the pass.
+func rangeFindings(cat *catalog.Catalog, subject, name string, before, after, cpBefore, cpAfter skew.Version) []Finding {
+	comp, ok := cat.Component(name)
+	if !ok {
+		return nil
+	}
+	var out []Finding
+	for _, v := range uniqueVersions(before, after) {
+		cv, ok := comp.Version(v)
+		if !ok {
+			continue
+		}
+		r := cv.Kubernetes()
+		for _, k := range uniqueVersions(cpBefore, cpAfter) {
+			if !r.Contains(k) {
+				out = append(out, Finding{Code: CodeComponentK8sRange, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+					Message:     fmt.Sprintf("%s %s supports Kubernetes %s, but runs on %s during %s", name, v, r, k.Short(), subject),
+					Remediation: fmt.Sprintf("pick a %s version that supports Kubernetes %s for this pass", name, k.Short())})
+			}
+		}
+	}
+	return out
+}
+
+func uniqueVersions(a, b skew.Version) []skew.Version {
+	if a.IsZero() {
+		return []skew.Version{b}
+	}
+	if a.Equal(b) {
+		return []skew.Version{a}
+	}
+	return []skew.Version{a, b}
+}
+
+func versionList(vs []skew.Version) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = v.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "no release"
+	}
+	return s
+}
+
+// placeSteps places the steps of a minor-stepped component in passes
+// 1..len(cps)-1, in order, at most one per pass, so that every version live
+// during a pass supports the control-plane minors before and after it
+// (cps[i] is the minor after pass i, cps[0] the one before the hop). It
+// returns the earliest placement, or false when none fits.
+func placeSteps(cat *catalog.Catalog, name string, cur skew.Version, steps []skew.Version, cps []skew.Version) ([]int, bool) {
+	comp, _ := cat.Component(name)
+	supports := func(v skew.Version, pass int) bool {
+		cv, ok := comp.Version(v)
+		if !ok {
+			return true // unknown versions are reported elsewhere
+		}
+		r := cv.Kubernetes()
+		return r.Contains(cps[pass-1]) && r.Contains(cps[pass])
+	}
+	passes := len(cps) - 1
+	at := make([]int, len(steps))
+	var place func(k, from int, live skew.Version) bool
+	place = func(k, from int, live skew.Version) bool {
+		if k == len(steps) {
+			for p := from; p <= passes; p++ {
+				if !supports(live, p) {
+					return false
+				}
+			}
+			return true
+		}
+		for p := from; p <= passes-(len(steps)-k-1); p++ {
+			if supports(live, p) && supports(steps[k], p) {
+				at[k] = p
+				if place(k+1, p+1, steps[k]) {
+					return true
+				}
+			}
+			if !supports(live, p) {
+				return false // the old version cannot stay any longer
+			}
+		}
+		return false
+	}
+	if len(steps) == 0 {
+		return nil, true
+	}
+	return at, place(0, 1, cur)
+}
+
+// defaultPlacement puts step k in pass k+1, used when no placement fits so
+// that the range findings show what breaks.
+func defaultPlacement(steps int) []int {
+	at := make([]int, steps)
+	for k := range at {
+		at[k] = k + 1
+	}
+	return at
+}

@@ -1,0 +1,26 @@
+package planner_test
+
+import (
+	"os"
+	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+func ExampleCompute() {
+	cat, _ := catalog.Default()
+	p, err := planner.Compute(planner.Input{
+		Catalog: cat,
+		From:    skew.MustParse("1.4"),
+		To:      skew.MustParse("1.6"),
+		AsOf:    time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
+	})
+	if err != nil {
+		panic(err)
+	}
+	os.Stdout.WriteString(p.Summary.Line + "\n")
+	// Output:
+	// 2 passes · control plane 1.31 → 1.32 → 1.33 · workers roll once (1.31 → 1.33) · Longhorn 1.8.1 → 1.9.2
+}

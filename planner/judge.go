@@ -1,0 +1,138 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+)
+
+func (p *Plan) summarize() {
+	s := Summary{Passes: len(p.Passes)}
+	cp := []string{p.From.Kubernetes}
+	workers := []string{}
+	if len(p.Passes) > 0 {
+		cp = []string{p.Passes[0].ControlPlane.From}
+		workers = []string{p.Passes[0].Workers.From}
+	}
+	lh := []string{}
+	if p.From.Longhorn != "" {
+		lh = append(lh, p.From.Longhorn)
+	}
+	for _, ps := range p.Passes {
+		if ps.ControlPlane.To != ps.ControlPlane.From {
+			s.ControlPlaneSteps++
+			cp = append(cp, ps.ControlPlane.To)
+		}
+		if ps.Workers.Rolls {
+			s.WorkerRollouts++
+			workers = append(workers, ps.Workers.To)
+		}
+		for _, c := range ps.Components {
+			if c.Name == longhorn && c.To != c.From && c.To != lh[len(lh)-1] {
+				lh = append(lh, c.To)
+			}
+		}
+	}
+	parts := []string{plural(s.Passes, "pass", "passes")}
+	if len(p.Passes) == 0 {
+		parts = append(parts, "already on "+p.To.Release)
+	} else {
+		parts = append(parts, "control plane "+strings.Join(cp, " → "))
+		switch s.WorkerRollouts {
+		case 0:
+			parts = append(parts, "workers do not roll")
+		case 1:
+			parts = append(parts, fmt.Sprintf("workers roll once (%s)", strings.Join(workers, " → ")))
+		default:
+			parts = append(parts, fmt.Sprintf("workers roll %d times (%s)", s.WorkerRollouts, strings.Join(workers, " → ")))
+		}
+		if len(lh) > 1 {
+			parts = append(parts, "Longhorn "+strings.Join(lh, " → "))
+		}
+	}
+	s.Line = strings.Join(parts, " · ")
+	p.Summary = s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// checks lists what the plan assessed. Every check here is required and
+// computed from the catalog.
+func checks(p *Plan) []Check {
+	k8s := fmt.Sprintf("workers start on Kubernetes %s", p.From.Kubernetes)
+	if len(p.Passes) > 0 {
+		k8s = fmt.Sprintf("workers start on Kubernetes %s", p.Passes[0].Workers.From)
+	}
+	return []Check{
+		{Name: "catalog-coverage", Required: true, Status: CheckAssessed, Detail: fmt.Sprintf("catalog %s covers %s and %s", p.Metadata.CatalogVersion, p.From.Release, p.To.Release)},
+		{Name: "route", Required: true, Status: CheckAssessed, Detail: "supported upgrade sources of each release"},
+		{Name: "control-plane-skew", Required: true, Status: CheckAssessed, Detail: "kube-apiserver moves one minor per pass"},
+		{Name: "kubelet-skew", Required: true, Status: CheckAssessed, Detail: k8s + "; kubelets lag the API server by at most 3 minors (2 before 1.28)"},
+		{Name: "component-path", Required: true, Status: CheckAssessed, Detail: "stepped components (Longhorn) move one minor per pass"},
+		{Name: "component-compatibility", Required: true, Status: CheckAssessed, Detail: "planned component versions from the catalog against each pass's Kubernetes minors"},
+	}
+}
+
+// judge sets the verdict and the score. Held wins over blocked: when any
+// blocker waits on upstream or is pinned, acting on the others would not
+// unblock the target yet.
+func (p *Plan) judge() {
+	blockers, warnings, held := 0, 0, false
+	for _, f := range p.Findings {
+		switch f.Severity {
+		case SeverityBlocker:
+			blockers++
+			if f.Class == ClassWaiting || f.Class == ClassPinned {
+				held = true
+			}
+		case SeverityWarning:
+			warnings++
+		case SeverityInfo:
+		}
+	}
+	unassessed := false
+	for _, c := range p.Checks {
+		if c.Required && c.Status != CheckAssessed {
+			unassessed = true
+		}
+	}
+	switch {
+	case held:
+		p.Verdict = VerdictHeld
+	case blockers > 0:
+		p.Verdict = VerdictBlocked
+	case unassessed:
+		p.Verdict = VerdictUnknown
+	default:
+		p.Verdict = VerdictReady
+	}
+	p.Score = Score(blockers, warnings)
+}
+
+// Score is the plan's trend figure: 100, minus 25 per blocker (at most 75),
+// minus 5 per warning (at most 20). Information findings never count.
+func Score(blockers, warnings int) int {
+	return max(0, 100-min(75, 25*blockers)-min(20, 5*warnings))
+}
+
+func next(p *Plan) string {
+	planCmd := fmt.Sprintf("sylva-planner plan --from %s --to %s", p.From.Release, p.To.Release)
+	switch {
+	case p.Verdict == VerdictBlocked:
+		return "resolve the blockers above, then run again: " + planCmd
+	case p.Verdict == VerdictHeld:
+		return "nothing to act on yet; run again when upstream ships a supporting version: " + planCmd
+	case len(p.Passes) == 0:
+		return "nothing to do: the cluster is already on release " + p.To.Release
+	}
+	first := p.Passes[0]
+	msg := fmt.Sprintf("upgrade the sylva-units HelmRelease to Sylva %s (pass 1 of %d", first.Release, len(p.Passes))
+	if len(p.Route) > 2 {
+		msg += fmt.Sprintf(", hop 1 of %d", len(p.Route)-1)
+	}
+	return msg + fmt.Sprintf("), then follow the passes with: sylva-planner status --to %s", p.To.Release)
+}

@@ -1,0 +1,265 @@
+package planner
+
+import (
+	"cmp"
+	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// APIVersion and Kind identify the JSON and YAML documents of a plan.
+const (
+	APIVersion = "planner.sylva/v1alpha1"
+	Kind       = "TransitionPlan"
+)
+
+// Input is everything Compute needs. Gather it first (flags, catalog,
+// status), then decide.
+type Input struct {
+	Catalog *catalog.Catalog
+	// From and To are Sylva releases; only their minor is used ("1.4.3" and
+	// "1.4-pre" plan as 1.4).
+	From, To skew.Version
+	// FromSource says where From came from ("flag", or the status key it was
+	// read from); it is echoed in the plan.
+	FromSource string
+	// Provider selects the full Kubernetes versions; empty means kubeadm.
+	Provider catalog.Provider
+	// Workers is the Kubernetes minor the workers run, when known; zero means
+	// the management minor of From.
+	Workers skew.Version
+	// AsOf is the date the plan is computed for; it only appears in the
+	// header here, and drives calendar rules.
+	AsOf        time.Time
+	ToolVersion string
+}
+
+// Plan is the result of Compute. Its JSON field names are a public contract
+// documented in docs/cli.md.
+type Plan struct {
+	APIVersion        string    `json:"apiVersion"`
+	Kind              string    `json:"kind"`
+	Metadata          Metadata  `json:"metadata"`
+	From              Endpoint  `json:"from"`
+	To                Endpoint  `json:"to"`
+	BootstrapProvider string    `json:"bootstrapProvider"`
+	Route             []string  `json:"route"`
+	Passes            []Pass    `json:"passes"`
+	Summary           Summary   `json:"summary"`
+	Findings          []Finding `json:"findings"`
+	Checks            []Check   `json:"checks"`
+	Verdict           Verdict   `json:"verdict"`
+	Score             int       `json:"score"`
+	// Next is the next command or action for the operator.
+	Next string `json:"next"`
+}
+
+// Metadata is the header of a plan document.
+type Metadata struct {
+	ToolVersion    string `json:"toolVersion"`
+	CatalogVersion string `json:"catalogVersion"`
+	AsOf           string `json:"asOf"`
+	// FromSource says where the source release came from: "flag" or the
+	// status ConfigMap key it was read from.
+	FromSource string `json:"fromSource,omitempty"`
+}
+
+// Endpoint describes the cluster at the start or the end of the plan.
+type Endpoint struct {
+	Release    string `json:"release"`
+	Kubernetes string `json:"kubernetes"`
+	Longhorn   string `json:"longhorn,omitempty"`
+}
+
+// Trigger says what starts a pass.
+type Trigger string
+
+// Triggers.
+const (
+	// TriggerUpgrade: the sylva-units HelmRelease is upgraded to a new
+	// release's chart (the first pass of each hop).
+	TriggerUpgrade Trigger = "chart-upgrade"
+	// TriggerReconciliation: an additional reconciliation of the same chart,
+	// requested by the previous pass through the status ConfigMap.
+	TriggerReconciliation Trigger = "additional-reconciliation"
+)
+
+// Pass is one reconciliation of the sylva-units HelmRelease.
+type Pass struct {
+	// Index counts passes from 1 over the whole route.
+	Index int `json:"index"`
+	// Release is the Sylva release whose chart this pass applies.
+	Release string  `json:"release"`
+	Trigger Trigger `json:"trigger"`
+	// HopPass and HopPasses place the pass within its hop (pass 1 of 2).
+	HopPass             int               `json:"hopPass"`
+	HopPasses           int               `json:"hopPasses"`
+	Values              Values            `json:"values"`
+	ControlPlane        VersionChange     `json:"controlPlane"`
+	Workers             WorkerChange      `json:"workers"`
+	Components          []ComponentChange `json:"components"`
+	ExpectedStatus      ExpectedStatus    `json:"expectedStatus"`
+	RequestsAnotherPass bool              `json:"requestsAnotherPass"`
+}
+
+// Values are the helper values a pass sets in the sylva-units chart. The
+// JSON names are the chart's value names.
+type Values struct {
+	SylvaRelease                     string `json:"sylva_release"`
+	TransitionFromN2                 bool   `json:"transition_from_n-2"`
+	K8sVersionShort                  string `json:"k8s_version_short"`
+	LonghornVersion                  string `json:"longhorn_version,omitempty"`
+	MachineDeploymentsPaused         bool   `json:"machine_deployments_paused"`
+	AdditionalReconciliationRequired bool   `json:"additional_reconciliation_required"`
+}
+
+// VersionChange is the control plane's Kubernetes minor before and after a
+// pass, and the full version it is set to.
+type VersionChange struct {
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Version string `json:"version,omitempty"`
+}
+
+// WorkerChange is the workers' (MachineDeployments') Kubernetes minor
+// before and after a pass.
+type WorkerChange struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Paused is true when the machine deployments are held during the pass
+	// so that workers roll once.
+	Paused bool `json:"paused"`
+	// Rolls is true when the workers are replaced during the pass.
+	Rolls bool `json:"rolls"`
+}
+
+// ComponentChange is a component's version before and after a pass.
+type ComponentChange struct {
+	Name string `json:"name"`
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// ExpectedStatus is what the sylva-units-status ConfigMap must say once the
+// pass has reconciled. The JSON names are the ConfigMap keys.
+type ExpectedStatus struct {
+	SylvaRelease                     string `json:"sylva_release"`
+	AdditionalReconciliationRequired string `json:"additional_reconciliation_required"`
+}
+
+// Summary counts what the plan costs.
+type Summary struct {
+	Passes            int `json:"passes"`
+	WorkerRollouts    int `json:"workerRollouts"`
+	ControlPlaneSteps int `json:"controlPlaneSteps"`
+	// Line is the one-line summary shown under the table.
+	Line string `json:"line"`
+}
+
+// Severity ranks a finding.
+type Severity string
+
+// Severities, highest first.
+const (
+	SeverityBlocker Severity = "blocker"
+	SeverityWarning Severity = "warning"
+	SeverityInfo    Severity = "info"
+)
+
+func (s Severity) rank() int {
+	switch s {
+	case SeverityBlocker:
+		return 0
+	case SeverityWarning:
+		return 1
+	case SeverityInfo:
+		return 2
+	}
+	return 3
+}
+
+// AtLeast reports whether s is as severe as t or more.
+func (s Severity) AtLeast(t Severity) bool { return s.rank() <= t.rank() }
+
+// Class says what a blocker waits for.
+type Class string
+
+// Classes of blockers.
+const (
+	// ClassActionable: acting (upgrading, fixing) clears the blocker.
+	ClassActionable Class = "actionable"
+	// ClassWaiting: nothing can clear it until upstream ships a version.
+	ClassWaiting Class = "waiting"
+	// ClassPinned: held on purpose by the catalog.
+	ClassPinned Class = "pinned"
+)
+
+// Finding is one typed result of a check. Code is stable: tests and
+// machines match on it.
+type Finding struct {
+	Code        string   `json:"code"`
+	Severity    Severity `json:"severity"`
+	Class       Class    `json:"class,omitempty"`
+	Subject     string   `json:"subject"`
+	Message     string   `json:"message"`
+	Remediation string   `json:"remediation,omitempty"`
+}
+
+func compareFindings(a, b Finding) int {
+	return cmp.Or(
+		cmp.Compare(a.Severity.rank(), b.Severity.rank()),
+		cmp.Compare(a.Subject, b.Subject),
+		cmp.Compare(a.Code, b.Code),
+		cmp.Compare(a.Message, b.Message),
+	)
+}
+
+// Verdict is the plan's overall answer.
+type Verdict string
+
+// Verdicts.
+const (
+	// VerdictReady: no blocker and every required check ran.
+	VerdictReady Verdict = "ready"
+	// VerdictBlocked: at least one actionable blocker.
+	VerdictBlocked Verdict = "blocked"
+	// VerdictHeld: every blocker waits on upstream or is pinned.
+	VerdictHeld Verdict = "held"
+	// VerdictUnknown: no blocker, but a required check was not assessed.
+	VerdictUnknown Verdict = "unknown"
+)
+
+// CheckStatus says how far a check could look.
+type CheckStatus string
+
+// Check statuses.
+const (
+	CheckAssessed    CheckStatus = "assessed"
+	CheckPartial     CheckStatus = "partial"
+	CheckNotAssessed CheckStatus = "not-assessed"
+)
+
+// Check records one check of the plan and how it was assessed.
+type Check struct {
+	Name     string      `json:"name"`
+	Required bool        `json:"required"`
+	Status   CheckStatus `json:"status"`
+	Detail   string      `json:"detail"`
+}
+
+// Stable finding codes.
+const (
+	CodeSameRelease          = "same-release"
+	CodeNoRoute              = "no-route"
+	CodeMultiHopRoute        = "multi-hop-route"
+	CodeExtraReconciliations = "extra-reconciliations"
+	CodeWorkerExtraRollout   = "worker-extra-rollout"
+	CodeComponentK8sRange    = "component-k8s-range"
+	CodeMissingK8sVersion    = "missing-kubernetes-version"
+	CodeMissingStepVersion   = "missing-intermediate-version"
+	CodeKubeletSkew          = "kubelet-skew"
+	CodeControlPlaneSkip     = "control-plane-minor-skip"
+	CodeStepSkip             = "component-minor-skip"
+	CodePrereleaseSource     = "prerelease-source"
+)

@@ -1,0 +1,214 @@
+package planner
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
+)
+
+// WriteJSON writes the plan as indented JSON.
+func (p *Plan) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(p)
+}
+
+// WriteYAML writes the plan as YAML with the JSON field names.
+func (p *Plan) WriteYAML(w io.Writer) error {
+	b, err := yaml.Marshal(p)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+func (p *Plan) title() string {
+	return fmt.Sprintf("Sylva %s → %s", p.From.Release, p.To.Release)
+}
+
+func (p *Plan) header() string {
+	h := fmt.Sprintf("%s · %s · catalog %s · as of %s", p.BootstrapProvider, p.routeLine(), p.Metadata.CatalogVersion, p.Metadata.AsOf)
+	if p.Metadata.FromSource != "" && p.Metadata.FromSource != "flag" {
+		h += fmt.Sprintf(" · source release read from the status ConfigMap (%s)", p.Metadata.FromSource)
+	}
+	return h
+}
+
+func (p *Plan) routeLine() string {
+	switch len(p.Route) {
+	case 0, 1:
+		return "no upgrade"
+	case 2:
+		return "route " + strings.Join(p.Route, " → ") + " (direct)"
+	}
+	return fmt.Sprintf("route %s (%d hops)", strings.Join(p.Route, " → "), len(p.Route)-1)
+}
+
+func workerCell(w WorkerChange) string {
+	switch {
+	case w.Rolls:
+		return w.From + " → " + w.To + " (roll)"
+	case w.Paused:
+		return "paused on " + w.From
+	}
+	return "stay on " + w.From
+}
+
+func componentCell(p Pass, name string) string {
+	for _, c := range p.Components {
+		if c.Name == name {
+			if c.From == c.To {
+				return c.To
+			}
+			return c.From + " → " + c.To
+		}
+	}
+	return "-"
+}
+
+func cpCell(c VersionChange) string {
+	s := c.To
+	if c.From != c.To {
+		s = c.From + " → " + c.To
+	}
+	if c.Version != "" {
+		s += " (" + c.Version + ")"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func (v Values) pairs() string {
+	s := fmt.Sprintf("sylva_release=%s transition_from_n-2=%t k8s_version_short=%s", v.SylvaRelease, v.TransitionFromN2, v.K8sVersionShort)
+	if v.LonghornVersion != "" {
+		s += " longhorn_version=" + v.LonghornVersion
+	}
+	return s + fmt.Sprintf(" machine_deployments_paused=%t additional_reconciliation_required=%t", v.MachineDeploymentsPaused, v.AdditionalReconciliationRequired)
+}
+
+func (s ExpectedStatus) pairs() string {
+	return fmt.Sprintf("sylva_release=%s additional_reconciliation_required=%s", s.SylvaRelease, s.AdditionalReconciliationRequired)
+}
+
+// WriteTable writes the plan for a terminal: header, passes, values and
+// expected status per pass, findings, verdict, summary and the next step.
+func (p *Plan) WriteTable(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s\n%s\n\n", p.title(), p.header())
+	if len(p.Passes) > 0 {
+		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "PASS\tRELEASE\tTRIGGER\tCONTROL PLANE\tWORKERS\tLONGHORN\tNEXT PASS")
+		for _, ps := range p.Passes {
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", ps.Index, ps.Release, ps.Trigger, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn), yesNo(ps.RequestsAnotherPass))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(bw, "\nHelper values per pass:")
+		for _, ps := range p.Passes {
+			fmt.Fprintf(bw, "  pass %d: %s\n", ps.Index, ps.Values.pairs())
+		}
+		fmt.Fprintln(bw, "\nsylva-units-status after each pass:")
+		for _, ps := range p.Passes {
+			fmt.Fprintf(bw, "  pass %d: %s\n", ps.Index, ps.ExpectedStatus.pairs())
+		}
+		fmt.Fprintln(bw)
+	}
+	if len(p.Findings) > 0 {
+		fmt.Fprintln(bw, "Findings:")
+		for _, f := range p.Findings {
+			tag := strings.ToUpper(string(f.Severity))
+			if f.Class != "" {
+				tag += " [" + strings.ToUpper(string(f.Class)) + "]"
+			}
+			fmt.Fprintf(bw, "  %s %s (%s): %s\n", tag, f.Code, f.Subject, f.Message)
+			if f.Remediation != "" {
+				fmt.Fprintf(bw, "      fix: %s\n", f.Remediation)
+			}
+		}
+		fmt.Fprintln(bw)
+	}
+	fmt.Fprintf(bw, "Verdict: %s (score %d)\n", strings.ToUpper(string(p.Verdict)), p.Score)
+	fmt.Fprintf(bw, "%s\n\n", p.Summary.Line)
+	fmt.Fprintf(bw, "Next: %s\n", p.Next)
+	return bw.Flush()
+}
+
+// WriteMarkdown writes the plan as a Markdown report, fit for a merge
+// request or an issue comment.
+func (p *Plan) WriteMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# %s\n\n", p.title())
+	fmt.Fprintf(bw, "%s\n\n", p.header())
+	fmt.Fprintf(bw, "**Verdict: %s** (score %d) — %s\n\n", strings.ToUpper(string(p.Verdict)), p.Score, p.Summary.Line)
+	if len(p.Passes) > 0 {
+		fmt.Fprintln(bw, "## Passes")
+		fmt.Fprintln(bw)
+		fmt.Fprintln(bw, "| pass | release | trigger | control plane | workers | Longhorn | requests another pass |")
+		fmt.Fprintln(bw, "|---|---|---|---|---|---|---|")
+		for _, ps := range p.Passes {
+			fmt.Fprintf(bw, "| %d | %s | %s | %s | %s | %s | %s |\n", ps.Index, ps.Release, ps.Trigger, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn), yesNo(ps.RequestsAnotherPass))
+		}
+		fmt.Fprintln(bw)
+		fmt.Fprintln(bw, "## Helper values and expected status per pass")
+		fmt.Fprintln(bw)
+		for _, ps := range p.Passes {
+			fmt.Fprintf(bw, "Pass %d (%s, %d of %d in this hop):\n\n```yaml\n", ps.Index, ps.Release, ps.HopPass, ps.HopPasses)
+			vals, err := yaml.Marshal(ps.Values)
+			if err != nil {
+				return err
+			}
+			bw.Write(vals)
+			fmt.Fprintln(bw, "# sylva-units-status once the pass has reconciled:")
+			st, err := yaml.Marshal(map[string]ExpectedStatus{"data": ps.ExpectedStatus})
+			if err != nil {
+				return err
+			}
+			bw.Write(st)
+			fmt.Fprint(bw, "```\n\n")
+		}
+	}
+	fmt.Fprintln(bw, "## Findings")
+	fmt.Fprintln(bw)
+	if len(p.Findings) == 0 {
+		fmt.Fprintln(bw, "None.")
+	} else {
+		fmt.Fprintln(bw, "| severity | class | code | subject | message | remediation |")
+		fmt.Fprintln(bw, "|---|---|---|---|---|---|")
+		for _, f := range p.Findings {
+			fmt.Fprintf(bw, "| %s | %s | `%s` | %s | %s | %s |\n", f.Severity, orDash(string(f.Class)), f.Code, mdCell(f.Subject), mdCell(f.Message), mdCell(orDash(f.Remediation)))
+		}
+	}
+	fmt.Fprintln(bw)
+	fmt.Fprintln(bw, "## Checks")
+	fmt.Fprintln(bw)
+	fmt.Fprintln(bw, "| check | required | status | detail |")
+	fmt.Fprintln(bw, "|---|---|---|---|")
+	for _, c := range p.Checks {
+		fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", c.Name, yesNo(c.Required), c.Status, mdCell(c.Detail))
+	}
+	fmt.Fprintf(bw, "\n**Next:** %s\n", p.Next)
+	return bw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
