@@ -1,0 +1,60 @@
+package units
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// ErrUnknownRelease is returned for a release the policy cannot place:
+// older than its oldest release, or missing between two known ones.
+var ErrUnknownRelease = errors.New("release not in the catalog")
+
+// Policy is the upgrade-support policy the audit applies: for each known
+// release, the releases it supports upgrading from. The caller builds it
+// from the release catalog.
+type Policy struct {
+	// Releases are sorted oldest first.
+	Releases []PolicyRelease
+}
+
+// PolicyRelease is one release and its supported upgrade sources.
+type PolicyRelease struct {
+	Release     skew.Version
+	UpgradeFrom []skew.Version
+}
+
+// Sources returns the supported upgrade sources of r, oldest first. For a
+// release newer than the newest one known it assumes the n-2 policy (r-2
+// and r-1) and reports assumed. The error wraps ErrUnknownRelease.
+func (p Policy) Sources(r skew.Version) (sources []skew.Version, assumed bool, err error) {
+	if len(p.Releases) == 0 {
+		return nil, false, fmt.Errorf("release %s: %w (the catalog is empty)", r.Short(), ErrUnknownRelease)
+	}
+	for _, pr := range p.Releases {
+		if pr.Release.CompareMinor(r) == 0 {
+			out := make([]skew.Version, len(pr.UpgradeFrom))
+			for i, s := range pr.UpgradeFrom {
+				out[i] = s.MinorOnly()
+			}
+			slices.SortFunc(out, skew.Version.CompareMinor)
+			return slices.CompactFunc(out, func(a, b skew.Version) bool { return a.CompareMinor(b) == 0 }), false, nil
+		}
+	}
+	newest := p.Newest()
+	if r.CompareMinor(newest) > 0 && r.Major == newest.Major {
+		var out []skew.Version
+		for _, n := range []int{-2, -1} {
+			if r.Minor+n >= 0 {
+				out = append(out, r.AddMinor(n))
+			}
+		}
+		return out, true, nil
+	}
+	return nil, false, fmt.Errorf("release %s: %w (known: %s … %s, and any later %d.x release)", r.Short(), ErrUnknownRelease, p.Releases[0].Release.Short(), newest.Short(), newest.Major)
+}
+
+// Newest returns the newest known release.
+func (p Policy) Newest() skew.Version { return p.Releases[len(p.Releases)-1].Release.MinorOnly() }

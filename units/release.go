@@ -1,0 +1,58 @@
+package units
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// ErrNoRelease is returned by ReleaseOf when the values do not say which
+// Sylva release they belong to.
+var ErrNoRelease = errors.New("no usable Sylva release in the values")
+
+// DetectedRelease is the release values belong to and where it was read.
+type DetectedRelease struct {
+	// Release is MAJOR.MINOR, without pre-release ("1.7-pre" gives 1.7).
+	Release skew.Version
+	// From says where it was read, such as `sylva_release "1.7-pre"`.
+	From string
+}
+
+// ReleaseOf reads the Sylva release from the values, in this order:
+// sylva_release ("1.7-pre" is 1.7: the release main is preparing),
+// _internal.sylva_branch ("release-1.6" is 1.6; "main" says nothing), then
+// chartVersion (the sylva-units chart version, "" when unknown; a 0.x
+// development chart says nothing). Errors wrap ErrNoRelease and say what to
+// pass instead.
+func ReleaseOf(v *Values, chartVersion string) (DetectedRelease, error) {
+	if v.releaseProblem != "" {
+		return DetectedRelease{}, fmt.Errorf("%w: %s", ErrNoRelease, v.releaseProblem)
+	}
+	if s := v.SylvaRelease; s != "" {
+		r, err := skew.Parse(strings.TrimSpace(s))
+		if err != nil {
+			return DetectedRelease{}, fmt.Errorf("%w: sylva_release %q is not a release such as 1.7 or 1.7-pre; pass --release", ErrNoRelease, s)
+		}
+		return DetectedRelease{Release: r.MinorOnly(), From: fmt.Sprintf("sylva_release %q", s)}, nil
+	}
+	if b := v.SylvaBranch; b != "" {
+		if rest, ok := strings.CutPrefix(b, "release-"); ok {
+			if r, err := skew.Parse(rest); err == nil {
+				return DetectedRelease{Release: r.MinorOnly(), From: fmt.Sprintf("_internal.sylva_branch %q", b)}, nil
+			}
+		}
+		if chartVersion == "" {
+			return DetectedRelease{}, fmt.Errorf("%w: _internal.sylva_branch is %q, which names no release; pass --release (for example --release 1.7) or set sylva_release", ErrNoRelease, b)
+		}
+	}
+	if chartVersion != "" {
+		r, err := skew.Parse(chartVersion)
+		if err == nil && r.Major > 0 {
+			return DetectedRelease{Release: r.MinorOnly(), From: fmt.Sprintf("chart version %q", chartVersion)}, nil
+		}
+		return DetectedRelease{}, fmt.Errorf("%w: chart version %q is a development version; pass --release (for example --release 1.7)", ErrNoRelease, chartVersion)
+	}
+	return DetectedRelease{}, fmt.Errorf("%w: pass --release (for example --release 1.7) or set sylva_release in the values", ErrNoRelease)
+}

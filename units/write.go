@@ -1,0 +1,194 @@
+package units
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes the report as indented JSON followed by a newline. The
+// same report gives the same bytes.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// WriteTable writes the report as an aligned text table, a summary line and
+// the command to run next.
+func (r *Report) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Prune audit for Sylva %s (supported upgrade sources: %s; catalog %s)\n",
+		r.Release, orDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "Note: %s\n", n)
+	}
+	b.WriteString("\n")
+	if len(r.Units) == 0 {
+		b.WriteString("No transitional unit and no untracked candidate.\n")
+	} else {
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "STATE\tUNIT\tMETADATA\tPRUNABLE IN\tDEPENDENTS\tREASON")
+		for _, u := range r.Units {
+			meta := u.TransitionalFrom
+			if u.State == StateUntracked {
+				meta = u.SuggestedMetadata
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.State, u.Name, orDash(meta), orDash(u.PrunableIn),
+				orDash(strings.Join(u.Dependents, ",")), u.Reason)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintf(&b, "\n%s\n", r.summary())
+	}
+	fmt.Fprintf(&b, "Next: %s\n", r.next())
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdown writes the report as Markdown fit for a merge-request
+// comment: a summary, a table, the metadata to add to untracked units and
+// the command to run next.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### Prune audit: Sylva %s\n\n", r.Release)
+	fmt.Fprintf(&b, "Supported upgrade sources of %s: %s. Catalog %s, sylva-planner %s.\n",
+		r.Release, orDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion, r.Metadata.ToolVersion)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "\n> **Note:** %s\n", mdEscape(n))
+	}
+	b.WriteString("\n")
+	if len(r.Units) == 0 {
+		b.WriteString("No transitional unit and no untracked candidate.\n\n")
+	} else {
+		fmt.Fprintf(&b, "%s\n\n", r.summary())
+		b.WriteString("| State | Unit | Metadata | Prunable in | Dependents | Reason |\n")
+		b.WriteString("|---|---|---|---|---|---|\n")
+		for _, u := range r.Units {
+			state := string(u.State)
+			if u.State == StatePrunable || u.State == StateBlocked || u.State == StateMalformed {
+				state = "**" + state + "**"
+			}
+			meta := ""
+			if u.TransitionalFrom != "" {
+				meta = "`" + mdEscape(u.TransitionalFrom) + "`"
+			}
+			deps := make([]string, len(u.Dependents))
+			for i, d := range u.Dependents {
+				deps[i] = "`" + d + "`"
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", state, u.Name, meta, u.PrunableIn,
+				strings.Join(deps, ", "), mdEscape(u.Reason))
+		}
+		b.WriteString("\n")
+		var add []AuditedUnit
+		for _, u := range r.Units {
+			if u.State == StateUntracked {
+				add = append(add, u)
+			}
+		}
+		if len(add) > 0 {
+			b.WriteString("<details><summary>Metadata to add to untracked units</summary>\n\n```yaml\nunits:\n")
+			for _, u := range add {
+				fmt.Fprintf(&b, "  %s:\n    %s\n", u.Name, u.SuggestedMetadata)
+			}
+			b.WriteString("```\n\n</details>\n\n")
+		}
+	}
+	fmt.Fprintf(&b, "**Next:** %s\n", mdEscape(r.next()))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r *Report) summary() string {
+	var parts []string
+	for _, s := range States {
+		if n := r.Count(s); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	return strings.Join(parts, ", ") + "."
+}
+
+// next says what to do next and gives the exact command to check again.
+func (r *Report) next() string {
+	names := func(s State) string {
+		var out []string
+		for _, u := range r.Units {
+			if u.State == s {
+				out = append(out, u.Name)
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	again := "`" + r.command(r.Release) + "`"
+	switch {
+	case r.Count(StatePrunable) > 0:
+		return fmt.Sprintf("delete %s from the values, then run %s", names(StatePrunable), again)
+	case r.Count(StateBlocked) > 0:
+		return fmt.Sprintf("remove the depends_on entries naming %s from the dependents listed, then run %s", names(StateBlocked), again)
+	case r.Count(StateMalformed) > 0:
+		return fmt.Sprintf("fix the transitional-unit value of %s (from-X.Y, for example from-1.4), then run %s", names(StateMalformed), again)
+	case r.Count(StateUntracked) > 0:
+		return fmt.Sprintf("add the suggested info.transitional-unit metadata to %s, then run %s", names(StateUntracked), again)
+	}
+	earliest := ""
+	for _, u := range r.Units {
+		if u.PrunableIn != "" && (earliest == "" || lessRelease(u.PrunableIn, earliest)) {
+			earliest = u.PrunableIn
+		}
+	}
+	if earliest == "" {
+		return fmt.Sprintf("nothing to prune in %s", r.Release)
+	}
+	return fmt.Sprintf("nothing to prune in %s; the next units become prunable in %s: `%s`", r.Release, earliest, r.command(earliest))
+}
+
+// command is the prune-audit command line for the report's files at rel.
+func (r *Report) command(rel string) string {
+	parts := []string{"sylva-planner", "prune-audit"}
+	for _, f := range r.files {
+		parts = append(parts, "-f", shellQuote(f))
+	}
+	return strings.Join(append(parts, "--release", rel), " ")
+}
+
+func lessRelease(a, b string) bool {
+	pa, pb := splitRelease(a), splitRelease(b)
+	if pa[0] != pb[0] {
+		return pa[0] < pb[0]
+	}
+	return pa[1] < pb[1]
+}
+
+func splitRelease(s string) [2]int {
+	var out [2]int
+	maj, min, _ := strings.Cut(s, ".")
+	fmt.Sscan(maj, &out[0])
+	fmt.Sscan(min, &out[1])
+	return out
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
