@@ -1,0 +1,421 @@
+package status
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// Observation is what was read of a cluster (or a file), as plain values.
+type Observation struct {
+	// Namespace is the release namespace that was read.
+	Namespace string
+	// ConfigMap is the decoded sylva-units-status ConfigMap; nil when absent.
+	ConfigMap *Status
+	// Kustomization is the sylva-units-status Kustomization and HelmRelease
+	// the sylva-units HelmRelease; nil when absent or not read.
+	Kustomization *FluxObject
+	HelmRelease   *FluxObject
+	// FluxRead is true when the Kustomization and HelmRelease were looked up
+	// (live, or a List that holds Flux objects): nil then means absent.
+	// When false (a ConfigMap file alone) nil means unknown.
+	FluxRead bool
+}
+
+// Progress says whether the last release of sylva-units finished.
+type Progress string
+
+const (
+	// ProgressDone: the Kustomization's target-* annotations match the status.
+	ProgressDone Progress = "done"
+	// ProgressInProgress: a release or a requested pass is being applied.
+	ProgressInProgress Progress = "in-progress"
+	// ProgressInstalling: no status yet, but a first release is being applied.
+	ProgressInstalling Progress = "installing"
+	// ProgressNotInstalled: no status and nothing being applied.
+	ProgressNotInstalled Progress = "not-installed"
+	// ProgressUnknown: the Kustomization was not read, or carries no target.
+	ProgressUnknown Progress = "unknown"
+)
+
+// Severity ranks a Finding.
+type Severity string
+
+const (
+	// SeverityWarning needs attention.
+	SeverityWarning Severity = "warning"
+	// SeverityInfo is worth knowing.
+	SeverityInfo Severity = "info"
+)
+
+func (s Severity) rank() int {
+	if s == SeverityWarning {
+		return 0
+	}
+	return 1
+}
+
+// Finding is one remark about the observed state. Code is stable; tests
+// and tools assert on it.
+type Finding struct {
+	Code     string   `json:"code"`
+	Severity Severity `json:"severity"`
+	Subject  string   `json:"subject,omitempty"`
+	Message  string   `json:"message"`
+}
+
+// Finding codes.
+const (
+	CodeUnknownKey          = "unknown-key"
+	CodeConfigMapName       = "configmap-name"
+	CodePrereleaseCompare   = "prerelease-semver-compare"
+	CodeChartVersion        = "chart-version-not-a-release"
+	CodeDigDefault          = "fresh-install-dig-default"
+	CodeFluxNotRead         = "flux-objects-not-read"
+	CodeKustomizationAbsent = "kustomization-absent"
+	CodeHelmReleaseAbsent   = "helmrelease-absent"
+	CodeNoTargets           = "no-target-annotations"
+	CodeSuspended           = "helmrelease-suspended"
+	CodeStaleReady          = "helmrelease-stale-ready"
+	CodeRequestUnverified   = "pass-request-unverified"
+)
+
+// Report is the interpretation of an Observation.
+type Report struct {
+	// ToolVersion is written in the metadata of JSON and YAML output; the
+	// caller sets it.
+	ToolVersion string `json:"-"`
+	Namespace   string `json:"namespace,omitempty"`
+	// Summary says the state in plain words, one sentence a line, in a
+	// fixed order: release, progress, pending pass, whether it can start.
+	Summary []string `json:"summary"`
+	// FreshInstall is true when there is no status ConfigMap: nothing has
+	// completed yet. A ConfigMap without sylva_release is an old release,
+	// not a fresh install.
+	FreshInstall bool `json:"freshInstall"`
+	// InstalledRelease is the release from Status.Release; zero when unknown.
+	InstalledRelease skew.Version  `json:"installedRelease,omitzero"`
+	ReleaseSource    ReleaseSource `json:"releaseSource"`
+	// Release describes the installed release in words.
+	Release  string   `json:"release"`
+	Progress Progress `json:"progress"`
+	// InProgress is Progress == ProgressInProgress or ProgressInstalling.
+	InProgress bool `json:"inProgress"`
+	// PassPending is true when another reconciliation pass is asked for and
+	// has not started: additional_reconciliation_required is "true" and no
+	// release is in progress, or the Kustomization's request annotation was
+	// not yet copied onto the HelmRelease.
+	PassPending bool `json:"passPending"`
+	// PassRequest is the value of the Kustomization's
+	// additional-reconciliation-requested annotation, if any.
+	PassRequest string `json:"passRequest,omitempty"`
+	// CanStartNow is true when a pass could start now: the Kustomization is
+	// Ready, the HelmRelease is Ready at its current generation, neither
+	// reconciling nor stalled, and not suspended, and no release is in
+	// progress. Reasons says why not, in a fixed order.
+	CanStartNow bool     `json:"canStartNow"`
+	Reasons     []string `json:"reasons,omitempty"`
+	// Findings are sorted by severity, code, subject and message.
+	Findings      []Finding   `json:"findings,omitempty"`
+	ConfigMap     *Status     `json:"configMap,omitempty"`
+	Kustomization *FluxObject `json:"kustomization,omitempty"`
+	HelmRelease   *FluxObject `json:"helmRelease,omitempty"`
+}
+
+// Interpret decides what obs means. It never fails: what cannot be told is
+// said in the Report (Progress unknown, Reasons, Findings).
+func Interpret(obs Observation) Report {
+	r := Report{
+		Namespace:     obs.Namespace,
+		ConfigMap:     obs.ConfigMap,
+		Kustomization: obs.Kustomization,
+		HelmRelease:   obs.HelmRelease,
+		FreshInstall:  obs.ConfigMap == nil,
+	}
+	ns := obs.Namespace
+	if ns == "" {
+		ns = "the release namespace"
+	}
+	cm, ks, hr := obs.ConfigMap, obs.Kustomization, obs.HelmRelease
+
+	// Installed release.
+	r.InstalledRelease, r.ReleaseSource, _ = cm.Release()
+	r.Release = describeRelease(cm, r.InstalledRelease, r.ReleaseSource)
+	r.Findings = append(r.Findings, configMapFindings(cm, r.InstalledRelease, r.ReleaseSource)...)
+	if cm == nil {
+		r.add(CodeDigDefault, SeverityInfo, ConfigMapName,
+			`no status ConfigMap: a template that reads sylva_release with a dig default ("1.4") would take this fresh install for an upgrade from 1.4 and run an extra pass`)
+	}
+
+	// Flux objects.
+	if !obs.FluxRead {
+		r.add(CodeFluxNotRead, SeverityInfo, "",
+			"the sylva-units-status Kustomization and the HelmRelease were not read (offline input): progress and whether a pass can start are unknown")
+	} else {
+		if ks == nil {
+			r.add(CodeKustomizationAbsent, SeverityWarning, KustomizationName, fmt.Sprintf("Kustomization %s not found in %s", KustomizationName, ns))
+		}
+		if hr == nil {
+			r.add(CodeHelmReleaseAbsent, SeverityWarning, "", fmt.Sprintf("the sylva-units HelmRelease was not found in %s", ns))
+		}
+	}
+	if hr != nil && hr.Suspended {
+		r.add(CodeSuspended, SeverityWarning, hr.Name, fmt.Sprintf("HelmRelease %s is suspended: no pass runs until it is resumed (flux resume hr %s -n %s)", hr.Name, hr.Name, hr.Namespace))
+	}
+	if hr != nil && hr.Ready.IsTrue() && !hr.ReadyAtGeneration() {
+		r.add(CodeStaleReady, SeverityWarning, hr.Name, fmt.Sprintf("HelmRelease %s shows Ready=True for an older generation (generation %d, observed %d)", hr.Name, hr.Generation, readyGen(hr)))
+	}
+
+	// Progress: compare the Kustomization's targets with the status.
+	var progressWhy string
+	r.Progress, progressWhy = progress(cm, ks, obs.FluxRead)
+	if r.Progress == ProgressUnknown && ks != nil {
+		r.add(CodeNoTargets, SeverityInfo, ks.Name, "the Kustomization carries no target-* annotation to compare with the status")
+	}
+
+	// Requested pass.
+	pending, pendingWhy := false, ""
+	if ks != nil {
+		r.PassRequest = ks.Annotations[AnnotationReconciliationRequested]
+	}
+	if r.PassRequest != "" {
+		switch {
+		case hr == nil:
+			r.add(CodeRequestUnverified, SeverityInfo, KustomizationName,
+				fmt.Sprintf("a pass is requested (%q) but the HelmRelease was not read, so whether it was handled is unknown", r.PassRequest))
+		case hr.Annotations[AnnotationReconcileRequestedAt] != r.PassRequest:
+			pending = true
+			pendingWhy = fmt.Sprintf("the Kustomization requests a pass (%q) not yet passed on to HelmRelease %s", r.PassRequest, hr.Name)
+		case hr.LastHandledReconcileAt != r.PassRequest:
+			if r.Progress != ProgressInProgress {
+				r.Progress = ProgressInProgress
+				progressWhy = fmt.Sprintf("the requested pass %q was passed on to HelmRelease %s, which has not handled it yet", r.PassRequest, hr.Name)
+			}
+		}
+	}
+	if cm != nil && cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired && !pending {
+		pending = true
+		pendingWhy = KeyAdditionalReconciliationRequired + ` is "true" in the status`
+	}
+	r.InProgress = r.Progress == ProgressInProgress || r.Progress == ProgressInstalling
+	// While a pass runs, the status still shows the request that started it.
+	r.PassPending = pending && !r.InProgress
+
+	// Can a pass start now?
+	r.Reasons = startReasons(ks, hr, obs.FluxRead, ns)
+	if r.InProgress {
+		r.Reasons = append(r.Reasons, "a release is being applied")
+	}
+	r.CanStartNow = len(r.Reasons) == 0
+
+	r.Summary = r.summary(cm, progressWhy, pendingWhy, ns)
+	slices.SortFunc(r.Findings, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Severity.rank(), b.Severity.rank()), cmp.Compare(a.Code, b.Code),
+			cmp.Compare(a.Subject, b.Subject), cmp.Compare(a.Message, b.Message))
+	})
+	return r
+}
+
+func (r *Report) add(code string, sev Severity, subject, msg string) {
+	r.Findings = append(r.Findings, Finding{Code: code, Severity: sev, Subject: subject, Message: msg})
+}
+
+func readyGen(f *FluxObject) int64 {
+	if f.Ready != nil && f.Ready.ObservedGeneration != 0 && f.Ready.ObservedGeneration != f.Generation {
+		return f.Ready.ObservedGeneration
+	}
+	return f.ObservedGeneration
+}
+
+func describeRelease(cm *Status, v skew.Version, src ReleaseSource) string {
+	switch {
+	case cm == nil:
+		return "none: fresh install (no sylva-units-status ConfigMap)"
+	case src == SourceSylvaRelease && v.IsPrerelease():
+		return fmt.Sprintf("%s development cycle (sylva_release %s)", v.Short(), v)
+	case src == SourceSylvaRelease:
+		return fmt.Sprintf("%s (sylva_release)", v)
+	case src == SourceChartVersion:
+		return fmt.Sprintf("%s (sylva-units chart %s)", v, cm.ChartVersion)
+	case src == SourceBranch && !v.IsZero():
+		return fmt.Sprintf("%s (branch %s)", v, cm.SylvaBranch)
+	case src == SourceBranch:
+		return fmt.Sprintf("development (branch %s, no release number)", cm.SylvaBranch)
+	case cm.ChartVersion != "":
+		return fmt.Sprintf("unknown: development chart %s and no sylva_release", cm.ChartVersion)
+	}
+	return "predates status tracking (≤ 1.5): no sylva_release, chart version or branch"
+}
+
+func configMapFindings(cm *Status, v skew.Version, src ReleaseSource) []Finding {
+	if cm == nil {
+		return nil
+	}
+	var out []Finding
+	if cm.Name != "" && cm.Name != ConfigMapName {
+		out = append(out, Finding{Code: CodeConfigMapName, Severity: SeverityWarning, Subject: cm.Name,
+			Message: fmt.Sprintf("the ConfigMap is named %s, not %s", cm.Name, ConfigMapName)})
+	}
+	for _, k := range slices.Sorted(maps.Keys(cm.Unknown)) {
+		out = append(out, Finding{Code: CodeUnknownKey, Severity: SeverityInfo, Subject: k,
+			Message: fmt.Sprintf("unknown key %s kept as written", k)})
+	}
+	if src == SourceSylvaRelease && v.IsPrerelease() {
+		out = append(out, Finding{Code: CodePrereleaseCompare, Severity: SeverityWarning, Subject: KeySylvaRelease,
+			Message: fmt.Sprintf(`sylva_release %s is a pre-release: semverCompare "<%d.%d" is false for it; compare with a "-0" constraint or strip the pre-release`, v, v.Major, v.Minor+1)})
+	}
+	if cm.ChartVersion != "" && src != SourceChartVersion && src != SourceSylvaRelease {
+		if _, ok := chartRelease(cm.ChartVersion); !ok {
+			out = append(out, Finding{Code: CodeChartVersion, Severity: SeverityInfo, Subject: KeyChartVersion,
+				Message: fmt.Sprintf("chart version %s is not a release version", cm.ChartVersion)})
+		}
+	}
+	return out
+}
+
+// progress compares the Kustomization's target-* annotations with the status.
+func progress(cm *Status, ks *FluxObject, fluxRead bool) (Progress, string) {
+	if ks == nil {
+		if cm == nil && fluxRead {
+			return ProgressNotInstalled, "no status ConfigMap and no sylva-units-status Kustomization"
+		}
+		if fluxRead {
+			return ProgressUnknown, "the sylva-units-status Kustomization is absent"
+		}
+		return ProgressUnknown, "the sylva-units-status Kustomization was not read"
+	}
+	targets := []struct{ annotation, key, have string }{
+		{AnnotationTargetReleaseRevision, KeyReleaseRevision, ""},
+		{AnnotationTargetChartVersion, KeyChartVersion, ""},
+		{AnnotationTargetValuesChecksum, KeyValuesChecksum, ""},
+	}
+	if cm != nil {
+		targets[0].have, targets[1].have, targets[2].have = cm.ReleaseRevision, cm.ChartVersion, cm.ValuesChecksum
+	}
+	var differ []string
+	seen := 0
+	for _, t := range targets {
+		want, ok := ks.Annotations[t.annotation]
+		if !ok {
+			continue
+		}
+		seen++
+		if want != t.have {
+			have := t.have
+			if have == "" {
+				have = "absent"
+			}
+			differ = append(differ, fmt.Sprintf("%s %s, status %s %s", t.annotation, short(want), t.key, short(have)))
+		}
+	}
+	switch {
+	case seen == 0 && cm == nil:
+		return ProgressInstalling, "no status yet; the sylva-units-status Kustomization exists"
+	case seen == 0:
+		return ProgressUnknown, "the Kustomization carries no target-* annotation"
+	case cm == nil:
+		return ProgressInstalling, "the first release is being applied (" + strings.Join(differ, "; ") + ")"
+	case len(differ) > 0:
+		return ProgressInProgress, strings.Join(differ, "; ")
+	}
+	return ProgressDone, "the Kustomization's targets match the status"
+}
+
+func short(s string) string {
+	return truncate(s, 16)
+}
+
+// startReasons lists, in a fixed order, why a pass cannot start now.
+func startReasons(ks, hr *FluxObject, fluxRead bool, ns string) []string {
+	var out []string
+	if !fluxRead {
+		return []string{"the Kustomization and HelmRelease were not read (offline input)"}
+	}
+	switch {
+	case ks == nil:
+		out = append(out, fmt.Sprintf("Kustomization %s is absent from %s", KustomizationName, ns))
+	case !ks.Ready.IsTrue():
+		out = append(out, fmt.Sprintf("Kustomization %s is not Ready%s", ks.Name, conditionText(ks.Ready)))
+	}
+	if hr == nil {
+		return append(out, "the sylva-units HelmRelease is absent from "+ns)
+	}
+	if hr.Suspended {
+		out = append(out, fmt.Sprintf("HelmRelease %s is suspended", hr.Name))
+	}
+	switch {
+	case !hr.Ready.IsTrue():
+		out = append(out, fmt.Sprintf("HelmRelease %s is not Ready%s", hr.Name, conditionText(hr.Ready)))
+	case !hr.ReadyAtGeneration():
+		out = append(out, fmt.Sprintf("HelmRelease %s is not Ready at its current generation %d (observed %d)", hr.Name, hr.Generation, readyGen(hr)))
+	}
+	if hr.Reconciling.IsTrue() {
+		out = append(out, fmt.Sprintf("HelmRelease %s is reconciling%s", hr.Name, conditionText(hr.Reconciling)))
+	}
+	if hr.Stalled.IsTrue() {
+		out = append(out, fmt.Sprintf("HelmRelease %s is stalled%s", hr.Name, conditionText(hr.Stalled)))
+	}
+	return out
+}
+
+func conditionText(c *Condition) string {
+	if c == nil {
+		return " (no Ready condition)"
+	}
+	parts := []string{}
+	if c.Reason != "" {
+		parts = append(parts, c.Reason)
+	}
+	if c.Message != "" {
+		parts = append(parts, c.Message)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ": ") + ")"
+}
+
+func (r *Report) summary(cm *Status, progressWhy, pendingWhy, ns string) []string {
+	var out []string
+	switch {
+	case cm == nil:
+		out = append(out, fmt.Sprintf("Fresh install: no sylva-units-status ConfigMap in %s, so no release has completed yet.", ns))
+	default:
+		out = append(out, "Installed release: "+r.Release+".")
+	}
+	switch r.Progress {
+	case ProgressDone:
+		out = append(out, "The last release finished: "+progressWhy+".")
+	case ProgressInProgress:
+		out = append(out, "A release is in progress: "+progressWhy+".")
+	case ProgressInstalling:
+		out = append(out, "The first installation is in progress: "+progressWhy+".")
+	case ProgressNotInstalled:
+		out = append(out, "Nothing is installed: "+progressWhy+".")
+	case ProgressUnknown:
+		out = append(out, "Whether the last release finished is unknown: "+progressWhy+".")
+	}
+	switch {
+	case r.PassPending:
+		out = append(out, "Another pass is pending: "+pendingWhy+".")
+	case r.InProgress && pendingWhy != "":
+		out = append(out, "The pass asked for is the one in progress.")
+	default:
+		out = append(out, "No further pass is pending.")
+	}
+	switch {
+	case r.CanStartNow && r.PassPending:
+		out = append(out, "It can start now.")
+	case r.CanStartNow:
+		out = append(out, "A pass could start now.")
+	case r.PassPending:
+		out = append(out, "It cannot start now: "+strings.Join(r.Reasons, "; ")+".")
+	default:
+		out = append(out, "A pass could not start now: "+strings.Join(r.Reasons, "; ")+".")
+	}
+	return out
+}

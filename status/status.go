@@ -1,0 +1,574 @@
+package status
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// Names and namespace Sylva uses for the objects this package reads.
+const (
+	// ConfigMapName is the name of the status ConfigMap, in the release namespace.
+	ConfigMapName = "sylva-units-status"
+	// KustomizationName is the name of the Flux Kustomization that writes the ConfigMap.
+	KustomizationName = "sylva-units-status"
+	// DefaultHelmRelease is the name of the sylva-units HelmRelease.
+	DefaultHelmRelease = "sylva-units"
+	// DefaultNamespace is the release namespace of a management cluster; a
+	// workload cluster's is its own namespace in the management cluster.
+	DefaultNamespace = "sylva-system"
+)
+
+// Keys of the ConfigMap's data this package decodes. Any other key is kept
+// in Status.Unknown.
+const (
+	// KeySylvaRelease is the Sylva release ("1.6", "1.6-pre" on main during
+	// the 1.6 cycle), written from the n-2 upgrade work on.
+	KeySylvaRelease = "sylva_release"
+	// KeyAdditionalReconciliationRequired is "true" when the pass that wrote
+	// the status asks for one more reconciliation of sylva-units.
+	KeyAdditionalReconciliationRequired = "additional_reconciliation_required"
+	// KeyReleaseRevision is the Helm revision of the sylva-units release.
+	KeyReleaseRevision = "release-revision"
+	// KeyChartVersion is the sylva-units chart version ("1.4.3", or
+	// "0.0.0-git-…" for a development build).
+	KeyChartVersion = "sylva-units-chart-version"
+	// KeyReleaseTime is the time the release was rendered, as Sylva wrote it.
+	KeyReleaseTime = "release-time"
+	// KeyValuesChecksum is the checksum of the sylva-units values.
+	KeyValuesChecksum = "values-checksum"
+	// KeyOneShotUnits is a YAML map of one-shot unit name to state ("done").
+	KeyOneShotUnits = "one-shot-units"
+	// KeyEnabledUnits lists the enabled units.
+	KeyEnabledUnits = "enabled-units"
+	// KeyAdditionalInfo is free text.
+	KeyAdditionalInfo = "additional-info"
+	// KeySylvaBranch is the sylva-core branch ("main", "release-1.7").
+	KeySylvaBranch = "sylva_branch"
+)
+
+// Annotations read on the sylva-units-status Kustomization and the
+// sylva-units HelmRelease.
+const (
+	// AnnotationTargetReleaseRevision is the release revision in progress.
+	AnnotationTargetReleaseRevision = "target-release-revision"
+	// AnnotationTargetChartVersion is the chart version in progress.
+	AnnotationTargetChartVersion = "target-sylva-units-chart-version"
+	// AnnotationTargetValuesChecksum is the values checksum in progress.
+	AnnotationTargetValuesChecksum = "target-values-checksum"
+	// AnnotationReconciliationRequested is how the chart asks for one more
+	// pass: sylva-units-operator copies its value onto the HelmRelease's
+	// reconcile request annotation once the Kustomization is Ready.
+	AnnotationReconciliationRequested = "sylva-units.sylva-project.org/additional-reconciliation-requested"
+	// AnnotationReconcileRequestedAt is Flux's reconcile request annotation.
+	AnnotationReconcileRequestedAt = "reconcile.fluxcd.io/requestedAt"
+)
+
+// ErrNotFound is returned by Decode for a List with no ConfigMap in it.
+var ErrNotFound = errors.New("no sylva-units-status ConfigMap")
+
+// KeyError is a malformed value in the ConfigMap's data. Its message names
+// the key and the value.
+type KeyError struct {
+	Key   string
+	Value string
+	Err   error
+}
+
+func (e *KeyError) Error() string {
+	v := e.Value
+	v = truncate(v, 60)
+	return fmt.Sprintf("data key %q: value %q: %v", e.Key, v, e.Err)
+}
+
+func (e *KeyError) Unwrap() error { return e.Err }
+
+// Status is the decoded sylva-units-status ConfigMap. A field is zero when
+// its key is absent.
+type Status struct {
+	// Name and Namespace are the ConfigMap's.
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	// SylvaRelease is sylva_release; zero when absent (Sylva ≤ 1.5).
+	SylvaRelease skew.Version `json:"sylvaRelease,omitzero"`
+	// AdditionalReconciliationRequired is nil when the key is absent.
+	AdditionalReconciliationRequired *bool  `json:"additionalReconciliationRequired,omitempty"`
+	ReleaseRevision                  string `json:"releaseRevision,omitempty"`
+	// ChartVersion is kept as written; Release interprets it.
+	ChartVersion   string `json:"chartVersion,omitempty"`
+	ReleaseTime    string `json:"releaseTime,omitempty"`
+	ValuesChecksum string `json:"valuesChecksum,omitempty"`
+	// OneShotUnits maps a one-shot unit to its state, usually "done".
+	OneShotUnits map[string]string `json:"oneShotUnits,omitempty"`
+	// EnabledUnits is sorted and without duplicates.
+	EnabledUnits   []string `json:"enabledUnits,omitempty"`
+	AdditionalInfo string   `json:"additionalInfo,omitempty"`
+	SylvaBranch    string   `json:"sylvaBranch,omitempty"`
+	// Unknown holds every other data key, as written.
+	Unknown map[string]string `json:"unknown,omitempty"`
+}
+
+// ReleaseSource says where the installed release was read from.
+type ReleaseSource string
+
+const (
+	// SourceSylvaRelease: the sylva_release key.
+	SourceSylvaRelease ReleaseSource = "sylva_release"
+	// SourceChartVersion: a release chart version such as 1.4.3.
+	SourceChartVersion ReleaseSource = "chart-version"
+	// SourceBranch: the sylva_branch key.
+	SourceBranch ReleaseSource = "branch"
+	// SourceNone: nothing tells the release.
+	SourceNone ReleaseSource = "none"
+)
+
+// Release returns the installed Sylva release and where it comes from, in
+// order of trust: sylva_release ("1.6", or "1.6-pre" for the 1.6
+// development cycle); else a release chart version reduced to its minor
+// (1.4.3 → 1.4; a pre-release such as 1.5.0-rc.1 gives 1.5-rc.1; a
+// development chart 0.0.0-git-… or any 0.x is not a release); else the
+// branch (release-1.5 → 1.5). ok is false when the release is unknown: a
+// development branch such as main (source SourceBranch), or nothing at all
+// (SourceNone), which means a status written before release tracking
+// (Sylva ≤ 1.5). A nil Status (no ConfigMap, a fresh install) gives
+// SourceNone and false.
+func (s *Status) Release() (v skew.Version, src ReleaseSource, ok bool) {
+	if s == nil {
+		return skew.Version{}, SourceNone, false
+	}
+	if !s.SylvaRelease.IsZero() {
+		return s.SylvaRelease, SourceSylvaRelease, true
+	}
+	if v, ok := chartRelease(s.ChartVersion); ok {
+		return v, SourceChartVersion, true
+	}
+	if s.SylvaBranch != "" {
+		if v, ok := branchRelease(s.SylvaBranch); ok {
+			return v, SourceBranch, true
+		}
+		return skew.Version{}, SourceBranch, false
+	}
+	return skew.Version{}, SourceNone, false
+}
+
+// chartRelease maps a sylva-units chart version to the release it belongs to.
+func chartRelease(s string) (skew.Version, bool) {
+	if s == "" {
+		return skew.Version{}, false
+	}
+	v, err := skew.Parse(s)
+	if err != nil || isDevChart(v) {
+		return skew.Version{}, false
+	}
+	return skew.Version{Major: v.Major, Minor: v.Minor, Pre: v.Pre}, true
+}
+
+func isDevChart(v skew.Version) bool {
+	return v.Major == 0 || strings.HasPrefix(v.Pre, "git")
+}
+
+// branchRelease maps "release-1.5" to 1.5.
+func branchRelease(b string) (skew.Version, bool) {
+	rest, ok := strings.CutPrefix(b, "release-")
+	if !ok {
+		return skew.Version{}, false
+	}
+	v, err := skew.Parse(rest)
+	if err != nil || v.HasPatch || v.Pre != "" || v.Build != "" {
+		return skew.Version{}, false
+	}
+	return v, true
+}
+
+// Decode decodes a ConfigMap from YAML or JSON bytes, as `kubectl get cm
+// sylva-units-status -o yaml` prints it; a List is accepted when it holds the
+// ConfigMap (a List with none gives an error wrapping ErrNotFound). Errors
+// name the offending key; unknown keys are kept, never an error.
+func Decode(data []byte) (*Status, error) {
+	obs, err := DecodeObservation(data, DefaultHelmRelease)
+	if err != nil {
+		return nil, err
+	}
+	if obs.ConfigMap == nil {
+		return nil, fmt.Errorf("%w in the input", ErrNotFound)
+	}
+	return obs.ConfigMap, nil
+}
+
+// DecodeObservation decodes a ConfigMap, or a List (`kubectl get
+// cm,kustomization,helmrelease -o yaml`) that may hold the
+// sylva-units-status ConfigMap, the sylva-units-status Kustomization and the
+// HelmRelease named helmRelease. Objects of other kinds or names in a List
+// are ignored. FluxRead is set when the List holds a Kustomization or a
+// HelmRelease, so that their absence reads as absent rather than unknown.
+// An empty List gives an empty Observation (a fresh install).
+func DecodeObservation(data []byte, helmRelease string) (Observation, error) {
+	if multiDocument(data) {
+		return Observation{}, errors.New("input holds several YAML documents; give one ConfigMap or a List (kubectl get … -o yaml prints one)")
+	}
+	j, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return Observation{}, fmt.Errorf("input is not YAML or JSON: %w", err)
+	}
+	var top any
+	if err := json.Unmarshal(j, &top); err != nil {
+		return Observation{}, fmt.Errorf("input is not YAML or JSON: %w", err)
+	}
+	obj, ok := top.(map[string]any)
+	if !ok {
+		return Observation{}, fmt.Errorf("input is not a Kubernetes object (got %s)", kindOf(top))
+	}
+	kind, _ := obj["kind"].(string)
+	if kind == "List" || strings.HasSuffix(kind, "List") {
+		return decodeList(obj, helmRelease)
+	}
+	if kind != "ConfigMap" {
+		if kind == "" {
+			return Observation{}, errors.New("input is not a ConfigMap: no kind")
+		}
+		return Observation{}, fmt.Errorf("input is a %s, not a ConfigMap", kind)
+	}
+	cm, err := statusFromMap(obj)
+	if err != nil {
+		return Observation{}, err
+	}
+	return Observation{Namespace: cm.Namespace, ConfigMap: cm}, nil
+}
+
+func decodeList(list map[string]any, helmRelease string) (Observation, error) {
+	raw, ok := list["items"]
+	if !ok || raw == nil {
+		return Observation{}, nil
+	}
+	items, ok := raw.([]any)
+	if !ok {
+		return Observation{}, fmt.Errorf("list items: want a list, got %s", kindOf(raw))
+	}
+	var obs Observation
+	var configMaps []map[string]any
+	for i, it := range items {
+		obj, ok := it.(map[string]any)
+		if !ok {
+			return Observation{}, fmt.Errorf("list item %d: want an object, got %s", i, kindOf(it))
+		}
+		kind, _ := obj["kind"].(string)
+		name, _ := nested(obj, "metadata", "name").(string)
+		switch {
+		case kind == "ConfigMap":
+			configMaps = append(configMaps, obj)
+		case kind == "Kustomization" && strings.HasPrefix(apiVersion(obj), "kustomize.toolkit.fluxcd.io/"):
+			obs.FluxRead = true
+			if name != KustomizationName {
+				continue
+			}
+			f, err := FluxObjectFromMap(obj)
+			if err != nil {
+				return Observation{}, fmt.Errorf("list item %d: %w", i, err)
+			}
+			obs.Kustomization = f
+		case kind == "HelmRelease" && strings.HasPrefix(apiVersion(obj), "helm.toolkit.fluxcd.io/"):
+			obs.FluxRead = true
+			if name != helmRelease {
+				continue
+			}
+			f, err := FluxObjectFromMap(obj)
+			if err != nil {
+				return Observation{}, fmt.Errorf("list item %d: %w", i, err)
+			}
+			obs.HelmRelease = f
+		}
+	}
+	var pick map[string]any
+	switch {
+	case len(configMaps) == 1:
+		pick = configMaps[0]
+	case len(configMaps) > 1:
+		for _, cm := range configMaps {
+			if name, _ := nested(cm, "metadata", "name").(string); name == ConfigMapName {
+				if pick != nil {
+					return Observation{}, fmt.Errorf("list holds several ConfigMaps named %s; give one namespace's", ConfigMapName)
+				}
+				pick = cm
+			}
+		}
+		if pick == nil {
+			return Observation{}, fmt.Errorf("list holds %d ConfigMaps and none is named %s", len(configMaps), ConfigMapName)
+		}
+	}
+	if pick != nil {
+		cm, err := statusFromMap(pick)
+		if err != nil {
+			return Observation{}, err
+		}
+		obs.ConfigMap = cm
+		obs.Namespace = cm.Namespace
+	}
+	if obs.Namespace == "" && obs.Kustomization != nil {
+		obs.Namespace = obs.Kustomization.Namespace
+	}
+	return obs, nil
+}
+
+// multiDocument reports whether data holds a second, non-empty YAML document.
+func multiDocument(data []byte) bool {
+	lines := strings.Split(string(data), "\n")
+	seenContent := false
+	for i, l := range lines {
+		t := strings.TrimRight(l, " \t\r")
+		if t == "---" || strings.HasPrefix(t, "--- ") {
+			if !seenContent {
+				continue
+			}
+			for _, rest := range lines[i+1:] {
+				r := strings.TrimSpace(rest)
+				if r != "" && !strings.HasPrefix(r, "#") && r != "---" {
+					return true
+				}
+			}
+			return false
+		}
+		if s := strings.TrimSpace(t); s != "" && !strings.HasPrefix(s, "#") {
+			seenContent = true
+		}
+	}
+	return false
+}
+
+func statusFromMap(obj map[string]any) (*Status, error) {
+	if av := apiVersion(obj); av != "v1" && av != "" {
+		return nil, fmt.Errorf("ConfigMap apiVersion %q, want v1", av)
+	}
+	s := &Status{}
+	var ok bool
+	if md := nested(obj, "metadata"); md != nil {
+		if _, ok = md.(map[string]any); !ok {
+			return nil, fmt.Errorf("ConfigMap metadata: want an object, got %s", kindOf(md))
+		}
+	}
+	if v := nested(obj, "metadata", "name"); v != nil {
+		if s.Name, ok = v.(string); !ok {
+			return nil, fmt.Errorf("ConfigMap metadata.name: want a string, got %s", kindOf(v))
+		}
+	}
+	if v := nested(obj, "metadata", "namespace"); v != nil {
+		if s.Namespace, ok = v.(string); !ok {
+			return nil, fmt.Errorf("ConfigMap metadata.namespace: want a string, got %s", kindOf(v))
+		}
+	}
+	raw, present := obj["data"]
+	if !present || raw == nil {
+		return s, nil
+	}
+	dataMap, ok := raw.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("ConfigMap %s data: want a map of strings, got %s", s.Name, kindOf(raw))
+	}
+	data := make(map[string]string, len(dataMap))
+	for _, k := range slices.Sorted(maps.Keys(dataMap)) {
+		str, ok := dataMap[k].(string)
+		if !ok {
+			return nil, &KeyError{Key: k, Value: fmt.Sprint(dataMap[k]), Err: fmt.Errorf("want a string, got %s; quote it (a ConfigMap holds only strings)", kindOf(dataMap[k]))}
+		}
+		data[k] = str
+	}
+	if err := s.decodeData(data); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// decodeData fills s from a ConfigMap's data, in key order so that the
+// first error is always the same one.
+func (s *Status) decodeData(data map[string]string) error {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
+		v := data[k]
+		var err error
+		switch k {
+		case KeySylvaRelease:
+			s.SylvaRelease, err = decodeRelease(v)
+		case KeyAdditionalReconciliationRequired:
+			var b bool
+			b, err = decodeBool(v)
+			s.AdditionalReconciliationRequired = &b
+		case KeyReleaseRevision:
+			s.ReleaseRevision = v
+		case KeyChartVersion:
+			s.ChartVersion = v
+		case KeyReleaseTime:
+			s.ReleaseTime = v
+		case KeyValuesChecksum:
+			s.ValuesChecksum = v
+		case KeyOneShotUnits:
+			s.OneShotUnits, err = decodeOneShot(v)
+		case KeyEnabledUnits:
+			s.EnabledUnits, err = decodeUnitList(v)
+		case KeyAdditionalInfo:
+			s.AdditionalInfo = v
+		case KeySylvaBranch:
+			s.SylvaBranch = v
+		default:
+			if s.Unknown == nil {
+				s.Unknown = map[string]string{}
+			}
+			s.Unknown[k] = v
+		}
+		if err != nil {
+			return &KeyError{Key: k, Value: v, Err: err}
+		}
+	}
+	return nil
+}
+
+func decodeRelease(v string) (skew.Version, error) {
+	r, err := skew.Parse(strings.TrimSpace(v))
+	if err != nil {
+		return skew.Version{}, fmt.Errorf("not a Sylva release such as \"1.6\" or \"1.6-pre\": %w", err)
+	}
+	return r, nil
+}
+
+func decodeBool(v string) (bool, error) {
+	switch strings.TrimSpace(v) {
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	}
+	return false, errors.New(`want "true" or "false"`)
+}
+
+// decodeOneShot reads the value as the chart's fromYaml does
+// (sigs.k8s.io/yaml, YAML 1.1).
+func decodeOneShot(v string) (map[string]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var m any
+	if err := yaml.Unmarshal([]byte(v), &m); err != nil {
+		return nil, fmt.Errorf("want a YAML map of unit to state: %w", err)
+	}
+	if m == nil {
+		return nil, nil
+	}
+	mm, ok := m.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("want a YAML map of unit to state, got %s", kindOf(m))
+	}
+	out := make(map[string]string, len(mm))
+	for _, unit := range slices.Sorted(maps.Keys(mm)) {
+		sv, ok := scalar(mm[unit])
+		if !ok {
+			return nil, fmt.Errorf("unit %q: want a state such as \"done\", got %s", unit, kindOf(mm[unit]))
+		}
+		out[unit] = sv
+	}
+	return out, nil
+}
+
+// decodeUnitList accepts a YAML list, a YAML map of unit to enabled flag, or
+// names separated by commas or spaces: the key's format is not settled
+// upstream.
+func decodeUnitList(v string) ([]string, error) {
+	t := strings.TrimSpace(v)
+	if t == "" {
+		return nil, nil
+	}
+	var names []string
+	var list []string
+	var flags map[string]bool
+	var parsed any
+	switch {
+	case yaml.Unmarshal([]byte(t), &list) == nil:
+		for i, n := range list {
+			if n == "" {
+				return nil, fmt.Errorf("item %d: empty unit name", i)
+			}
+		}
+		names = list
+	case yaml.Unmarshal([]byte(t), &flags) == nil:
+		for _, unit := range slices.Sorted(maps.Keys(flags)) {
+			if flags[unit] {
+				names = append(names, unit)
+			}
+		}
+	case yaml.Unmarshal([]byte(t), &parsed) == nil && parsed != nil && !isString(parsed):
+		return nil, fmt.Errorf("want a list of unit names, got %s", kindOf(parsed))
+	default:
+		names = strings.FieldsFunc(t, func(r rune) bool {
+			return r == ',' || r == ' ' || r == '\n' || r == '\t' || r == '\r'
+		})
+	}
+	slices.Sort(names)
+	return slices.Compact(names), nil
+}
+
+func isString(v any) bool {
+	_, ok := v.(string)
+	return ok
+}
+
+func scalar(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case bool:
+		return fmt.Sprint(x), true
+	case float64:
+		return fmt.Sprint(x), true
+	case int64, int, json.Number:
+		return fmt.Sprint(x), true
+	}
+	return "", false
+}
+
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, int64, int, json.Number:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a map"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func apiVersion(obj map[string]any) string {
+	s, _ := obj["apiVersion"].(string)
+	return s
+}
+
+// nested returns obj[path[0]][path[1]]…, or nil.
+func nested(obj map[string]any, path ...string) any {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// truncate cuts s to at most n runes, marking the cut with "…".
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

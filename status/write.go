@@ -1,0 +1,231 @@
+package status
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
+)
+
+// APIVersion and Kind head the JSON and YAML output.
+const (
+	APIVersion = "planner.sylva/v1alpha1"
+	Kind       = "ClusterStatus"
+)
+
+// Metadata heads the JSON and YAML output.
+type Metadata struct {
+	ToolVersion string `json:"toolVersion"`
+}
+
+// document is the JSON and YAML form of a Report: the Report's fields,
+// inline, after apiVersion, kind and metadata.
+type document struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Metadata   Metadata `json:"metadata"`
+	Report
+}
+
+func (r Report) document() document {
+	return document{APIVersion: APIVersion, Kind: Kind, Metadata: Metadata{ToolVersion: r.ToolVersion}, Report: r}
+}
+
+// WriteJSON writes r as indented JSON, with sorted map keys.
+func (r Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.document())
+}
+
+// WriteYAML writes r as YAML, with sorted map keys.
+func (r Report) WriteYAML(w io.Writer) error {
+	b, err := yaml.Marshal(r.document())
+	if err != nil {
+		return fmt.Errorf("encode status as YAML: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// WriteTable writes r for a person: the summary, the decoded ConfigMap, the
+// Flux objects, the findings and the next command.
+func (r Report) WriteTable(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ns := r.Namespace
+	if ns == "" {
+		ns = "-"
+	}
+	ew.printf("Cluster status (namespace %s)\n\n", ns)
+	for _, s := range r.Summary {
+		ew.printf("  %s\n", s)
+	}
+	ew.printf("\n")
+	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Installed release:\t%s\n", r.Release)
+	fmt.Fprintf(tw, "Progress:\t%s\n", r.Progress)
+	fmt.Fprintf(tw, "Pass pending:\t%s\n", yesNo(r.PassPending))
+	if r.PassRequest != "" {
+		fmt.Fprintf(tw, "Pass requested:\t%s\n", r.PassRequest)
+	}
+	fmt.Fprintf(tw, "Can start now:\t%s\n", yesNo(r.CanStartNow))
+	_ = tw.Flush()
+	for _, reason := range r.Reasons {
+		ew.printf("  - %s\n", reason)
+	}
+
+	if cm := r.ConfigMap; cm != nil {
+		ew.printf("\nConfigMap %s\n", qualified(cm.Namespace, cm.Name))
+		tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  KEY\tVALUE")
+		for _, kv := range cm.rows() {
+			fmt.Fprintf(tw, "  %s\t%s\n", kv[0], oneLine(kv[1]))
+		}
+		_ = tw.Flush()
+	}
+	if r.Kustomization != nil || r.HelmRelease != nil {
+		ew.printf("\n")
+		tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "OBJECT\tGENERATION\tREADY\tSUSPENDED\tLAST HANDLED")
+		for _, f := range []*FluxObject{r.Kustomization, r.HelmRelease} {
+			if f == nil {
+				continue
+			}
+			fmt.Fprintf(tw, "%s/%s\t%d/%d\t%s\t%s\t%s\n", f.Kind, f.Name, f.ObservedGeneration, f.Generation,
+				readyText(f), yesNo(f.Suspended), orDash(f.LastHandledReconcileAt))
+		}
+		_ = tw.Flush()
+		if ks := r.Kustomization; ks != nil {
+			for _, k := range []string{AnnotationTargetReleaseRevision, AnnotationTargetChartVersion, AnnotationTargetValuesChecksum, AnnotationReconciliationRequested} {
+				if v, ok := ks.Annotations[k]; ok {
+					ew.printf("  %s: %s\n", k, v)
+				}
+			}
+		}
+	}
+	if len(r.Findings) > 0 {
+		ew.printf("\n")
+		tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SEVERITY\tCODE\tMESSAGE")
+		for _, f := range r.Findings {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", f.Severity, f.Code, f.Message)
+		}
+		_ = tw.Flush()
+	}
+	ew.printf("\nNext: %s\n", r.next())
+	return ew.err
+}
+
+// next is the command or action that follows from r.
+func (r Report) next() string {
+	nsArg := ""
+	if r.Namespace != "" && r.Namespace != DefaultNamespace {
+		nsArg = " -n " + r.Namespace
+	}
+	switch {
+	case r.PassPending && r.CanStartNow:
+		return "sylva-planner reconcile" + nsArg
+	case r.PassPending || r.InProgress:
+		return "wait, then check again: sylva-planner status" + nsArg
+	case !r.InstalledRelease.IsZero():
+		return fmt.Sprintf("sylva-planner plan --from %s --to RELEASE", r.InstalledRelease)
+	}
+	return "sylva-planner plan --from RELEASE --to RELEASE"
+}
+
+// rows returns the ConfigMap's keys and values: known keys in a fixed
+// order, then unknown keys sorted.
+func (s *Status) rows() [][2]string {
+	var out [][2]string
+	add := func(k, v string) {
+		if v != "" {
+			out = append(out, [2]string{k, v})
+		}
+	}
+	if !s.SylvaRelease.IsZero() {
+		add(KeySylvaRelease, s.SylvaRelease.String())
+	}
+	if s.AdditionalReconciliationRequired != nil {
+		add(KeyAdditionalReconciliationRequired, fmt.Sprint(*s.AdditionalReconciliationRequired))
+	}
+	add(KeySylvaBranch, s.SylvaBranch)
+	add(KeyChartVersion, s.ChartVersion)
+	add(KeyReleaseRevision, s.ReleaseRevision)
+	add(KeyReleaseTime, s.ReleaseTime)
+	add(KeyValuesChecksum, s.ValuesChecksum)
+	if len(s.OneShotUnits) > 0 {
+		parts := make([]string, 0, len(s.OneShotUnits))
+		for _, u := range slices.Sorted(maps.Keys(s.OneShotUnits)) {
+			parts = append(parts, u+"="+s.OneShotUnits[u])
+		}
+		add(KeyOneShotUnits, strings.Join(parts, ", "))
+	}
+	if len(s.EnabledUnits) > 0 {
+		add(KeyEnabledUnits, fmt.Sprintf("%d units: %s", len(s.EnabledUnits), strings.Join(s.EnabledUnits, ", ")))
+	}
+	add(KeyAdditionalInfo, s.AdditionalInfo)
+	for _, k := range slices.Sorted(maps.Keys(s.Unknown)) {
+		out = append(out, [2]string{k + " (unknown)", s.Unknown[k]})
+	}
+	return out
+}
+
+func readyText(f *FluxObject) string {
+	if f.Ready == nil {
+		return "-"
+	}
+	s := f.Ready.Status
+	if f.Ready.Reason != "" {
+		s += " (" + f.Ready.Reason + ")"
+	}
+	return s
+}
+
+func qualified(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func oneLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	s = strings.ReplaceAll(s, "\n", `\n`)
+	return truncate(s, 120)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// errWriter keeps the first write error so that the table code stays linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
