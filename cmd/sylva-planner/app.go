@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -53,6 +54,17 @@ type env struct {
 	getenv         func(string) string
 	// today is the default --as-of date.
 	today time.Time
+	// dir resolves relative paths given on the command line; empty means
+	// the process's working directory.
+	dir string
+}
+
+// path resolves a path given on the command line.
+func (e *env) path(p string) string {
+	if e.dir == "" || p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(e.dir, p)
 }
 
 type envKey struct{}
@@ -61,7 +73,12 @@ func envOf(c *cli.Context) *env { return c.Context.Value(envKey{}).(*env) }
 
 // run builds the application and runs it, returning the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour)}
+	return runIn(ctx, "", args, stdout, stderr, getenv)
+}
+
+// runIn is run with relative paths resolved against dir.
+func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir}
 	app := newApp(stdout, stderr)
 	err := app.RunContext(context.WithValue(ctx, envKey{}, e), args)
 	if err == nil {
@@ -97,6 +114,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			planCommand(),
 			catalogCommand(),
+			pruneAuditCommand(),
 			versionCommand(),
 		},
 		OnUsageError: usageError,

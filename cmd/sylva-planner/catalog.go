@@ -26,7 +26,7 @@ func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 		}
 		return cat, nil
 	}
-	abs, err := filepath.Abs(name)
+	abs, err := filepath.Abs(envOf(c).path(name))
 	if err != nil {
 		return nil, err
 	}
