@@ -94,7 +94,7 @@ func failOnOf(c *cli.Context) failOn { return c.Generic("fail-on").(*failOnValue
 func asOfFlag() *cli.StringFlag {
 	return &cli.StringFlag{
 		Name:    "as-of",
-		Usage:   "date the plan is computed for, `YYYY-MM-DD` (default: today, UTC); same inputs and date give the same bytes",
+		Usage:   "`DATE` (YYYY-MM-DD) the plan is computed for (default: today, UTC); same inputs and date give the same bytes",
 		EnvVars: []string{"SYLVA_PLANNER_AS_OF"},
 	}
 }
