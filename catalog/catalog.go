@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -64,7 +65,52 @@ type Catalog struct {
 	Updated    time.Time
 	Releases   []Release
 	Components []Component
+	// Kubernetes holds the end-of-life date of each Kubernetes minor.
+	Kubernetes []KubeLifecycle
 }
+
+// KubeLifecycle is the end of life of one Kubernetes minor.
+type KubeLifecycle struct {
+	Minor     skew.Version `json:"minor"`
+	EndOfLife Date         `json:"end_of_life"`
+}
+
+// KubeEndOfLife returns the end-of-life date of the Kubernetes minor of v.
+func (c *Catalog) KubeEndOfLife(v skew.Version) (Date, bool) {
+	for _, k := range c.Kubernetes {
+		if k.Minor.CompareMinor(v) == 0 {
+			return k.EndOfLife, true
+		}
+	}
+	return Date{}, false
+}
+
+// Date is a calendar day written YYYY-MM-DD; it ends at 00:00 UTC of the
+// next day's start, that is, a date D has passed from D 00:00 UTC on.
+type Date struct{ time.Time }
+
+// UnmarshalJSON accepts only a quoted YYYY-MM-DD.
+func (d *Date) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("date %s: write it as a quoted YYYY-MM-DD", b)
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return fmt.Errorf("date %q is not YYYY-MM-DD", s)
+	}
+	d.Time = t
+	return nil
+}
+
+// MarshalJSON writes the date as YYYY-MM-DD.
+func (d Date) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// String returns YYYY-MM-DD.
+func (d Date) String() string { return d.Format(time.DateOnly) }
+
+// IsZero reports an absent date.
+func (d Date) IsZero() bool { return d.Time.IsZero() }
 
 // Release is one Sylva minor release.
 type Release struct {
@@ -110,18 +156,44 @@ type ReleaseComponent struct {
 
 // Component is a component the planner steps or checks.
 type Component struct {
-	Name        string             `json:"name"`
-	Stepping    Stepping           `json:"stepping,omitempty"`
-	Description string             `json:"description,omitempty"`
-	Versions    []ComponentVersion `json:"versions"`
+	Name        string   `json:"name"`
+	Stepping    Stepping `json:"stepping,omitempty"`
+	Description string   `json:"description,omitempty"`
+	// Pinned holds the component on purpose; PinReason says why.
+	Pinned    bool   `json:"pinned,omitempty"`
+	PinReason string `json:"pin_reason,omitempty"`
+	// Images are regular expressions over container images whose first
+	// group is the running version.
+	Images []string `json:"images,omitempty"`
+	// Labels find the running version from object labels.
+	Labels   []LabelRule        `json:"labels,omitempty"`
+	Versions []ComponentVersion `json:"versions"`
+}
+
+// LabelRule finds a component's version on objects matching Selector
+// ("key=value"), in the label VersionLabel.
+type LabelRule struct {
+	Selector     string `json:"selector"`
+	VersionLabel string `json:"version_label"`
 }
 
 // ComponentVersion is one version of a component and the Kubernetes minors
-// it supports.
+// it supports. A version written MAJOR.MINOR stands for every patch of that
+// minor.
 type ComponentVersion struct {
-	Version skew.Version `json:"version"`
-	MinK8s  skew.Version `json:"min_k8s,omitzero"`
-	MaxK8s  skew.Version `json:"max_k8s,omitzero"`
+	Version   skew.Version `json:"version"`
+	MinK8s    skew.Version `json:"min_k8s,omitzero"`
+	MaxK8s    skew.Version `json:"max_k8s,omitzero"`
+	EndOfLife Date         `json:"end_of_life,omitzero"`
+}
+
+// Matches reports whether the catalog entry v stands for the version x:
+// the same version, or any patch of a MAJOR.MINOR entry.
+func (v ComponentVersion) Matches(x skew.Version) bool {
+	if !v.Version.HasPatch {
+		return v.Version.CompareMinor(x) == 0
+	}
+	return v.Version.Equal(x)
 }
 
 // Kubernetes returns the range of Kubernetes minors v supports.
@@ -242,7 +314,8 @@ type releasesFile struct {
 
 type componentsFile struct {
 	fileHeader
-	Components []Component `json:"components"`
+	Kubernetes []KubeLifecycle `json:"kubernetes,omitempty"`
+	Components []Component     `json:"components"`
 }
 
 // Load reads every *.yaml file at the root of fsys, decodes each strictly
@@ -366,6 +439,7 @@ func (c *Catalog) add(name string, data []byte) error {
 			return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
 		}
 		c.Components = append(c.Components, f.Components...)
+		c.Kubernetes = append(c.Kubernetes, f.Kubernetes...)
 	default:
 		return fmt.Errorf("catalog file %s: kind %q, want %s or %s", name, h.Kind, KindReleases, KindComponents)
 	}

@@ -3,6 +3,8 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"regexp"
+	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -37,6 +39,22 @@ func (c *Catalog) Validate() error {
 		default:
 			errs = append(errs, fmt.Errorf("catalog: component %s: stepping %q (valid: minor, or none)", comp.Name, comp.Stepping))
 		}
+		for _, re := range comp.Images {
+			rx, err := regexp.Compile(re)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("catalog: component %s: image pattern %q: %w", comp.Name, re, err))
+			} else if rx.NumSubexp() < 1 {
+				errs = append(errs, fmt.Errorf("catalog: component %s: image pattern %q has no group for the version", comp.Name, re))
+			}
+		}
+		for _, l := range comp.Labels {
+			if k, v, ok := strings.Cut(l.Selector, "="); !ok || k == "" || v == "" || l.VersionLabel == "" {
+				errs = append(errs, fmt.Errorf("catalog: component %s: label rule %q/%q: want selector key=value and a version_label", comp.Name, l.Selector, l.VersionLabel))
+			}
+		}
+		if comp.Pinned && comp.PinReason == "" {
+			errs = append(errs, fmt.Errorf("catalog: component %s: pinned without a pin_reason", comp.Name))
+		}
 		for j, v := range comp.Versions {
 			if v.Version.IsZero() {
 				errs = append(errs, fmt.Errorf("catalog: component %s version #%d: version is missing", comp.Name, j+1))
@@ -48,6 +66,14 @@ func (c *Catalog) Validate() error {
 			if err := v.Kubernetes().Validate(); err != nil {
 				errs = append(errs, fmt.Errorf("catalog: component %s version %s: %w", comp.Name, v.Version, err))
 			}
+		}
+	}
+	for i, k := range c.Kubernetes {
+		if i > 0 && c.Kubernetes[i-1].Minor.CompareMinor(k.Minor) >= 0 {
+			errs = append(errs, fmt.Errorf("catalog: kubernetes %s: duplicate or out of order (sorted oldest first)", k.Minor))
+		}
+		if k.EndOfLife.IsZero() {
+			errs = append(errs, fmt.Errorf("catalog: kubernetes %s: end_of_life is missing", k.Minor))
 		}
 	}
 	known := map[string]bool{}
@@ -81,7 +107,7 @@ func (c *Catalog) Validate() error {
 					errs = append(errs, fmt.Errorf("catalog: release %s: component %s is not in the component catalog", name, rc.Name))
 					continue
 				}
-				if cv, ok := comp.Version(rc.Version); !ok || !cv.Version.Equal(rc.Version) || rc.Version.IsZero() {
+				if cv, ok := comp.Version(rc.Version); !ok || !cv.Matches(rc.Version) || rc.Version.IsZero() {
 					errs = append(errs, fmt.Errorf("catalog: release %s: %s %s is not a version of the component catalog", name, rc.Name, rc.Version))
 				}
 			}

@@ -46,6 +46,9 @@ func Compute(in Input) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.To.Compare(cat.Newest()) > 0 && !in.To.IsZero() && !looksLikeYAMLNumber(cat, in.To) {
+		return pastHorizon(in, from), nil
+	}
 	to, err := lookup(cat, "--to", in.To)
 	if err != nil {
 		return nil, err
@@ -90,7 +93,7 @@ func Compute(in Input) (*Plan, error) {
 		p.add(Finding{Code: CodeSameRelease, Severity: SeverityInfo, Subject: to.Release.String(),
 			Message: fmt.Sprintf("the cluster is already on release %s; no pass is needed", to.Release)})
 	default:
-		best := bestRoute(cat, from, to, provider, workers)
+		best := bestRoute(cat, from, to, provider, workers, in.Observed.versions())
 		if best == nil {
 			p.Route = []string{from.Release.String(), to.Release.String()}
 			p.add(Finding{Code: CodeNoRoute, Severity: SeverityBlocker, Class: ClassActionable, Subject: to.Release.String(),
@@ -116,11 +119,60 @@ func Compute(in Input) (*Plan, error) {
 		}
 	}
 	p.summarize()
-	p.Checks = checks(p)
+	compat := p.gate(in, cat, provider)
+	p.Checks = append(checks(p), compat)
+	if in.Observed != nil {
+		p.Checks = append(p.Checks, in.Observed.Checks...)
+	}
+	p.finish(in)
+	return p, nil
+}
+
+// finish applies suppressions and the baseline, then judges and sorts.
+func (p *Plan) finish(in Input) {
+	p.applySuppressions(in.Suppressions, in.AsOf)
+	p.markBaseline(in.Baseline)
 	p.judge()
 	p.Next = next(p)
 	slices.SortStableFunc(p.Findings, compareFindings)
-	return p, nil
+	slices.SortStableFunc(p.Suppressed, func(a, b SuppressedFinding) int { return compareFindings(a.Finding, b.Finding) })
+}
+
+// looksLikeYAMLNumber reports a release such as 1.40 that YAML would have
+// read as 1.4, a release of the catalog: more likely a typo than a future
+// release.
+func looksLikeYAMLNumber(cat *catalog.Catalog, v skew.Version) bool {
+	if v.Minor < 10 || v.Minor%10 != 0 {
+		return false
+	}
+	_, ok := cat.Release(skew.Version{Major: v.Major, Minor: v.Minor / 10})
+	return ok
+}
+
+// pastHorizon is the plan for a target newer than the catalog's newest
+// release: nothing can be judged, so the verdict is unknown.
+func pastHorizon(in Input, from *catalog.Release) *Plan {
+	cat := in.Catalog
+	p := &Plan{
+		APIVersion: APIVersion, Kind: Kind,
+		Metadata: Metadata{ToolVersion: in.ToolVersion, CatalogVersion: cat.Version,
+			AsOf: in.AsOf.UTC().Format("2006-01-02"), FromSource: in.FromSource},
+		From: endpoint(from), To: Endpoint{Release: in.To.String()},
+		BootstrapProvider: string(cmp.Or(in.Provider, catalog.ProviderKubeadm)),
+		Route:             []string{from.Release.String(), in.To.String()},
+		Passes:            []Pass{}, Findings: []Finding{},
+	}
+	p.add(Finding{Code: CodeKBStale, Severity: SeverityWarning, Subject: in.To.String(),
+		Message:     fmt.Sprintf("catalog %s (updated %s) ends at release %s; release %s cannot be judged", cat.Version, cat.Updated.Format("2006-01-02"), cat.Newest(), in.To),
+		Remediation: "update sylva-planner or pass a newer catalog with --catalog"})
+	p.summarize()
+	p.Checks = []Check{
+		{Name: "catalog-coverage", Required: true, Status: CheckNotAssessed, Detail: fmt.Sprintf("catalog %s ends at %s", cat.Version, cat.Newest())},
+		{Name: "route", Required: true, Status: CheckNotAssessed, Detail: "the target is not in the catalog"},
+		{Name: componentCompatibility, Required: true, Status: CheckNotAssessed, Detail: "the target's components are unknown"},
+	}
+	p.finish(in)
+	return p
 }
 
 func lookup(cat *catalog.Catalog, field string, v skew.Version) (*catalog.Release, error) {
@@ -130,8 +182,11 @@ func lookup(cat *catalog.Catalog, field string, v skew.Version) (*catalog.Releas
 	r, ok := cat.Release(v)
 	if !ok {
 		msg := fmt.Sprintf("release %s is not in the catalog (known: %s … %s)", v, cat.Oldest(), cat.Newest())
-		if v.Minor%10 == 0 && v.Minor >= 10 {
-			msg += fmt.Sprintf("; if it came from YAML, quote it: %s.%d written as a number reads as %s.%d", strings.Split(v.String(), ".")[0], v.Minor, strings.Split(v.String(), ".")[0], v.Minor/10)
+		switch {
+		case looksLikeYAMLNumber(cat, v):
+			msg += fmt.Sprintf("; if it came from YAML, quote it: %d.%d written as a number reads as %d.%d", v.Major, v.Minor, v.Major, v.Minor/10)
+		case v.Compare(cat.Oldest()) < 0:
+			msg += fmt.Sprintf("; releases before %s are not covered. A release read from YAML must be quoted: 1.40 written as a number reads as 1.4", cat.Oldest())
 		}
 		return nil, &InputError{Field: field, Err: ErrUnknownRelease, msg: msg}
 	}
@@ -162,7 +217,7 @@ type candidate struct {
 // worker rollouts, then the smallest longest hop (in passes), then the
 // newest intermediate releases (better supported); a total order, so the
 // choice is deterministic.
-func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, provider catalog.Provider, workers skew.Version) *candidate {
+func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version) *candidate {
 	var best *candidate
 	var walk func(path []*catalog.Release)
 	walk = func(path []*catalog.Release) {
@@ -171,7 +226,7 @@ func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, provider catalog
 			return
 		}
 		if last == to {
-			c := planRoute(cat, path, provider, workers)
+			c := planRoute(cat, path, provider, workers, running)
 			if best == nil || better(c, best) {
 				best = c
 			}
@@ -218,11 +273,16 @@ type state struct {
 	components map[string]skew.Version
 }
 
-func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers skew.Version) *candidate {
+// planRoute plans the passes along path. running holds the component
+// versions an inventory saw; they replace what the source release ships.
+func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version) *candidate {
 	c := &candidate{}
 	st := state{cp: path[0].Kubernetes.Management, workers: workers, components: map[string]skew.Version{}}
 	for _, rc := range path[0].Components {
 		st.components[rc.Name] = rc.Version
+	}
+	for name, v := range running {
+		st.components[name] = v
 	}
 	for i, r := range path {
 		c.route = append(c.route, r.Release.String())
@@ -496,9 +556,7 @@ func rangeFindings(cat *catalog.Catalog, subject, name string, before, after, cp
 		r := cv.Kubernetes()
 		for _, k := range uniqueVersions(cpBefore, cpAfter) {
 			if !r.Contains(k) {
-				out = append(out, Finding{Code: CodeComponentK8sRange, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
-					Message:     fmt.Sprintf("%s %s supports Kubernetes %s, but runs on %s during %s", name, v, r, k.Short(), subject),
-					Remediation: fmt.Sprintf("pick a %s version that supports Kubernetes %s for this pass", name, k.Short())})
+				out = append(out, incompatible(comp, v, r, k, subject))
 			}
 		}
 	}

@@ -60,7 +60,7 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// checks lists what the plan assessed. Every check here is required and
+// checks lists what the route assessed. Every check here is required and
 // computed from the catalog.
 func checks(p *Plan) []Check {
 	k8s := fmt.Sprintf("workers start on Kubernetes %s", p.From.Kubernetes)
@@ -73,7 +73,6 @@ func checks(p *Plan) []Check {
 		{Name: "control-plane-skew", Required: true, Status: CheckAssessed, Detail: "kube-apiserver moves one minor per pass"},
 		{Name: "kubelet-skew", Required: true, Status: CheckAssessed, Detail: k8s + "; kubelets lag the API server by at most 3 minors (2 before 1.28)"},
 		{Name: "component-path", Required: true, Status: CheckAssessed, Detail: "stepped components (Longhorn) move one minor per pass"},
-		{Name: "component-compatibility", Required: true, Status: CheckAssessed, Detail: "planned component versions from the catalog against each pass's Kubernetes minors"},
 	}
 }
 
@@ -126,6 +125,8 @@ func next(p *Plan) string {
 		return "resolve the blockers above, then run again: " + planCmd
 	case p.Verdict == VerdictHeld:
 		return "nothing to act on yet; run again when upstream ships a supporting version: " + planCmd
+	case p.Verdict == VerdictUnknown:
+		return "the plan could not be judged completely (see checks); update the catalog or the inventory, then run again: " + planCmd
 	case len(p.Passes) == 0:
 		return "nothing to do: the cluster is already on release " + p.To.Release
 	}

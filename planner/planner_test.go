@@ -114,12 +114,13 @@ func TestComputeFindings(t *testing.T) {
 		want     []string
 		verdict  planner.Verdict
 	}{
-		{"an n-2 jump is ready with extra reconciliations", "1.4", "1.6", "", []string{planner.CodeExtraReconciliations}, planner.VerdictReady},
-		{"an n-1 upgrade of one minor needs nothing else", "1.5", "1.6", "", nil, planner.VerdictReady},
-		{"a jump past the supported sources takes several hops", "1.3", "1.6", "", []string{planner.CodeMultiHopRoute, planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations}, planner.VerdictReady},
+		{"an n-2 jump is ready with extra reconciliations, lagging kubeadm workers and an EOL target", "1.4", "1.6", "", []string{planner.CodeExtraReconciliations, planner.CodeKubeadmWorkerLag, planner.CodeEOLKubernetes}, planner.VerdictReady},
+		{"an n-1 upgrade of one minor only warns that 1.33 is past its end of life", "1.5", "1.6", "", []string{planner.CodeEOLKubernetes}, planner.VerdictReady},
+		{"a jump past the supported sources takes several hops", "1.3", "1.6", "", []string{planner.CodeMultiHopRoute, planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations, planner.CodeKubeadmWorkerLag, planner.CodeEOLKubernetes}, planner.VerdictReady},
 		{"the same release needs no pass", "1.6", "1.6", "", []string{planner.CodeSameRelease}, planner.VerdictReady},
-		{"workers lagging too far for a three-minor hop block it", "1.5", "1.7", "1.29", []string{planner.CodeKubeletSkew, planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations}, planner.VerdictBlocked},
-		{"workers lagging the control plane roll early", "1.4", "1.6", "1.29", []string{planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations}, planner.VerdictReady},
+		{"workers lagging too far for a three-minor hop block it", "1.5", "1.7", "1.29", []string{planner.CodeKubeletSkew, planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations, planner.CodeKubeadmWorkerLag}, planner.VerdictBlocked},
+		{"workers lagging the control plane roll early", "1.4", "1.6", "1.29", []string{planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations, planner.CodeEOLKubernetes}, planner.VerdictReady},
+		{"the n-1 hop to 1.7 is clean", "1.6", "1.7", "", []string{planner.CodeExtraReconciliations, planner.CodeKubeadmWorkerLag}, planner.VerdictReady},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,6 +33,12 @@ type Input struct {
 	// header here, and drives calendar rules.
 	AsOf        time.Time
 	ToolVersion string
+	// Observed is what an inventory saw running; nil plans from the catalog.
+	Observed *Observed
+	// Suppressions silence findings until they expire.
+	Suppressions []Suppression
+	// Baseline holds the findings of a previous report; nil means none.
+	Baseline []Finding
 }
 
 // Plan is the result of Compute. Its JSON field names are a public contract
@@ -48,7 +54,10 @@ type Plan struct {
 	Passes            []Pass    `json:"passes"`
 	Summary           Summary   `json:"summary"`
 	Findings          []Finding `json:"findings"`
-	Checks            []Check   `json:"checks"`
+	// Suppressed are the findings a suppression silenced; they count for
+	// nothing.
+	Suppressed []SuppressedFinding `json:"suppressed,omitempty"`
+	Checks     []Check             `json:"checks"`
 	Verdict           Verdict   `json:"verdict"`
 	Score             int       `json:"score"`
 	// Next is the next command or action for the operator.
@@ -204,6 +213,9 @@ type Finding struct {
 	Subject     string   `json:"subject"`
 	Message     string   `json:"message"`
 	Remediation string   `json:"remediation,omitempty"`
+	// InBaseline is true when the --baseline report had the same code and
+	// subject: the finding is not new and does not fail the gate again.
+	InBaseline bool `json:"inBaseline,omitempty"`
 }
 
 func compareFindings(a, b Finding) int {

@@ -1,0 +1,346 @@
+package planner
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// Observed is what an inventory saw on the cluster. A nil *Observed means
+// the plan is computed from the catalog alone.
+type Observed struct {
+	// Source names the inventory ("manifests in DIR", "cluster CONTEXT").
+	Source string
+	// Components are the component versions seen running.
+	Components []ObservedComponent
+	// Checks are the inventory's own capabilities (what it could read),
+	// reported with the plan's checks and feeding its verdict.
+	Checks []Check
+}
+
+// ObservedComponent is one component version seen running. Raw is what was
+// read; Version is zero when Raw does not parse.
+type ObservedComponent struct {
+	Name    string
+	Raw     string
+	Version skew.Version
+	// Where says where it was seen (an image, a label, a Helm release).
+	Where string
+}
+
+func (o *Observed) versions() map[string]skew.Version {
+	if o == nil {
+		return nil
+	}
+	out := map[string]skew.Version{}
+	for _, c := range o.Components {
+		if !c.Version.IsZero() {
+			out[c.Name] = c.Version
+		}
+	}
+	return out
+}
+
+// Suppression silences findings matching Code (exactly, or "*") and Subject
+// (a path.Match glob) until Expires (zero: never). An expired suppression no
+// longer applies and is reported.
+type Suppression struct {
+	Code    string    `json:"code"`
+	Subject string    `json:"subject"`
+	Reason  string    `json:"reason"`
+	Expires time.Time `json:"-"`
+}
+
+// SuppressedFinding is a finding a suppression silenced, with its reason.
+type SuppressedFinding struct {
+	Finding
+	Reason string `json:"reason"`
+}
+
+// More stable finding codes of the gate.
+const (
+	CodeKBStale               = "kb-stale"
+	CodeEOLComponent          = "eol-component"
+	CodeEOLApproaching        = "eol-approaching"
+	CodeEOLKubernetes         = "eol-kubernetes"
+	CodeVersionUnreadable     = "component-version-unreadable"
+	CodeVersionBelowCatalog   = "component-version-below-catalog"
+	CodeVersionUnknown        = "component-version-unknown"
+	CodeKubeadmWorkerLag      = "kubeadm-worker-lag"
+	CodeRKE2SkewUnchecked     = "rke2-skew-enforced-by-planner"
+	CodeSuppressionExpired    = "suppression-expired"
+	eolWarningDays            = 90
+	componentCompatibility    = "component-compatibility"
+	componentCompatibilityMsg = "component versions against each pass's Kubernetes minors"
+)
+
+// incompatible is the finding for a component version v that does not
+// support the Kubernetes minor k during subject, classified: actionable when
+// a newer catalog version supports k (the finding names it), pinned when
+// that newer version exists but the component is pinned, waiting when no
+// known version supports k yet.
+func incompatible(comp *catalog.Component, v skew.Version, r skew.Range, k skew.Version, subject string) Finding {
+	f := Finding{Code: CodeComponentK8sRange, Severity: SeverityBlocker, Subject: subject,
+		Message: fmt.Sprintf("%s %s supports Kubernetes %s, but runs on %s during %s", comp.Name, v, r, k.Short(), subject)}
+	fix, ok := newerSupporting(comp, v, k)
+	switch {
+	case ok && comp.Pinned:
+		f.Class = ClassPinned
+		f.Remediation = fmt.Sprintf("%s is pinned (%s); %s %s supports Kubernetes %s once the pin is lifted", comp.Name, comp.PinReason, comp.Name, fix, k.Short())
+	case ok:
+		f.Class = ClassActionable
+		f.Remediation = fmt.Sprintf("upgrade %s to ≥ %s", comp.Name, fix)
+	case newestKnown(comp).Compare(v) > 0 || r.Max.IsZero() || k.CompareMinor(r.Max) <= 0:
+		// A newer version exists but none supports k, or k is below the
+		// range: still a version question for a person.
+		f.Class = ClassActionable
+		f.Remediation = fmt.Sprintf("pick a %s version that supports Kubernetes %s for this pass", comp.Name, k.Short())
+	default:
+		f.Class = ClassWaiting
+		f.Remediation = fmt.Sprintf("no released %s version supports Kubernetes %s yet; wait for upstream", comp.Name, k.Short())
+	}
+	return f
+}
+
+// newerSupporting returns the oldest catalog version of comp newer than v
+// whose range contains k.
+func newerSupporting(comp *catalog.Component, v, k skew.Version) (skew.Version, bool) {
+	for _, cv := range comp.Versions {
+		if cv.Version.Compare(v) > 0 && !cv.Matches(v) && cv.Kubernetes().Contains(k) {
+			return cv.Version, true
+		}
+	}
+	return skew.Version{}, false
+}
+
+func newestKnown(comp *catalog.Component) skew.Version {
+	if len(comp.Versions) == 0 {
+		return skew.Version{}
+	}
+	return comp.Versions[len(comp.Versions)-1].Version
+}
+
+// gate adds what the gate checks on top of the route: running components
+// (from an inventory), end of life on the plan's date, and the bootstrap
+// provider's own rules. It returns the component-compatibility check.
+func (p *Plan) gate(in Input, cat *catalog.Catalog, provider catalog.Provider) Check {
+	check := Check{Name: componentCompatibility, Required: true, Status: CheckAssessed,
+		Detail: "planned " + componentCompatibilityMsg + " (from the catalog)"}
+	final := map[string]skew.Version{}
+	if len(p.Passes) > 0 {
+		for _, c := range p.Passes[len(p.Passes)-1].Components {
+			if v, err := skew.Parse(c.To); err == nil {
+				final[c.Name] = v
+			}
+		}
+	}
+	if in.Observed != nil {
+		check.Detail = fmt.Sprintf("running %s (from %s)", componentCompatibilityMsg, in.Observed.Source)
+		unknown := p.observedFindings(in.Observed, cat, final)
+		if len(unknown) > 0 {
+			check.Status = CheckPartial
+			check.Detail += "; not judged: " + strings.Join(unknown, ", ")
+		}
+	}
+	if len(p.Passes) > 0 {
+		p.eolFindings(cat, final, in.AsOf)
+		p.providerFindings(provider)
+	}
+	return check
+}
+
+// observedFindings judges the running versions the route does not replace,
+// and reports versions that cannot be judged; it returns the components it
+// could not judge.
+func (p *Plan) observedFindings(obs *Observed, cat *catalog.Catalog, final map[string]skew.Version) []string {
+	var unknown []string
+	for _, oc := range obs.Components {
+		comp, ok := cat.Component(oc.Name)
+		if !ok {
+			continue
+		}
+		subject := oc.Name
+		switch {
+		case oc.Version.IsZero():
+			p.add(Finding{Code: CodeVersionUnreadable, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+				Message:     fmt.Sprintf("the running %s version %q (%s) cannot be read", oc.Name, oc.Raw, oc.Where),
+				Remediation: "check which version runs and whether it supports every Kubernetes minor of the plan"})
+			continue
+		case len(comp.Versions) > 0 && oc.Version.Compare(comp.Versions[0].Version) < 0 && !comp.Versions[0].Matches(oc.Version):
+			p.add(Finding{Code: CodeVersionBelowCatalog, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+				Message:     fmt.Sprintf("%s %s runs (%s), older than any version the catalog knows (%s)", oc.Name, oc.Version, oc.Where, comp.Versions[0].Version),
+				Remediation: fmt.Sprintf("upgrade %s to a version the catalog covers before the transition", oc.Name)})
+			continue
+		}
+		if _, ok := comp.Version(oc.Version); !ok {
+			unknown = append(unknown, oc.Name+" "+oc.Version.String())
+			p.add(Finding{Code: CodeVersionUnknown, Severity: SeverityWarning, Subject: subject,
+				Message:     fmt.Sprintf("%s %s runs (%s); the catalog has no Kubernetes range for it, so it was not judged", oc.Name, oc.Version, oc.Where),
+				Remediation: "add the version and its Kubernetes range to the component catalog"})
+			continue
+		}
+		if _, managed := final[oc.Name]; managed {
+			continue // the passes replace it; planHop judged both versions
+		}
+		// Not shipped by the target: it keeps running through every pass.
+		for _, ps := range p.Passes {
+			for _, k := range uniqueVersions(skew.MustParse(ps.ControlPlane.From), skew.MustParse(ps.ControlPlane.To)) {
+				cv, _ := comp.Version(oc.Version)
+				if !cv.Kubernetes().Contains(k) {
+					p.add(incompatible(comp, oc.Version, cv.Kubernetes(), k, fmt.Sprintf("pass %d", ps.Index)))
+				}
+			}
+		}
+		final[oc.Name] = oc.Version
+	}
+	slices.Sort(unknown)
+	return unknown
+}
+
+// eolFindings flags component versions the plan ends on whose end of life
+// has passed (a blocker from 00:00 UTC of that day) or comes within 90 days
+// (a warning), and the end of life of the target's Kubernetes minor.
+func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, asOf time.Time) {
+	day := asOf.UTC().Truncate(24 * time.Hour)
+	soon := day.AddDate(0, 0, eolWarningDays)
+	names := make([]string, 0, len(final))
+	for n := range final {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		v := final[name]
+		comp, ok := cat.Component(name)
+		if !ok {
+			continue
+		}
+		cv, ok := comp.Version(v)
+		if !ok || cv.EndOfLife.IsZero() {
+			continue
+		}
+		eol := cv.EndOfLife.Time
+		switch {
+		case !day.Before(eol):
+			f := Finding{Code: CodeEOLComponent, Severity: SeverityBlocker, Subject: name,
+				Message: fmt.Sprintf("%s %s reached end of life on %s", name, v, cv.EndOfLife)}
+			if nv, ok := newerNotEOL(comp, v, day); ok {
+				f.Class, f.Remediation = ClassActionable, fmt.Sprintf("upgrade %s to ≥ %s", name, nv)
+				if comp.Pinned {
+					f.Class, f.Remediation = ClassPinned, fmt.Sprintf("%s is pinned (%s)", name, comp.PinReason)
+				}
+			} else {
+				f.Class, f.Remediation = ClassWaiting, fmt.Sprintf("no supported %s version is known yet", name)
+			}
+			p.add(f)
+		case eol.Before(soon):
+			p.add(Finding{Code: CodeEOLApproaching, Severity: SeverityWarning, Subject: name,
+				Message:     fmt.Sprintf("%s %s reaches end of life on %s (within %d days)", name, v, cv.EndOfLife, eolWarningDays),
+				Remediation: fmt.Sprintf("plan the upgrade of %s", name)})
+		}
+	}
+	k8s := skew.MustParse(p.To.Kubernetes)
+	if eol, ok := cat.KubeEndOfLife(k8s); ok {
+		subject := "kubernetes " + k8s.Short()
+		switch {
+		case !day.Before(eol.Time):
+			p.add(Finding{Code: CodeEOLKubernetes, Severity: SeverityWarning, Subject: subject,
+				Message:     fmt.Sprintf("Kubernetes %s, which Sylva %s runs, reached end of life on %s", k8s.Short(), p.To.Release, eol),
+				Remediation: "plan the next Sylva release soon after this one"})
+		case eol.Before(soon):
+			p.add(Finding{Code: CodeEOLApproaching, Severity: SeverityWarning, Subject: subject,
+				Message:     fmt.Sprintf("Kubernetes %s, which Sylva %s runs, reaches end of life on %s (within %d days)", k8s.Short(), p.To.Release, eol, eolWarningDays),
+				Remediation: "plan the next Sylva release soon after this one"})
+		}
+	}
+}
+
+func newerNotEOL(comp *catalog.Component, v skew.Version, day time.Time) (skew.Version, bool) {
+	for _, cv := range comp.Versions {
+		if cv.Version.Compare(v) > 0 && !cv.Matches(v) && (cv.EndOfLife.IsZero() || day.Before(cv.EndOfLife.Time)) {
+			return cv.Version, true
+		}
+	}
+	return skew.Version{}, false
+}
+
+// providerFindings states what the bootstrap provider leaves to the planner.
+func (p *Plan) providerFindings(provider catalog.Provider) {
+	switch provider {
+	case catalog.ProviderKubeadm:
+		var lagging []string
+		for _, ps := range p.Passes {
+			if ps.Workers.From != ps.ControlPlane.To && !ps.Workers.Rolls {
+				lagging = append(lagging, fmt.Sprintf("%d (workers %s, control plane %s)", ps.Index, ps.Workers.From, ps.ControlPlane.To))
+			}
+		}
+		if len(lagging) > 0 {
+			p.add(Finding{Code: CodeKubeadmWorkerLag, Severity: SeverityWarning, Subject: "workers",
+				Message:     "with kubeadm, Cluster API's MachineSet preflight checks stop workers whose minor differs from the control plane's from scaling up or being remediated during pass " + strings.Join(lagging, ", pass "),
+				Remediation: "avoid scaling machine deployments and expect no automatic remediation of workers until they roll"})
+		}
+	case catalog.ProviderRKE2:
+		p.add(Finding{Code: CodeRKE2SkewUnchecked, Severity: SeverityInfo, Subject: "control plane",
+			Message: "the RKE2ControlPlane webhook does not refuse a control-plane minor skip; this plan moves the control plane one minor per pass, and nothing else enforces it"})
+	}
+}
+
+// applySuppressions moves the findings a live suppression matches to
+// Suppressed, and reports expired suppressions.
+func (p *Plan) applySuppressions(rules []Suppression, asOf time.Time) {
+	day := asOf.UTC().Truncate(24 * time.Hour)
+	var kept []Finding
+	for _, r := range rules {
+		if !r.Expires.IsZero() && !day.Before(r.Expires) {
+			kept = append(kept, Finding{Code: CodeSuppressionExpired, Severity: SeverityInfo, Subject: r.Code + " " + r.Subject,
+				Message:     fmt.Sprintf("the suppression of %s on %q expired on %s and no longer applies (%s)", r.Code, r.Subject, r.Expires.Format(time.DateOnly), r.Reason),
+				Remediation: "renew it with a new expiry, or fix what it silenced"})
+		}
+	}
+	for _, f := range p.Findings {
+		if r, ok := matchSuppression(rules, f, day); ok {
+			p.Suppressed = append(p.Suppressed, SuppressedFinding{Finding: f, Reason: r.Reason})
+			continue
+		}
+		kept = append(kept, f)
+	}
+	p.Findings = kept
+}
+
+func matchSuppression(rules []Suppression, f Finding, day time.Time) (Suppression, bool) {
+	for _, r := range rules {
+		if !r.Expires.IsZero() && !day.Before(r.Expires) {
+			continue
+		}
+		if r.Code != "*" && r.Code != f.Code {
+			continue
+		}
+		subject := r.Subject
+		if subject == "" {
+			subject = "*"
+		}
+		if ok, _ := path.Match(subject, f.Subject); ok {
+			return r, true
+		}
+	}
+	return Suppression{}, false
+}
+
+// markBaseline flags the findings a previous report already had (same code
+// and subject): they do not fail the gate again.
+func (p *Plan) markBaseline(baseline []Finding) {
+	if baseline == nil {
+		return
+	}
+	seen := map[string]bool{}
+	for _, f := range baseline {
+		seen[f.Code+"\x00"+f.Subject] = true
+	}
+	for i := range p.Findings {
+		p.Findings[i].InBaseline = seen[p.Findings[i].Code+"\x00"+p.Findings[i].Subject]
+	}
+}
