@@ -58,8 +58,8 @@ type Plan struct {
 	// nothing.
 	Suppressed []SuppressedFinding `json:"suppressed,omitempty"`
 	Checks     []Check             `json:"checks"`
-	Verdict           Verdict   `json:"verdict"`
-	Score             int       `json:"score"`
+	Verdict    Verdict             `json:"verdict"`
+	Score      int                 `json:"score"`
 	// Next is the next command or action for the operator.
 	Next string `json:"next"`
 }
