@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# Builds the binaries and CRDs used by internal/kubetest into .cache/testbin/:
+#
+#   kube-apiserver  built from k8s.io/kubernetes at $KUBERNETES_VERSION
+#   etcd            built from go.etcd.io/etcd/server/v3 at $ETCD_VERSION
+#   crds/           the Flux CRDs copied from the controllers' module zips
+#
+# Everything comes from the Go module proxy: the script generates throw-away
+# wrapper modules under .cache/testbin-src/ and builds them with the default
+# GOPATH and GOCACHE, so the module and build caches are shared with the rest
+# of the machine. Each part is skipped when its stamp file records the pinned
+# version; delete .cache/testbin/ (or the stamp files) to force a rebuild.
+#
+# Usage: hack/build-testbin.sh [crds] [etcd] [kube-apiserver]   (default: all)
+# Environment: SYLVA_PLANNER_TESTBIN overrides the output directory.
+set -euo pipefail
+
+KUBERNETES_VERSION=v1.37.2
+KUBERNETES_STAGING_VERSION=v0.37.2
+ETCD_VERSION=v3.7.3
+HELM_CONTROLLER_VERSION=v1.4.0
+KUSTOMIZE_CONTROLLER_VERSION=v1.9.6
+SOURCE_CONTROLLER_VERSION=v1.9.6
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+out=${SYLVA_PLANNER_TESTBIN:-$root/.cache/testbin}
+src=$root/.cache/testbin-src
+
+# Build outside of any workspace and of the project module, resolving the
+# wrapper modules' missing requirements from the proxy.
+export GOWORK=off
+export GOFLAGS="-mod=mod -buildvcs=false"
+export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
+
+log() { printf 'build-testbin: %s\n' "$*" >&2; }
+
+go_version=$(go env GOVERSION)
+
+# stamp_ok NAME VALUE FILE...: true when every FILE exists and the stamp of
+# NAME records VALUE.
+stamp_ok() {
+	local name=$1 value=$2
+	shift 2
+	local f
+	for f in "$@"; do
+		[[ -e $f ]] || return 1
+	done
+	[[ -f $out/.stamp-$name ]] && [[ $(cat "$out/.stamp-$name") == "$value" ]]
+}
+
+write_stamp() {
+	printf '%s\n' "$2" >"$out/.stamp-$1"
+}
+
+# module_dir MODULE@VERSION: downloads the module zip through the proxy and
+# prints the directory it was extracted to.
+module_dir() {
+	local json dir
+	json=$(cd "$src/download" && go mod download -json "$1")
+	dir=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')
+	if [[ -z $dir || ! -d $dir ]]; then
+		log "cannot download $1: $json"
+		return 1
+	fi
+	printf '%s\n' "$dir"
+}
+
+# module_gomod MODULE@VERSION: prints the path of the module's go.mod file.
+module_gomod() {
+	local json file
+	json=$(cd "$src/download" && go mod download -json "$1")
+	file=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
+	if [[ -z $file || ! -f $file ]]; then
+		log "cannot download $1: $json"
+		return 1
+	fi
+	printf '%s\n' "$file"
+}
+
+build_crds() {
+	local want="helm-controller@$HELM_CONTROLLER_VERSION kustomize-controller@$KUSTOMIZE_CONTROLLER_VERSION source-controller@$SOURCE_CONTROLLER_VERSION"
+	if stamp_ok crds "$want" "$out/crds"; then
+		log "crds: up to date ($want)"
+		return
+	fi
+	log "crds: copying Flux CRDs ($want)"
+	local tmp=$out/crds.tmp m dir
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	for m in \
+		"github.com/fluxcd/helm-controller@$HELM_CONTROLLER_VERSION" \
+		"github.com/fluxcd/kustomize-controller@$KUSTOMIZE_CONTROLLER_VERSION" \
+		"github.com/fluxcd/source-controller@$SOURCE_CONTROLLER_VERSION"; do
+		dir=$(module_dir "$m")
+		if ! compgen -G "$dir/config/crd/bases/*.yaml" >/dev/null; then
+			log "crds: no config/crd/bases/*.yaml in $m"
+			return 1
+		fi
+		cp "$dir"/config/crd/bases/*.yaml "$tmp/"
+	done
+	chmod 0644 "$tmp"/*.yaml
+	rm -rf "$out/crds"
+	mv "$tmp" "$out/crds"
+	write_stamp crds "$want"
+	log "crds: $(ls "$out/crds" | wc -l) files in $out/crds"
+}
+
+build_etcd() {
+	local want="go.etcd.io/etcd/server/v3@$ETCD_VERSION $go_version"
+	if stamp_ok etcd "$want" "$out/etcd"; then
+		log "etcd: up to date ($want)"
+		return
+	fi
+	local dir=$src/etcd start=$SECONDS
+	log "etcd: building go.etcd.io/etcd/server/v3@$ETCD_VERSION"
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cat >"$dir/go.mod" <<EOF
+module testbin/etcd
+
+go 1.26
+
+require go.etcd.io/etcd/server/v3 $ETCD_VERSION
+EOF
+	cat >"$dir/main.go" <<'EOF'
+// Command etcd runs etcd for the kube-apiserver test harness.
+package main
+
+import (
+	"os"
+
+	"go.etcd.io/etcd/server/v3/etcdmain"
+)
+
+func main() { etcdmain.Main(os.Args) }
+EOF
+	(cd "$dir" && go mod tidy && CGO_ENABLED=0 go build -o "$out/etcd.tmp" .)
+	mv "$out/etcd.tmp" "$out/etcd"
+	write_stamp etcd "$want"
+	log "etcd: built in $((SECONDS - start))s"
+}
+
+build_kube_apiserver() {
+	local want="k8s.io/kubernetes@$KUBERNETES_VERSION $go_version"
+	if stamp_ok kube-apiserver "$want" "$out/kube-apiserver"; then
+		log "kube-apiserver: up to date ($want)"
+		return
+	fi
+	local dir=$src/kube-apiserver start=$SECONDS gomod
+	log "kube-apiserver: building k8s.io/kubernetes@$KUBERNETES_VERSION (10-15 min on 2 cores when the build cache is cold)"
+	gomod=$(module_gomod "k8s.io/kubernetes@$KUBERNETES_VERSION")
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	{
+		printf 'module testbin/kube-apiserver\n\ngo 1.26\n\nrequire k8s.io/kubernetes %s\n\n' "$KUBERNETES_VERSION"
+		# k8s.io/kubernetes requires its staging modules at v0.0.0 and
+		# replaces them by ./staging/...; use their published versions.
+		sed -n 's#^[[:space:]]*\(k8s\.io/[^[:space:]]*\)[[:space:]]*=>[[:space:]]*\./staging/.*$#replace \1 => \1 '"$KUBERNETES_STAGING_VERSION"'#p' "$gomod" | sort -u
+	} >"$dir/go.mod"
+	if ! grep -q '^replace ' "$dir/go.mod"; then
+		log "kube-apiserver: no staging replace directives found in $gomod"
+		return 1
+	fi
+	cat >"$dir/tools.go" <<'EOF'
+//go:build tools
+
+// Package tools pins the kube-apiserver command in this wrapper module.
+package tools
+
+import _ "k8s.io/kubernetes/cmd/kube-apiserver"
+EOF
+	local ldflags="-s -w -X k8s.io/component-base/version.gitVersion=$KUBERNETES_VERSION"
+	ldflags+=" -X k8s.io/component-base/version.gitMajor=$(echo "${KUBERNETES_VERSION#v}" | cut -d. -f1)"
+	ldflags+=" -X k8s.io/component-base/version.gitMinor=$(echo "${KUBERNETES_VERSION#v}" | cut -d. -f2)"
+	ldflags+=" -X k8s.io/component-base/version.gitTreeState=clean"
+	(cd "$dir" && CGO_ENABLED=0 go build -tags tools -ldflags "$ldflags" -o "$out/kube-apiserver.tmp" k8s.io/kubernetes/cmd/kube-apiserver)
+	mv "$out/kube-apiserver.tmp" "$out/kube-apiserver"
+	write_stamp kube-apiserver "$want"
+	log "kube-apiserver: built in $((SECONDS - start))s"
+}
+
+main() {
+	mkdir -p "$out" "$src/download"
+	# A scratch module to run `go mod download` in, away from the project's
+	# go.mod and go.sum.
+	printf 'module testbin/download\n\ngo 1.26\n' >"$src/download/go.mod"
+	local parts=("$@")
+	if ((${#parts[@]} == 0)); then
+		parts=(crds etcd kube-apiserver)
+	fi
+	local p
+	for p in "${parts[@]}"; do
+		case $p in
+		crds) build_crds ;;
+		etcd) build_etcd ;;
+		kube-apiserver) build_kube_apiserver ;;
+		*)
+			log "unknown part $p (want crds, etcd or kube-apiserver)"
+			return 2
+			;;
+		esac
+	done
+	log "done: $out"
+}
+
+main "$@"
