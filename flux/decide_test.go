@@ -48,7 +48,9 @@ func observation(opts ...obsOption) Input {
 }
 
 func requestAnnotation(v string) obsOption {
-	return func(in *Input) { in.Observation.Kustomization.Annotations[status.AnnotationReconciliationRequested] = v }
+	return func(in *Input) {
+		in.Observation.Kustomization.Annotations[status.AnnotationReconciliationRequested] = v
+	}
 }
 
 func hrAnnotation(k, v string) obsOption {

@@ -115,6 +115,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			planCommand(),
 			catalogCommand(),
 			pruneAuditCommand(),
+			reconcileCommand(),
+			controllerCommand(),
 			versionCommand(),
 		},
 		OnUsageError: usageError,

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/go-logr/logr"
+	"github.com/urfave/cli/v2"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"gitlab.com/sylva-projects/sylva-planner/flux"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+)
+
+func controllerCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "controller",
+		Usage: "run the controller that requests each sylva-units pass once, driven by watches",
+		Description: "Watches the sylva-units-status ConfigMaps and Kustomizations and the sylva-units\n" +
+			"HelmReleases of one namespace or of all, and makes the same decision as `reconcile` on every\n" +
+			"change: it patches a HelmRelease only when a pass is requested, not yet handled, and can start.\n" +
+			"It serves Prometheus metrics and /healthz, /readyz, elects a leader on a Lease with\n" +
+			"--leader-elect, logs JSON on stderr and stops gracefully on SIGTERM.\n\n" +
+			"In a cluster: kubectl apply -k config/default\n\n" +
+			"Example: sylva-planner controller --all-namespaces --leader-elect",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "watch only the release `NAMESPACE`", EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}},
+			&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "watch every namespace"},
+			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
+			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}},
+			&cli.StringFlag{Name: "leader-election-namespace", Usage: "`NAMESPACE` of the Lease (default: the pod's namespace)"},
+			&cli.StringFlag{Name: "leader-election-id", Usage: "`NAME` of the Lease", Value: flux.DefaultLeaderElectionID},
+			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables", Value: ":8080", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}},
+			&cli.StringFlag{Name: "health-probe-bind-address", Usage: "`ADDRESS` serving /healthz and /readyz; 0 disables", Value: ":8081", EnvVars: []string{"SYLVA_PLANNER_HEALTH_PROBE_BIND_ADDRESS"}},
+			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}},
+			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config, then in-cluster)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
+			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+		},
+		Action: controllerAction,
+	}
+}
+
+func controllerAction(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usageError(c, fmt.Errorf("controller takes no argument, got %q", c.Args().First()), true)
+	}
+	ns, all := c.String("namespace"), c.Bool("all-namespaces")
+	switch {
+	case ns != "" && all:
+		return usageError(c, errors.New("give --namespace or --all-namespaces, not both"), true)
+	case ns == "" && !all:
+		return usageError(c, errors.New("give --namespace NAMESPACE or --all-namespaces"), true)
+	}
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		return usageError(c, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.String("log-level")), true)
+	}
+	e := envOf(c)
+	log := logr.FromSlogHandler(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	// controller-runtime's own packages log through its global logger.
+	ctrllog.SetLogger(log)
+
+	cfg, contextName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(c.String("kubeconfig")), Context: c.String("context"), Getenv: e.getenv})
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	cfg.UserAgent = "sylva-planner-controller/" + version
+	ctl, err := flux.NewController(cfg, flux.ControllerOptions{
+		Namespace:               ns,
+		HelmRelease:             c.String("helmrelease"),
+		LeaderElection:          c.Bool("leader-elect"),
+		LeaderElectionID:        c.String("leader-election-id"),
+		LeaderElectionNamespace: c.String("leader-election-namespace"),
+		MetricsBindAddress:      c.String("metrics-bind-address"),
+		HealthProbeBindAddress:  c.String("health-probe-bind-address"),
+		Logger:                  log.WithValues("context", contextName),
+	})
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
+	}
+	if err := ctl.Start(c.Context); err != nil {
+		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
+	}
+	return nil
+}

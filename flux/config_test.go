@@ -1,0 +1,60 @@
+package flux
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/yaml"
+)
+
+// TestConfigManifestsAreConsistent checks config/ without kustomize: every
+// resource a kustomization.yaml lists exists, and the Deployment runs the
+// controller with the flags and probes the manifests rely on.
+func TestConfigManifestsAreConsistent(t *testing.T) {
+	root := filepath.Join("..", "config")
+	for _, dir := range []string{"default", "manager", "rbac"} {
+		b, err := os.ReadFile(filepath.Join(root, dir, "kustomization.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var k struct {
+			Resources []string `json:"resources"`
+		}
+		if err := yaml.Unmarshal(b, &k); err != nil {
+			t.Fatalf("config/%s/kustomization.yaml: %v", dir, err)
+		}
+		if len(k.Resources) == 0 {
+			t.Errorf("config/%s/kustomization.yaml lists no resources", dir)
+		}
+		for _, r := range k.Resources {
+			if _, err := os.Stat(filepath.Join(root, dir, r)); err != nil {
+				t.Errorf("config/%s/kustomization.yaml: resource %s: %v", dir, r, err)
+			}
+		}
+	}
+
+	b, err := os.ReadFile(filepath.Join(root, "manager", "deployment.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d appsv1.Deployment
+	if err := yaml.UnmarshalStrict(b, &d); err != nil {
+		t.Fatalf("config/manager/deployment.yaml: %v", err)
+	}
+	c := d.Spec.Template.Spec.Containers[0]
+	for _, want := range []string{"controller", "--all-namespaces", "--leader-elect", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"} {
+		if !slices.Contains(c.Args, want) {
+			t.Errorf("the Deployment's args %v lack %s", c.Args, want)
+		}
+	}
+	if c.LivenessProbe == nil || c.LivenessProbe.HTTPGet.Path != "/healthz" || c.ReadinessProbe == nil || c.ReadinessProbe.HTTPGet.Path != "/readyz" {
+		t.Errorf("the Deployment does not probe /healthz and /readyz")
+	}
+	if sa := d.Spec.Template.Spec.ServiceAccountName; !strings.HasPrefix(sa, "sylva-planner") {
+		t.Errorf("the Deployment runs as service account %q", sa)
+	}
+}

@@ -1,0 +1,221 @@
+package flux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
+
+// ErrPassFailed is returned by Drive when helm-controller handled a request
+// and stalled on it.
+var ErrPassFailed = errors.New("the pass failed")
+
+// DefaultInterval is how often Drive polls while it waits.
+const DefaultInterval = 5 * time.Second
+
+// heartbeat is how often an unchanged progress line is repeated.
+const heartbeat = time.Minute
+
+// Progress is one look at a pass being waited for.
+type Progress struct {
+	// Elapsed is the time since Drive started.
+	Elapsed time.Duration
+	// Request is the request value waited for; empty while waiting for a
+	// pass to become possible.
+	Request string
+	// State says what is being waited for, in one line.
+	State string
+}
+
+// DriveOptions tune Drive.
+type DriveOptions struct {
+	// Wait follows each requested pass to its end and goes on with the
+	// next one; without it Drive is one Apply.
+	Wait bool
+	// Interval between two reads while waiting; DefaultInterval when zero.
+	Interval time.Duration
+	// OnDecision is called with each decision, once per request value and
+	// outcome.
+	OnDecision func(Result)
+	// OnProgress is called while waiting, when the state changes and at
+	// least every minute.
+	OnProgress func(Progress)
+	// Now reads the clock for elapsed times; time.Now when nil.
+	Now func() time.Time
+}
+
+// Drive applies once and, with Wait, follows the requested pass until
+// helm-controller handled it (status.lastHandledReconcileAt equals the
+// request value and the HelmRelease is Ready at its generation, neither
+// reconciling nor stalled) and the status ConfigMap was rewritten, then
+// applies again, until nothing more is requested. It returns the last
+// Result. It fails with ErrPassFailed when the HelmRelease stalls on the
+// request, and with the context's error when ctx ends (a --timeout).
+// Missing and invalid objects end it with their Result and no error.
+func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, error) {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	interval := o.Interval
+	if interval <= 0 {
+		interval = DefaultInterval
+	}
+	start := now()
+	p := &progressPrinter{on: o.OnProgress, now: now, start: start}
+	var last Decision
+	report := func(r Result) {
+		if o.OnDecision != nil && (r.Decision.Outcome != last.Outcome || r.Decision.Request != last.Request) {
+			o.OnDecision(r)
+		}
+		last = r.Decision
+	}
+	waited := ""
+	for {
+		res, err := a.Apply(ctx, t)
+		if err != nil {
+			return res, err
+		}
+		if !o.Wait || a.DryRun {
+			report(res)
+			return res, nil
+		}
+		d := res.Decision
+		switch d.Outcome {
+		case OutcomeNothingRequested, OutcomeMissing, OutcomeInvalid:
+			report(res)
+			return res, nil
+		case OutcomeAlreadyHandled:
+			if d.Request == waited {
+				// The pass just followed is done and nothing new is asked.
+				return res, nil
+			}
+			report(res)
+			if _, done, _ := passState(res.Snapshot.Input.Observation.HelmRelease, d.Request); done {
+				return res, nil
+			}
+			fallthrough
+		case OutcomeTrigger:
+			if d.Outcome == OutcomeTrigger {
+				report(res)
+			}
+			if err := a.waitPass(ctx, t, d.Request, res.Snapshot.ConfigMapVersion, interval, p); err != nil {
+				return res, err
+			}
+			waited = d.Request
+		default: // waiting, suspended: poll until the pass can start
+			report(res)
+			p.show(Progress{Request: d.Request, State: d.String()})
+			if err := sleep(ctx, interval); err != nil {
+				return res, fmt.Errorf("%s: %w", d, err)
+			}
+		}
+	}
+}
+
+// waitPass polls until request v finished well and the status ConfigMap
+// changed from resourceVersion cmBefore.
+func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, interval time.Duration, p *progressPrinter) error {
+	reader := a.LiveReader
+	if reader == nil {
+		reader = a.Reader
+	}
+	for {
+		snap, err := Fetch(ctx, reader, t)
+		var state string
+		if err != nil {
+			state = "cannot read: " + err.Error()
+		} else {
+			var done, failed bool
+			state, done, failed = passState(snap.Input.Observation.HelmRelease, v)
+			if failed {
+				return fmt.Errorf("request %q: %s: %w", v, state, ErrPassFailed)
+			}
+			if done {
+				ks := snap.Input.Observation.Kustomization
+				switch {
+				case snap.ConfigMapVersion == "" || snap.ConfigMapVersion == cmBefore:
+					state += "; waiting for the status ConfigMap to be rewritten" + kustomizationState(ks)
+				default:
+					p.show(Progress{Request: v, State: state + "; status ConfigMap rewritten"})
+					return nil
+				}
+			}
+		}
+		p.show(Progress{Request: v, State: state})
+		if err := sleep(ctx, interval); err != nil {
+			return fmt.Errorf("request %q: %s: %w", v, state, err)
+		}
+	}
+}
+
+// passState says where request v stands on hr: done when helm-controller
+// handled it and the HelmRelease is Ready at its generation, neither
+// reconciling nor stalled; failed when it handled it and stalled.
+func passState(hr *status.FluxObject, v string) (state string, done, failed bool) {
+	if hr == nil {
+		return "the HelmRelease is absent", false, false
+	}
+	name := "HelmRelease " + hr.Name
+	if hr.LastHandledReconcileAt != v {
+		return fmt.Sprintf("%s has not picked up the request yet%s", name, conditionText(hr.Ready)), false, false
+	}
+	if hr.Suspended {
+		return name + " is suspended", false, false
+	}
+	if hr.Stalled.IsTrue() && hr.Stalled.ObservedGeneration == hr.Generation {
+		return name + " is stalled" + conditionText(hr.Stalled), false, true
+	}
+	if why := notReady(hr); why != "" {
+		return name + " " + why, false, false
+	}
+	return fmt.Sprintf("%s is Ready at generation %d%s", name, hr.Generation, conditionText(hr.Ready)), true, false
+}
+
+func kustomizationState(ks *status.FluxObject) string {
+	if ks == nil {
+		return " (Kustomization absent)"
+	}
+	if ks.Ready.IsTrue() {
+		return " (Kustomization Ready)"
+	}
+	return " (Kustomization not Ready" + conditionText(ks.Ready) + ")"
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// progressPrinter passes progress on when it changes, and at least every
+// heartbeat.
+type progressPrinter struct {
+	on        func(Progress)
+	now       func() time.Time
+	start     time.Time
+	last      string
+	lastShown time.Time
+}
+
+func (p *progressPrinter) show(pr Progress) {
+	if p.on == nil {
+		return
+	}
+	t := p.now()
+	key := pr.Request + "\x00" + pr.State
+	if key == p.last && t.Sub(p.lastShown) < heartbeat {
+		return
+	}
+	p.last, p.lastShown = key, t
+	pr.Elapsed = t.Sub(p.start)
+	p.on(pr)
+}
