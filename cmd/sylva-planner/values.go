@@ -1,0 +1,382 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/values"
+)
+
+func valuesCommand() *cli.Command {
+	planFlags := func() []cli.Flag {
+		return []cli.Flag{
+			&cli.StringFlag{Name: "from", Usage: "Sylva release the cluster runs, for example `1.4`", EnvVars: []string{"SYLVA_PLANNER_FROM"}},
+			&cli.StringFlag{Name: "to", Usage: "Sylva release to go to, for example `1.6`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
+			&cli.StringFlag{Name: "bootstrap-provider", Usage: "Cluster API bootstrap provider: `kubeadm` or rke2", Value: "kubeadm", EnvVars: []string{"SYLVA_PLANNER_BOOTSTRAP_PROVIDER"}},
+			&cli.StringFlag{Name: "workers", Usage: "Kubernetes minor the workers run, when it differs from the management minor of --from"},
+			catalogFlag(),
+		}
+	}
+	valuesFlag := &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does)", TakesFile: true}
+	nsFlag := &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", Value: values.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
+	return &cli.Command{
+		Name:  "values",
+		Usage: "generate, render and check the sylva-units helper values that implement a plan",
+		Subcommands: []*cli.Command{
+			{
+				Name:  "generate",
+				Usage: "print the helper values (gotpl) that make the sylva-units chart of --to run the plan",
+				Description: "The values read the sylva-units-status ConfigMap with lookup and choose, per pass, the\n" +
+					"versions of the plan; they handle every supported source of --to and a fresh install.\n\n" +
+					"Example: sylva-planner values generate --from 1.4 --to 1.6",
+				ArgsUsage: " ",
+				Flags:     append(planFlags(), outputFlag(formatYAML, formatJSON)),
+				Action:    valuesGenerateAction,
+			},
+			{
+				Name:  "render",
+				Usage: "render every gotpl string of values files as the sylva-units chart does, with Helm's engine",
+				Description: "lookup is served from --status/--object files, or read-only from a cluster with\n" +
+					"--kubeconfig/--context, limited to an allow list (default: the sylva-units-status ConfigMap\n" +
+					"and the Flux Kustomizations and HelmReleases of the release namespace). A refused lookup\n" +
+					"returns an empty result and a warning. A template error names the values path; exit 1.\n\n" +
+					"Example: sylva-planner values render -f values.yaml --status sylva-units-status.yaml",
+				ArgsUsage: " ",
+				Flags: []cli.Flag{
+					valuesFlag,
+					&cli.StringFlag{Name: "status", Usage: "the sylva-units-status ConfigMap as a YAML `FILE`", TakesFile: true},
+					&cli.StringSliceFlag{Name: "object", Usage: "Kubernetes objects (YAML, also kind: List) served to lookup, `FILE` (repeatable)", TakesFile: true},
+					&cli.StringFlag{Name: "kubeconfig", Usage: "read lookups from the cluster of this kubeconfig `FILE` (read-only)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
+					&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` to use (implies a live cluster)"},
+					nsFlag,
+					&cli.StringFlag{Name: "kube-version", Usage: "Kubernetes `VERSION` for .Capabilities.KubeVersion (default: the management minor of --to)"},
+					&cli.StringFlag{Name: "to", Usage: "Sylva release whose management Kubernetes minor is the default --kube-version (default: the newest)"},
+					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * matches anything; repeatable)"},
+					outputFlag(formatYAML, formatJSON),
+					catalogFlag(),
+				},
+				Action: valuesRenderAction,
+			},
+			{
+				Name:  "check",
+				Usage: "simulate the chart across the plan's passes and lint the helper values",
+				Description: "Renders the values (-f files, or the generated ones) for a fresh install of --to and before\n" +
+					"each pass against the status ConfigMap as it will be, compares with the plan's values, and\n" +
+					"lints the templates. Exit 2 on a finding at or above --fail-on (default blocker).\n\n" +
+					"Example: sylva-planner values check -f values.yaml --from 1.4 --to 1.6",
+				ArgsUsage: " ",
+				Flags:     append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON), failOnFlag()),
+				Action:    valuesCheckAction,
+			},
+		},
+	}
+}
+
+func valuesPlanInput(c *cli.Context) (planner.Input, error) {
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return planner.Input{}, err
+	}
+	in := planner.Input{Catalog: cat, ToolVersion: version, FromSource: "flag", AsOf: envOf(c).today}
+	from, to := c.String("from"), c.String("to")
+	if from == "" || to == "" {
+		return in, fmt.Errorf("--from and --to are required, for example: sylva-planner %s --from 1.4 --to %s", c.Command.FullName(), cat.Newest())
+	}
+	if in.From, err = skew.Parse(from); err != nil {
+		return in, fmt.Errorf("--from: %w; give a Sylva release such as 1.4", err)
+	}
+	if in.To, err = skew.Parse(to); err != nil {
+		return in, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+	}
+	if w := c.String("workers"); w != "" {
+		if in.Workers, err = skew.Parse(w); err != nil {
+			return in, fmt.Errorf("--workers: %w; give a Kubernetes minor such as 1.30", err)
+		}
+	}
+	if in.Provider, err = catalog.ParseProvider(c.String("bootstrap-provider")); err != nil {
+		return in, fmt.Errorf("--bootstrap-provider: %w", err)
+	}
+	return in, nil
+}
+
+func noArgs(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usageError(c, fmt.Errorf("%s takes no argument, got %q", c.Command.FullName(), c.Args().First()), true)
+	}
+	return nil
+}
+
+func valuesGenerateAction(c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	in, err := valuesPlanInput(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	g, err := values.Generate(in)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	w := envOf(c).stdout
+	if outputOf(c) == formatJSON {
+		err = g.WriteJSON(w)
+	} else {
+		err = g.WriteYAML(w)
+	}
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	return nil
+}
+
+func readValuesFiles(c *cli.Context) ([]values.File, error) {
+	var out []values.File
+	for _, name := range c.StringSlice("values") {
+		data, err := os.ReadFile(envOf(c).path(name))
+		if err != nil {
+			return nil, fmt.Errorf("read values: %w", err)
+		}
+		out = append(out, values.File{Name: name, Data: data})
+	}
+	return out, nil
+}
+
+func valuesRenderAction(c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	files, err := readValuesFiles(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if len(files) == 0 {
+		return usageError(c, errors.New("values render needs at least one -f FILE"), true)
+	}
+	docs := make([]map[string]any, 0, len(files))
+	for _, f := range files {
+		d, err := values.Parse(f.Data)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("%s: %w", f.Name, err))
+		}
+		docs = append(docs, d)
+	}
+	opts := values.RenderOptions{Namespace: c.String("namespace")}
+	if opts.KubeVersion, err = renderKubeVersion(c); err != nil {
+		return withCode(exitError, err)
+	}
+	opts.Allow = values.DefaultAllowList(opts.Namespace)
+	for _, s := range c.StringSlice("allow-lookup") {
+		r, err := values.ParseAllowRule(s)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("--allow-lookup: %w", err))
+		}
+		opts.Allow = append(opts.Allow, r)
+	}
+	if opts.Source, err = lookupSource(c); err != nil {
+		return withCode(exitError, err)
+	}
+	res, err := values.Render(c.Context, values.Merge(docs...), opts)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("values render: %w", err))
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(envOf(c).stderr, "warning: %s\n", w)
+	}
+	if outputOf(c) == formatJSON {
+		err = values.WriteJSON(envOf(c).stdout, res.Values)
+	} else {
+		err = values.WriteYAML(envOf(c).stdout, res.Values)
+	}
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	return nil
+}
+
+// renderKubeVersion is --kube-version, or the management minor of --to.
+func renderKubeVersion(c *cli.Context) (string, error) {
+	if kv := c.String("kube-version"); kv != "" {
+		if !values.ValidKubeVersion(kv) {
+			return "", fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", kv)
+		}
+		return kv, nil
+	}
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return "", err
+	}
+	to := cat.Newest()
+	if s := c.String("to"); s != "" {
+		if to, err = skew.Parse(s); err != nil {
+			return "", fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+		}
+	}
+	rel, ok := cat.Release(to.MinorOnly())
+	if !ok {
+		return "", fmt.Errorf("--to %s is not in catalog %s (releases: %s)", to, cat.Version, cat.ReleaseNames())
+	}
+	return rel.Kubernetes.Management.Short(), nil
+}
+
+// lookupSource serves lookup from --status/--object files, or from a live
+// cluster when --kubeconfig or --context is given.
+func lookupSource(c *cli.Context) (values.Source, error) {
+	files := c.StringSlice("object")
+	if s := c.String("status"); s != "" {
+		files = append([]string{s}, files...)
+	}
+	live := c.String("kubeconfig") != "" || c.String("context") != ""
+	if live && len(files) > 0 {
+		return nil, errors.New("give either --status/--object files or --kubeconfig/--context, not both")
+	}
+	if live {
+		return newLiveSource(c.String("kubeconfig"), c.String("context"))
+	}
+	src := values.NewObjects()
+	for _, name := range files {
+		data, err := os.ReadFile(envOf(c).path(name))
+		if err != nil {
+			return nil, fmt.Errorf("read objects: %w", err)
+		}
+		objs, err := values.ParseObjects(data)
+		if err != nil {
+			return nil, fmt.Errorf("objects %s: %w", name, err)
+		}
+		src.Add(objs...)
+	}
+	return src, nil
+}
+
+// liveSource reads objects from a cluster, read-only.
+type liveSource struct {
+	dyn    dynamic.Interface
+	mapper meta.RESTMapper
+}
+
+func newLiveSource(kubeconfig, context string) (*liveSource, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster client: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	return &liveSource{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}, nil
+}
+
+func (s *liveSource) resource(apiVersion, kind, namespace string) (dynamic.ResourceInterface, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.mapper.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
+	if err != nil {
+		return nil, err
+	}
+	r := s.dyn.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace && namespace != "" {
+		return r.Namespace(namespace), nil
+	}
+	return r, nil
+}
+
+func (s *liveSource) Get(ctx context.Context, apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+	r, err := s.resource(apiVersion, kind, namespace)
+	if meta.IsNoMatchError(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	obj, err := r.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return obj.Object, true, nil
+}
+
+func (s *liveSource) List(ctx context.Context, apiVersion, kind, namespace string) ([]map[string]any, error) {
+	r, err := s.resource(apiVersion, kind, namespace)
+	if meta.IsNoMatchError(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	list, err := r.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(list.Items))
+	for _, it := range list.Items {
+		out = append(out, it.Object)
+	}
+	return out, nil
+}
+
+func valuesCheckAction(c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	in, err := valuesPlanInput(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	in.ToolVersion = version
+	files, err := readValuesFiles(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	rep, err := values.Check(c.Context, values.CheckInput{Plan: in, Files: files, Namespace: c.String("namespace")})
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	w := envOf(c).stdout
+	if outputOf(c) == formatJSON {
+		err = rep.WriteJSON(w)
+	} else {
+		err = rep.WriteTable(w)
+	}
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	switch failOnOf(c) {
+	case failOnNever:
+	case failOnWarning:
+		if s := rep.Worst(); s == planner.SeverityBlocker || s == planner.SeverityWarning {
+			return withCode(exitBlocked, nil)
+		}
+	case failOnBlocker:
+		if rep.Blockers() > 0 {
+			return withCode(exitBlocked, nil)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,415 @@
+package values
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// CheckInput is what Check simulates.
+type CheckInput struct {
+	// Plan is the transition to simulate; its catalog, options and AsOf are
+	// used as given.
+	Plan planner.Input
+	// Files are the values files, merged in order. None means the values
+	// Generate gives for Plan.
+	Files []File
+	// Namespace is the release namespace; empty means DefaultNamespace.
+	Namespace string
+}
+
+// Report is the result of Check.
+type Report struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Metadata   ReportMetadata `json:"metadata"`
+	From       string         `json:"from"`
+	To         string         `json:"to"`
+	// Values names the checked files, or "generated".
+	Values    []string          `json:"values"`
+	Scenarios []Scenario        `json:"scenarios"`
+	Findings  []planner.Finding `json:"findings"`
+}
+
+// ReportMetadata is the header of a report.
+type ReportMetadata struct {
+	ToolVersion    string `json:"toolVersion"`
+	CatalogVersion string `json:"catalogVersion"`
+}
+
+// Report kinds.
+const (
+	ReportKind = "ValuesCheck"
+)
+
+// Scenario is one render of the values against a status ConfigMap.
+type Scenario struct {
+	Name string `json:"name"`
+	// Status is the data of the status ConfigMap before the render; nil
+	// means there is none (a fresh install).
+	Status map[string]string `json:"status"`
+	// Expected and Got are the helper values, as strings; Expected is empty
+	// for scenarios that only check the render succeeds.
+	Expected map[string]string `json:"expected,omitempty"`
+	Got      map[string]string `json:"got"`
+	Errors   []string          `json:"errors,omitempty"`
+}
+
+// Blockers counts the findings of severity blocker.
+func (r *Report) Blockers() int { return r.count(planner.SeverityBlocker) }
+
+func (r *Report) count(s planner.Severity) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity == s {
+			n++
+		}
+	}
+	return n
+}
+
+// Worst returns the highest severity found, or "" with no finding.
+func (r *Report) Worst() planner.Severity {
+	for _, s := range []planner.Severity{planner.SeverityBlocker, planner.SeverityWarning, planner.SeverityInfo} {
+		if r.count(s) > 0 {
+			return s
+		}
+	}
+	return ""
+}
+
+// scenario kinds, which decide how findings are named.
+type scenarioKind int
+
+const (
+	kindFresh scenarioKind = iota
+	kindPass
+	kindPrerelease
+	kindBranch
+)
+
+// Check simulates the sylva-units chart across the plan: a fresh install of
+// the target, then each pass of the last hop against the status ConfigMap
+// as it will be before it (the source release's status, then the one
+// written by the previous pass), plus a source status carrying a
+// pre-release version and one carrying a branch name. It compares each
+// render with the plan's values and lints the template text.
+func Check(ctx context.Context, in CheckInput) (*Report, error) {
+	plan, err := planner.Compute(in.Plan)
+	if err != nil {
+		return nil, fmt.Errorf("check values: %w", err)
+	}
+	rep := &Report{
+		APIVersion: planner.APIVersion, Kind: ReportKind,
+		Metadata: ReportMetadata{ToolVersion: in.Plan.ToolVersion, CatalogVersion: in.Plan.Catalog.Version},
+		From:     in.Plan.From.String(), To: in.Plan.To.String(),
+	}
+	var vals map[string]any
+	if len(in.Files) == 0 {
+		g, err := Generate(in.Plan)
+		if err != nil {
+			return nil, fmt.Errorf("check values: %w", err)
+		}
+		vals = g.Values()
+		rep.Values = []string{"generated"}
+	} else {
+		docs := make([]map[string]any, 0, len(in.Files))
+		for _, f := range in.Files {
+			d, err := Parse(f.Data)
+			if err != nil {
+				return nil, fmt.Errorf("check values %s: %w", f.Name, err)
+			}
+			docs = append(docs, d)
+			keys, err := lintKeys(f)
+			if err != nil {
+				return nil, fmt.Errorf("check values: %w", err)
+			}
+			rep.Findings = append(rep.Findings, keys...)
+			rep.Values = append(rep.Values, f.Name)
+		}
+		vals = Merge(docs...)
+	}
+
+	c := checker{ctx: ctx, vals: vals, ns: in.Namespace, rep: rep, kube: plan.To.Kubernetes}
+	hop := lastHop(plan)
+	final := map[string]string{}
+	if len(hop) > 0 {
+		if final, err = passValues(hop[len(hop)-1]); err != nil {
+			return nil, err
+		}
+	} else if rel, ok := in.Plan.Catalog.Release(in.Plan.To.MinorOnly()); ok {
+		final = settledValues(in.Plan.Catalog, rel)
+	}
+
+	c.run(kindFresh, "fresh install of "+plan.To.Release, nil, final)
+
+	status, err := sourceStatus(plan, in.Plan.From)
+	if err != nil {
+		return nil, err
+	}
+	for i, pass := range hop {
+		want, err := passValues(pass)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
+		got := c.run(kindPass, name, status, want)
+		if i == 0 && status != nil {
+			pre := clone(status)
+			pre[KeySylvaRelease] = skew.Version{Major: in.Plan.From.Major, Minor: in.Plan.From.Minor}.Short() + "-pre"
+			if len(plan.Route) == 2 {
+				c.run(kindPrerelease, name+" from a pre-release status", pre, want)
+			}
+			branch := clone(status)
+			branch[KeySylvaRelease] = "main"
+			c.run(kindBranch, name+" from a status naming a branch", branch, nil)
+		}
+		status, err = nextStatus(pass, got)
+		if err != nil {
+			return nil, err
+		}
+	}
+	c.finish(lintTemplates(vals))
+	return rep, nil
+}
+
+// sourceStatus is the status ConfigMap data before the first pass of the
+// last hop: the previous hop's last expected status, or the source
+// release's own (no sylva_release up to LegacyRelease).
+func sourceStatus(plan *planner.Plan, from skew.Version) (map[string]string, error) {
+	var prev *planner.Pass
+	for i := range plan.Passes {
+		if plan.Passes[i].Release != plan.To.Release {
+			prev = &plan.Passes[i]
+		}
+	}
+	if prev != nil {
+		return flatten(prev.ExpectedStatus)
+	}
+	st := map[string]string{"release-revision": "1"}
+	if from.MinorOnly().Compare(skew.MustParse(LegacyRelease)) > 0 {
+		st[KeySylvaRelease] = from.String()
+		st[KeyAdditionalReconciliationRequired] = "false"
+	}
+	return st, nil
+}
+
+// nextStatus is the status the sylva-units-status unit writes after a
+// pass: the plan's expected status, with the helper values it copies from
+// the render (when they rendered).
+func nextStatus(pass planner.Pass, got map[string]string) (map[string]string, error) {
+	st, err := flatten(pass.ExpectedStatus)
+	if err != nil {
+		return nil, err
+	}
+	st["release-revision"] = fmt.Sprint(pass.Index + 1)
+	for _, k := range statusKeys {
+		if v, ok := got[k]; ok {
+			st[k] = v
+		}
+	}
+	return st, nil
+}
+
+func clone(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+type checker struct {
+	ctx  context.Context
+	vals map[string]any
+	ns   string
+	kube string
+	rep  *Report
+	// evidence from renders, by finding code
+	evidence map[string][]string
+	errs     map[string]planner.Finding
+	missing  map[string]bool
+}
+
+func (c *checker) note(code, detail string) {
+	if c.evidence == nil {
+		c.evidence = map[string][]string{}
+	}
+	c.evidence[code] = append(c.evidence[code], detail)
+}
+
+// statusObject is the status ConfigMap with the given data.
+func statusObject(ns string, data map[string]string) map[string]any {
+	d := make(map[string]any, len(data))
+	for k, v := range data {
+		d[k] = v
+	}
+	return map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": StatusConfigMap, "namespace": ns},
+		"data":     d,
+	}
+}
+
+// run renders the values against status and records the scenario and its
+// findings; it returns the rendered top-level values as strings.
+func (c *checker) run(kind scenarioKind, name string, status, want map[string]string) map[string]string {
+	ns := cmp.Or(c.ns, DefaultNamespace)
+	src := NewObjects()
+	if status != nil {
+		src.Add(statusObject(ns, status))
+	}
+	rendered, errs, _ := renderEach(c.ctx, c.vals, RenderOptions{Namespace: ns, KubeVersion: c.kube, Source: src})
+	got := map[string]string{}
+	for _, k := range sortedKeys(c.vals) {
+		path := childPath("values", k)
+		if s, ok := rendered[path]; ok {
+			got[k] = s
+		} else if _, failed := errs[path]; !failed {
+			if _, isMap := c.vals[k].(map[string]any); !isMap {
+				got[k] = scalarString(c.vals[k])
+			}
+		}
+	}
+	sc := Scenario{Name: name, Status: status, Expected: want, Got: got}
+	for _, p := range sortedKeys(errs) {
+		e := errs[p]
+		sc.Errors = append(sc.Errors, e.Error())
+		if kind == kindBranch && strings.Contains(strings.ToLower(e.Reason), "semantic version") {
+			c.note(CodeSemverBranchName, fmt.Sprintf("%s: %s", name, e.Error()))
+			continue
+		}
+		key := p + "\x00" + e.Reason
+		if c.errs == nil {
+			c.errs = map[string]planner.Finding{}
+		}
+		if _, seen := c.errs[key]; !seen {
+			c.errs[key] = planner.Finding{
+				Code: CodeTemplateError, Severity: planner.SeverityBlocker, Subject: p,
+				Message:     scenarioMessage(e, name),
+				Remediation: "fix the template; `sylva-planner values render` shows the same error",
+			}
+		}
+	}
+	c.rep.Scenarios = append(c.rep.Scenarios, sc)
+	for _, k := range sortedKeys(want) {
+		w := want[k]
+		if _, failed := errs[childPath("values", k)]; failed {
+			continue
+		}
+		g, ok := got[k]
+		if ok && g == w {
+			continue
+		}
+		if !ok && w == "" {
+			continue
+		}
+		gotText := fmt.Sprintf("got %q", g)
+		if !ok {
+			// Reported once per key, not once per scenario.
+			if c.missing[k] {
+				continue
+			}
+			if c.missing == nil {
+				c.missing = map[string]bool{}
+			}
+			c.missing[k] = true
+			c.rep.Findings = append(c.rep.Findings, planner.Finding{
+				Code: CodeValuesMismatch, Severity: planner.SeverityBlocker, Subject: childPath("values", k),
+				Message:     fmt.Sprintf("the plan sets %s (%q in %s) but the values do not set it", k, w, name),
+				Remediation: fmt.Sprintf("add %s; `sylva-planner values generate --from %s --to %s` prints it", k, c.rep.From, c.rep.To),
+			})
+			continue
+		}
+		code := CodeValuesMismatch
+		switch kind {
+		case kindFresh:
+			if (k == KeyTransitionFromN2 || k == KeyAdditionalReconciliationRequired || k == KeyMachineDeploymentsPaused) && g == "true" {
+				code = CodeFreshInstallTransition
+				c.note(CodeDigDefault, name)
+			}
+		case kindPrerelease:
+			c.note(CodeSemverPrerelease, name)
+		case kindPass, kindBranch:
+		}
+		f := planner.Finding{
+			Code: code, Severity: planner.SeverityBlocker, Subject: name + ": " + k,
+			Message: fmt.Sprintf("expected %q, %s", w, gotText),
+		}
+		switch code {
+		case CodeFreshInstallTransition:
+			f.Message = fmt.Sprintf("a fresh install (no %s ConfigMap) renders %s %q: it takes the transition path and runs an extra pass", StatusConfigMap, k, g)
+			f.Remediation = "treat a missing status ConfigMap as a fresh install: test the lookup result before reading sylva_release"
+		default:
+			f.Remediation = fmt.Sprintf("compare with `sylva-planner plan --from %s --to %s`; `sylva-planner values generate` prints values that match", c.rep.From, c.rep.To)
+		}
+		c.rep.Findings = append(c.rep.Findings, f)
+	}
+	return got
+}
+
+// finish adds the lint findings, raising those the renders confirmed to
+// blockers, and sorts everything.
+func (c *checker) finish(lint []planner.Finding) {
+	for _, f := range lint {
+		if ev := c.evidence[f.Code]; len(ev) > 0 && f.Severity != planner.SeverityBlocker {
+			f.Severity = planner.SeverityBlocker
+			f.Message += "; seen in: " + strings.Join(slices.Compact(slices.Sorted(slices.Values(ev))), "; ")
+		}
+		c.rep.Findings = append(c.rep.Findings, f)
+	}
+	for _, k := range sortedKeys(c.errs) {
+		c.rep.Findings = append(c.rep.Findings, c.errs[k])
+	}
+	if ev := c.evidence[CodeSemverBranchName]; len(ev) > 0 && !hasCode(lint, CodeSemverBranchName) {
+		c.rep.Findings = append(c.rep.Findings, planner.Finding{
+			Code: CodeSemverBranchName, Severity: planner.SeverityBlocker, Subject: "values",
+			Message:     "a status naming a branch fails the render: " + strings.Join(ev, "; "),
+			Remediation: `check the value with regexMatch "^[0-9]+[.][0-9]+" before semverCompare`,
+		})
+	}
+	slices.SortFunc(c.rep.Findings, compareFindings)
+	c.rep.Findings = slices.CompactFunc(c.rep.Findings, func(a, b planner.Finding) bool { return a == b })
+	if c.rep.Findings == nil {
+		c.rep.Findings = []planner.Finding{}
+	}
+}
+
+func hasCode(fs []planner.Finding, code string) bool {
+	return slices.ContainsFunc(fs, func(f planner.Finding) bool { return f.Code == code })
+}
+
+func severityRank(s planner.Severity) int {
+	switch s {
+	case planner.SeverityBlocker:
+		return 0
+	case planner.SeverityWarning:
+		return 1
+	case planner.SeverityInfo:
+		return 2
+	}
+	return 3
+}
+
+func compareFindings(a, b planner.Finding) int {
+	return cmp.Or(
+		cmp.Compare(severityRank(a.Severity), severityRank(b.Severity)),
+		cmp.Compare(a.Subject, b.Subject),
+		cmp.Compare(a.Code, b.Code),
+		cmp.Compare(a.Message, b.Message),
+	)
+}
+
+// scenarioMessage names the scenario of an execution error; a parse error
+// fails in every scenario.
+func scenarioMessage(e *TemplateError, scenario string) string {
+	if e.Parse {
+		return e.Reason
+	}
+	return fmt.Sprintf("%s (%s)", e.Reason, scenario)
+}

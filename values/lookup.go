@@ -1,0 +1,311 @@
+package values
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"sigs.k8s.io/yaml"
+)
+
+// Source answers the `lookup` calls of templates. Get returns found=false
+// when the object does not exist. An empty namespace means a cluster-scoped
+// object, or every namespace for List. Implementations are read-only; the
+// live one is built by the caller, never by this package.
+type Source interface {
+	Get(ctx context.Context, apiVersion, kind, namespace, name string) (obj map[string]any, found bool, err error)
+	List(ctx context.Context, apiVersion, kind, namespace string) ([]map[string]any, error)
+}
+
+// Objects is an in-memory Source over a fixed set of Kubernetes objects.
+type Objects struct {
+	items []map[string]any
+}
+
+// NewObjects returns a Source serving the given objects.
+func NewObjects(objs ...map[string]any) *Objects {
+	return &Objects{items: slices.Clone(objs)}
+}
+
+// Add adds objects to the source.
+func (o *Objects) Add(objs ...map[string]any) { o.items = append(o.items, objs...) }
+
+// Len is the number of objects served.
+func (o *Objects) Len() int { return len(o.items) }
+
+// ParseObjects decodes Kubernetes objects from YAML: one or more documents
+// separated by `---`, each an object or a `kind: List` (or any `*List`) whose
+// items are objects. Every object needs apiVersion, kind and metadata.name.
+func ParseObjects(data []byte) ([]map[string]any, error) {
+	var out []map[string]any
+	for i, doc := range splitYAML(data) {
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			return nil, fmt.Errorf("document %d: %w", i+1, err)
+		}
+		if len(m) == 0 {
+			continue
+		}
+		objs := []map[string]any{m}
+		if kind, _ := m["kind"].(string); strings.HasSuffix(kind, "List") {
+			objs = nil
+			items, _ := m["items"].([]any)
+			for j, it := range items {
+				im, ok := it.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("document %d: item %d is not an object", i+1, j)
+				}
+				objs = append(objs, im)
+			}
+		}
+		for _, obj := range objs {
+			u := unstructured.Unstructured{Object: obj}
+			if u.GetAPIVersion() == "" || u.GetKind() == "" || u.GetName() == "" {
+				return nil, fmt.Errorf("document %d: an object needs apiVersion, kind and metadata.name", i+1)
+			}
+			out = append(out, obj)
+		}
+	}
+	return out, nil
+}
+
+var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
+
+func splitYAML(data []byte) [][]byte {
+	var out [][]byte
+	for _, p := range docSeparator.Split(string(data), -1) {
+		if strings.TrimSpace(p) != "" {
+			out = append(out, []byte(p))
+		}
+	}
+	return out
+}
+
+func matchObject(obj map[string]any, apiVersion, kind, namespace string) bool {
+	u := unstructured.Unstructured{Object: obj}
+	return u.GetAPIVersion() == apiVersion && u.GetKind() == kind && (namespace == "" || u.GetNamespace() == namespace)
+}
+
+// Get implements Source.
+func (o *Objects) Get(_ context.Context, apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+	for _, obj := range o.items {
+		if u := (&unstructured.Unstructured{Object: obj}); matchObject(obj, apiVersion, kind, namespace) && u.GetName() == name {
+			return deepCopy(obj), true, nil
+		}
+	}
+	return nil, false, nil
+}
+
+// List implements Source. Items come in the order the objects were given.
+func (o *Objects) List(_ context.Context, apiVersion, kind, namespace string) ([]map[string]any, error) {
+	var out []map[string]any
+	for _, obj := range o.items {
+		if matchObject(obj, apiVersion, kind, namespace) {
+			out = append(out, deepCopy(obj))
+		}
+	}
+	return out, nil
+}
+
+func deepCopy(m map[string]any) map[string]any {
+	return runtimeDeepCopy(m).(map[string]any)
+}
+
+func runtimeDeepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = runtimeDeepCopy(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = runtimeDeepCopy(x)
+		}
+		return out
+	}
+	return v
+}
+
+// AllowRule admits lookups of one group/version/kind, optionally limited to
+// a namespace and a name. An empty or "*" field matches anything.
+type AllowRule struct {
+	Group, Version, Kind string
+	Namespace, Name      string
+}
+
+func (r AllowRule) String() string {
+	s := r.Group + "/" + r.Version + "/" + r.Kind
+	if r.Namespace != "" || r.Name != "" {
+		s += "/" + orStar(r.Namespace) + "/" + orStar(r.Name)
+	}
+	return s
+}
+
+func orStar(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
+var coreVersion = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
+
+// ParseAllowRule parses `group/version/kind[/namespace/name]`. The core
+// group is written "core" or left empty ("/v1/Secret"), and a bare core
+// version is accepted ("v1/Secret/ns/name"). Any field may be "*".
+func ParseAllowRule(s string) (AllowRule, error) {
+	parts := strings.Split(s, "/")
+	if len(parts) > 0 && coreVersion.MatchString(parts[0]) {
+		parts = append([]string{""}, parts...)
+	}
+	if len(parts) != 3 && len(parts) != 5 {
+		return AllowRule{}, fmt.Errorf("allow rule %q: want group/version/kind or group/version/kind/namespace/name, for example core/v1/Secret/sylva-system/my-secret", s)
+	}
+	for i, p := range parts {
+		if p == "*" {
+			parts[i] = ""
+		}
+	}
+	if parts[0] == "core" {
+		parts[0] = ""
+	}
+	if parts[2] == "" {
+		return AllowRule{}, fmt.Errorf("allow rule %q: the kind is required", s)
+	}
+	r := AllowRule{Group: parts[0], Version: parts[1], Kind: parts[2]}
+	if len(parts) == 5 {
+		r.Namespace, r.Name = parts[3], parts[4]
+	}
+	return r, nil
+}
+
+func (r AllowRule) allows(gv schema.GroupVersion, kind, namespace, name string) bool {
+	return r.Group == gv.Group && (r.Version == "" || r.Version == gv.Version) && r.Kind == kind &&
+		(r.Namespace == "" || r.Namespace == namespace) && (r.Name == "" || r.Name == name)
+}
+
+// DefaultAllowList is what templates may look up unless widened: the
+// sylva-units-status ConfigMap and the Flux Kustomizations and HelmReleases
+// of the release namespace.
+func DefaultAllowList(namespace string) []AllowRule {
+	return []AllowRule{
+		{Version: "v1", Kind: "ConfigMap", Namespace: namespace, Name: StatusConfigMap},
+		{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: namespace},
+		{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: namespace},
+	}
+}
+
+// StatusConfigMap is the name of the ConfigMap the sylva-units-status unit
+// writes in the release namespace.
+const StatusConfigMap = "sylva-units-status"
+
+// lookupGuard adapts a Source and an allow list to Helm's ClientProvider,
+// collecting a warning for every refused lookup.
+type lookupGuard struct {
+	ctx    context.Context
+	src    Source
+	allow  []AllowRule
+	mu     sync.Mutex
+	denied map[string]bool
+}
+
+func (g *lookupGuard) warnings() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	out := make([]string, 0, len(g.denied))
+	for _, k := range sortedKeys(g.denied) {
+		out = append(out, fmt.Sprintf("lookup %s is not allowed; the template got an empty result (widen with --allow-lookup)", k))
+	}
+	return out
+}
+
+func (g *lookupGuard) check(apiVersion, kind, namespace, name string) bool {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err == nil {
+		for _, r := range g.allow {
+			if r.allows(gv, kind, namespace, name) {
+				return true
+			}
+		}
+	}
+	what := fmt.Sprintf("%s %s %s/%s", apiVersion, kind, orStar(namespace), orStar(name))
+	g.mu.Lock()
+	if g.denied == nil {
+		g.denied = map[string]bool{}
+	}
+	g.denied[what] = true
+	g.mu.Unlock()
+	return false
+}
+
+// GetClientFor implements engine.ClientProvider. Every kind is reported as
+// namespaced so that the namespace reaches the Source unchanged.
+func (g *lookupGuard) GetClientFor(apiVersion, kind string) (dynamic.NamespaceableResourceInterface, bool, error) {
+	return &guardedResource{g: g, apiVersion: apiVersion, kind: kind}, true, nil
+}
+
+// guardedResource implements the two calls Helm's lookup makes (Get, List);
+// the embedded nil interface makes any other call panic, which the engine
+// recovers into a render error.
+type guardedResource struct {
+	dynamic.NamespaceableResourceInterface
+	g                *lookupGuard
+	apiVersion, kind string
+	namespace        string
+}
+
+func (r *guardedResource) Namespace(ns string) dynamic.ResourceInterface {
+	c := *r
+	c.namespace = ns
+	return &c
+}
+
+var errReadOnly = errors.New("lookup source is read-only")
+
+func (r *guardedResource) Get(_ context.Context, name string, _ metav1.GetOptions, _ ...string) (*unstructured.Unstructured, error) {
+	gvr := schema.GroupResource{Resource: strings.ToLower(r.kind)}
+	if !r.g.check(r.apiVersion, r.kind, r.namespace, name) {
+		return nil, apierrors.NewNotFound(gvr, name)
+	}
+	obj, found, err := r.g.src.Get(r.g.ctx, r.apiVersion, r.kind, r.namespace, name)
+	if err != nil {
+		return nil, fmt.Errorf("lookup %s %s %s/%s: %w", r.apiVersion, r.kind, r.namespace, name, err)
+	}
+	if !found {
+		return nil, apierrors.NewNotFound(gvr, name)
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+func (r *guardedResource) List(_ context.Context, _ metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": r.apiVersion, "kind": r.kind + "List"}}
+	// A list is allowed when a rule admits the whole namespace (no name).
+	if !r.g.check(r.apiVersion, r.kind, r.namespace, "") {
+		return list, nil
+	}
+	objs, err := r.g.src.List(r.g.ctx, r.apiVersion, r.kind, r.namespace)
+	if err != nil {
+		return nil, fmt.Errorf("lookup %s %s in %q: %w", r.apiVersion, r.kind, r.namespace, err)
+	}
+	for _, o := range objs {
+		list.Items = append(list.Items, unstructured.Unstructured{Object: o})
+	}
+	return list, nil
+}
+
+// Create and the other writes are refused explicitly rather than panicking.
+func (r *guardedResource) Create(context.Context, *unstructured.Unstructured, metav1.CreateOptions, ...string) (*unstructured.Unstructured, error) {
+	return nil, errReadOnly
+}

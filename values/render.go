@@ -1,0 +1,303 @@
+package values
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+)
+
+// Chart context defaults.
+const (
+	// DefaultNamespace is the release namespace of a management cluster.
+	DefaultNamespace = "sylva-system"
+	// DefaultReleaseName is the name of the sylva-units Helm release.
+	DefaultReleaseName = "sylva-units"
+)
+
+// RenderOptions is the chart context gotpl strings are rendered against.
+type RenderOptions struct {
+	// Namespace is .Release.Namespace; empty means DefaultNamespace.
+	Namespace string
+	// ReleaseName is .Release.Name; empty means DefaultReleaseName.
+	ReleaseName string
+	// KubeVersion sets .Capabilities.KubeVersion ("1.33" or "v1.33.5");
+	// empty keeps Helm's default.
+	KubeVersion string
+	// Source serves `lookup`; nil means nothing exists.
+	Source Source
+	// Allow lists what `lookup` may read; nil means DefaultAllowList of the
+	// namespace. A refused lookup returns an empty result and a warning.
+	Allow []AllowRule
+}
+
+// Result is a rendered values tree.
+type Result struct {
+	// Values is a copy of the input in which every string containing "{{"
+	// is replaced by its rendered text (always a string).
+	Values map[string]any
+	// Templates counts the rendered strings.
+	Templates int
+	// Warnings are sorted and deduplicated (refused lookups).
+	Warnings []string
+}
+
+// TemplateError is a gotpl string that failed to parse or execute.
+type TemplateError struct {
+	// Path names the string in the values, for example
+	// "values.k8s_version_short" or "values.units.foo.enabled".
+	Path string
+	// Parse is true for a parse error, false for an execution error.
+	Parse bool
+	// Reason is the template message, locations given in lines of the string.
+	Reason string
+}
+
+func (e *TemplateError) Error() string { return e.Path + ": " + e.Reason }
+
+// slot is one gotpl string of a values tree.
+type slot struct {
+	path, text string
+}
+
+// gotplSlots lists the gotpl strings of v in a stable order (sorted map
+// keys, list order).
+func gotplSlots(v any, path string, out []slot) []slot {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(t) {
+			out = gotplSlots(t[k], childPath(path, k), out)
+		}
+	case []any:
+		for i, x := range t {
+			out = gotplSlots(x, path+"["+strconv.Itoa(i)+"]", out)
+		}
+	case string:
+		if isTemplate(t) {
+			out = append(out, slot{path: path, text: t})
+		}
+	}
+	return out
+}
+
+// isTemplate reports whether the chart would pass s through tpl.
+func isTemplate(s string) bool { return strings.Contains(s, "{{") }
+
+var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
+
+func childPath(path, key string) string {
+	if plainKey.MatchString(key) {
+		return path + "." + key
+	}
+	return path + "[" + strconv.Quote(key) + "]"
+}
+
+// substitute returns a copy of v with the gotpl strings replaced, in
+// gotplSlots order, by rendered[0], rendered[1], …
+func substitute(v any, rendered []string, next *int) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for _, k := range sortedKeys(t) {
+			out[k] = substitute(t[k], rendered, next)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = substitute(x, rendered, next)
+		}
+		return out
+	case string:
+		if isTemplate(t) {
+			s := rendered[*next]
+			*next++
+			return s
+		}
+	}
+	return v
+}
+
+// Render renders every gotpl string of vals with Helm's engine, each
+// against the chart context in which .Values is vals itself: a string that
+// reads another gotpl value sees that value's raw template text (the
+// sylva-units model without its `interpret` helper). Results are strings.
+// A template that fails returns a *TemplateError naming its values path.
+func Render(ctx context.Context, vals map[string]any, opts RenderOptions) (*Result, error) {
+	slots := gotplSlots(vals, "values", nil)
+	r := newRenderer(ctx, vals, opts)
+	out, err := r.render(slots)
+	if err != nil {
+		return nil, err
+	}
+	next := 0
+	return &Result{
+		Values:    substitute(vals, out, &next).(map[string]any),
+		Templates: len(slots),
+		Warnings:  r.guard.warnings(),
+	}, nil
+}
+
+// renderEach renders the gotpl strings of vals one by one when rendering
+// them together fails, so that every failing string is reported. It
+// returns the rendered text by path and the errors by path.
+func renderEach(ctx context.Context, vals map[string]any, opts RenderOptions) (map[string]string, map[string]*TemplateError, []string) {
+	slots := gotplSlots(vals, "values", nil)
+	r := newRenderer(ctx, vals, opts)
+	got := map[string]string{}
+	errs := map[string]*TemplateError{}
+	if out, err := r.render(slots); err == nil {
+		for i, s := range slots {
+			got[s.path] = out[i]
+		}
+		return got, errs, r.guard.warnings()
+	}
+	for _, s := range slots {
+		out, err := r.render([]slot{s})
+		var te *TemplateError
+		switch {
+		case err == nil:
+			got[s.path] = out[0]
+		case errors.As(err, &te):
+			errs[s.path] = te
+		default:
+			errs[s.path] = &TemplateError{Path: s.path, Reason: err.Error()}
+		}
+	}
+	return got, errs, r.guard.warnings()
+}
+
+type renderer struct {
+	guard *lookupGuard
+	top   chartutil.Values
+}
+
+func newRenderer(ctx context.Context, vals map[string]any, opts RenderOptions) *renderer {
+	ns := opts.Namespace
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	name := opts.ReleaseName
+	if name == "" {
+		name = DefaultReleaseName
+	}
+	allow := opts.Allow
+	if allow == nil {
+		allow = DefaultAllowList(ns)
+	}
+	src := opts.Source
+	if src == nil {
+		src = NewObjects()
+	}
+	caps := chartutil.DefaultCapabilities.Copy()
+	if kv, ok := kubeVersion(opts.KubeVersion); ok {
+		caps.KubeVersion = kv
+	}
+	return &renderer{
+		guard: &lookupGuard{ctx: ctx, src: src, allow: allow},
+		top: chartutil.Values{
+			"Values": chartutil.Values(vals),
+			"Release": chartutil.Values{
+				"Name": name, "Namespace": ns, "Revision": 1,
+				"IsUpgrade": false, "IsInstall": true, "Service": "Helm",
+			},
+			"Capabilities": caps,
+		},
+	}
+}
+
+var kubeVersionRE = regexp.MustCompile(`^v?([0-9]+)\.([0-9]+)(\.[0-9]+)?([-+].*)?$`)
+
+// kubeVersion turns "1.33" or "v1.33.5+rke2r1" into Helm's KubeVersion.
+func kubeVersion(s string) (chartutil.KubeVersion, bool) {
+	m := kubeVersionRE.FindStringSubmatch(s)
+	if m == nil {
+		return chartutil.KubeVersion{}, false
+	}
+	v := "v" + strings.TrimPrefix(s, "v")
+	if m[3] == "" {
+		v = "v" + m[1] + "." + m[2] + ".0"
+	}
+	return chartutil.KubeVersion{Version: v, Major: m[1], Minor: m[2]}, true
+}
+
+// ValidKubeVersion reports whether s can set .Capabilities.KubeVersion.
+func ValidKubeVersion(s string) bool { _, ok := kubeVersion(s); return ok }
+
+// chartName names the in-memory chart; template names are chartName/t/N.
+const chartName = "sylva-units"
+
+var templateName = regexp.MustCompile(chartName + `/t/([0-9]+)`)
+
+// render renders the slots with one engine run: each string is one
+// template of an in-memory chart, which is what `tpl` does with it.
+func (r *renderer) render(slots []slot) ([]string, error) {
+	if len(slots) == 0 {
+		return nil, nil
+	}
+	ch := &chart.Chart{
+		Metadata:  &chart.Metadata{APIVersion: chart.APIVersionV2, Name: chartName, Version: "0.0.0"},
+		Templates: make([]*chart.File, len(slots)),
+	}
+	for i, s := range slots {
+		ch.Templates[i] = &chart.File{Name: templateFile(i), Data: []byte(s.text)}
+	}
+	out, err := engine.RenderWithClientProvider(ch, r.top, r.guard)
+	if err != nil {
+		return nil, templateError(slots, err)
+	}
+	res := make([]string, len(slots))
+	for i := range slots {
+		res[i] = out[chartName+"/"+templateFile(i)]
+	}
+	return res, nil
+}
+
+func templateFile(i int) string { return fmt.Sprintf("t/%05d", i) }
+
+var (
+	parseLoc = regexp.MustCompile(`^parse error at \(` + chartName + `/t/[0-9]+:([0-9]+)\): `)
+	execLoc  = regexp.MustCompile(`^template: ` + chartName + `/t/[0-9]+:([0-9:]+): executing "` + chartName + `/t/[0-9]+" at `)
+	execLoc2 = regexp.MustCompile(`^execution error at \(` + chartName + `/t/[0-9]+:([0-9:]+)\): `)
+)
+
+// templateError maps an engine error back to the values path of the
+// string that failed.
+func templateError(slots []slot, err error) error {
+	msg := err.Error()
+	m := templateName.FindStringSubmatch(msg)
+	if m == nil {
+		return fmt.Errorf("render values: %w", err)
+	}
+	i, _ := strconv.Atoi(m[1])
+	if i >= len(slots) {
+		return fmt.Errorf("render values: %w", err)
+	}
+	te := &TemplateError{Path: slots[i].path}
+	switch {
+	case parseLoc.MatchString(msg):
+		te.Parse = true
+		te.Reason = parseLoc.ReplaceAllString(msg, "parse error at line $1: ")
+	case execLoc.MatchString(msg):
+		te.Reason = execLoc.ReplaceAllString(msg, "execution error at line $1: ")
+	case execLoc2.MatchString(msg):
+		te.Reason = execLoc2.ReplaceAllString(msg, "execution error at line $1: ")
+	default:
+		te.Parse = strings.HasPrefix(msg, "parse error")
+		te.Reason = msg
+	}
+	te.Reason = templateName.ReplaceAllStringFunc(te.Reason, func(s string) string {
+		j, _ := strconv.Atoi(templateName.FindStringSubmatch(s)[1])
+		if j < len(slots) {
+			return slots[j].path
+		}
+		return s
+	})
+	return te
+}

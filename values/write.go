@@ -1,0 +1,80 @@
+package values
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
+)
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(r); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// WriteTable writes the findings as a table, then a summary line and the
+// next command.
+func (r *Report) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Values check %s → %s (values: %s; catalog %s)\n\n", r.From, r.To, strings.Join(r.Values, ", "), r.Metadata.CatalogVersion)
+	fmt.Fprintf(&b, "%d scenarios rendered:", len(r.Scenarios))
+	for _, s := range r.Scenarios {
+		fmt.Fprintf(&b, "\n  - %s", s.Name)
+	}
+	b.WriteString("\n\n")
+	if len(r.Findings) == 0 {
+		b.WriteString("No findings: every pass renders the values the plan expects.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEVERITY\tCODE\tSUBJECT\tMESSAGE")
+	for _, f := range r.Findings {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Severity, f.Code, f.Subject, oneLine(f.Message))
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	b.WriteString("\nRemediations:\n")
+	for _, f := range r.Findings {
+		if f.Remediation != "" {
+			fmt.Fprintf(&b, "  - %s (%s): %s\n", f.Code, f.Subject, f.Remediation)
+		}
+	}
+	fmt.Fprintf(&b, "\n%d blocker(s), %d warning(s). Next: sylva-planner values generate --from %s --to %s\n",
+		r.Blockers(), r.count("warning"), r.From, r.To)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// WriteYAML writes rendered values as YAML (keys sorted).
+func WriteYAML(w io.Writer, vals map[string]any) error {
+	b, err := yaml.Marshal(vals)
+	if err != nil {
+		return fmt.Errorf("write values: %w", err)
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// WriteJSON writes rendered values as indented JSON (keys sorted).
+func WriteJSON(w io.Writer, vals map[string]any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(vals); err != nil {
+		return fmt.Errorf("write values: %w", err)
+	}
+	return nil
+}
