@@ -16,6 +16,7 @@ const (
 	formatJSON     format = "json"
 	formatYAML     format = "yaml"
 	formatMarkdown format = "markdown"
+	formatHTML     format = "html"
 )
 
 // formatValue is a cli.Generic that accepts only the formats it was built

@@ -1,79 +1,79 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
+	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 )
+
+const planHelp = "Prints the route, each reconciliation pass of the sylva-units HelmRelease with the helper\n" +
+	"values it sets, the control-plane, worker and Longhorn versions per pass, what the\n" +
+	"sylva-units-status ConfigMap must say after each pass, the findings and the verdict.\n\n" +
+	"Without --from, the installed release is read from the sylva-units-status ConfigMap: from\n" +
+	"--status FILE, or live (--kubeconfig, --context, -n). --inventory DIR judges the component\n" +
+	"versions that really run (kubectl get -A -o yaml dumps, Helm release Secrets).\n\n" +
+	"Exit codes: 0 ready (or nothing at or above --fail-on); 1 bad input; 2 blocked, or unknown\n" +
+	"without --allow-incomplete; 3 the gate could not evaluate; 4 held.\n\n" +
+	"Example: sylva-planner plan --from 1.4 --to 1.6 -o json"
 
 func planCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "plan",
-		Usage: "compute the reconciliation passes that take a cluster from one Sylva release to another",
-		Description: "Prints the route, each reconciliation pass of the sylva-units HelmRelease with the helper\n" +
-			"values it sets, the control-plane, worker and Longhorn versions per pass, what the\n" +
-			"sylva-units-status ConfigMap must say after each pass, the findings and the verdict.\n\n" +
-			"Example: sylva-planner plan --from 1.4 --to 1.6 -o json",
+		Name:        "plan",
+		Usage:       "compute the reconciliation passes that take a cluster from one Sylva release to another",
+		Description: planHelp,
+		ArgsUsage:   " ",
+		Flags:       append(gateFlags(), outputFlag(formatTable, formatJSON, formatYAML, formatMarkdown), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
+		Action:      func(c *cli.Context) error { return gateAction(c, false) },
+	}
+}
+
+func reportCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "report",
+		Usage: "write the nightly upgrade report: headline, then reasons grouped by what to do",
+		Description: "Computes the same plan and verdict as `plan` and writes a report for people: a headline\n" +
+			"(READY, BLOCKED — act, HELD — not yet upgradable, UNKNOWN), then the reasons grouped:\n" +
+			"action needed, waiting on upstream, pinned (held by us), everything else. The HTML is one\n" +
+			"self-contained page. Exit codes as for plan.\n\n" +
+			"Example: sylva-planner report --from 1.4 --to 1.6 -o html > report.html",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "from", Usage: "Sylva release the cluster runs, for example `1.4`", EnvVars: []string{"SYLVA_PLANNER_FROM"}},
-			&cli.StringFlag{Name: "to", Usage: "Sylva release to go to, for example `1.6`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
-			&cli.StringFlag{Name: "bootstrap-provider", Usage: "Cluster API bootstrap provider: `kubeadm` or rke2 (selects the full Kubernetes versions)", Value: "kubeadm", EnvVars: []string{"SYLVA_PLANNER_BOOTSTRAP_PROVIDER"}},
-			&cli.StringFlag{Name: "workers", Usage: "Kubernetes minor the workers run, when it differs from the management minor of --from (for example `1.30`)"},
-			outputFlag(formatTable, formatJSON, formatYAML, formatMarkdown),
-			failOnFlag(),
-			asOfFlag(),
-			catalogFlag(),
-		},
-		Action: planAction,
+		Flags:     append(gateFlags(), outputFlag(formatMarkdown, formatHTML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
+		Action:    func(c *cli.Context) error { return gateAction(c, true) },
 	}
 }
 
-type planOptions struct {
-	from, to, workers string
-	provider          string
-	output            format
-	failOn            failOn
+// planFlags define a plan without a cluster: the flags every command that
+// computes a plan takes.
+func planFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "from", Usage: "Sylva release the cluster runs, for example `1.4`", EnvVars: []string{"SYLVA_PLANNER_FROM"}},
+		&cli.StringFlag{Name: "to", Usage: "Sylva release to go to, for example `1.6`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
+		&cli.StringFlag{Name: "bootstrap-provider", Usage: "Cluster API bootstrap provider: `kubeadm` or rke2 (default: kubeadm, or rke2 when an inventory's nodes run RKE2)", EnvVars: []string{"SYLVA_PLANNER_BOOTSTRAP_PROVIDER"}},
+		&cli.StringFlag{Name: "workers", Usage: "Kubernetes `MINOR` the workers run, when it differs from the management minor of --from"},
+		asOfFlag(),
+		catalogFlag(),
+	}
 }
 
-func planAction(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("plan takes no argument, got %q (use --from and --to)", c.Args().First()), true)
-	}
-	opts := planOptions{
-		from: c.String("from"), to: c.String("to"), workers: c.String("workers"),
-		provider: c.String("bootstrap-provider"), output: outputOf(c), failOn: failOnOf(c),
-	}
-	asOf, err := asOfOf(c)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	in, err := planInput(cat, opts)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	in.AsOf = asOf
-	p, err := planner.Compute(in)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	if err := writePlan(envOf(c).stdout, p, opts.output); err != nil {
-		return withCode(exitError, err)
-	}
-	return withCode(planExitCode(p, opts.failOn), nil)
-}
+// planOptions are the values of planFlags.
+type planOptions struct{ from, to, workers, provider string }
 
-// planInput turns the flags into a planner.Input, refusing what does not
+// planInput turns planFlags into a planner.Input, refusing what does not
 // parse with the flag's name and the fix.
 func planInput(cat *catalog.Catalog, opts planOptions) (planner.Input, error) {
 	in := planner.Input{Catalog: cat, ToolVersion: version, FromSource: "flag"}
@@ -95,10 +95,289 @@ func planInput(cat *catalog.Catalog, opts planOptions) (planner.Input, error) {
 			return in, fmt.Errorf("--workers: %w; give a Kubernetes minor such as 1.30", err)
 		}
 	}
+	if opts.provider == "" {
+		opts.provider = string(catalog.ProviderKubeadm)
+	}
 	if in.Provider, err = catalog.ParseProvider(opts.provider); err != nil {
 		return in, fmt.Errorf("--bootstrap-provider: %w", err)
 	}
 	return in, nil
+}
+
+// gateFlags are the flags plan and report share.
+func gateFlags() []cli.Flag {
+	return append(planFlags(),
+		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets)", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
+		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (when --from is not given)", TakesFile: true},
+		&cli.StringFlag{Name: "kubeconfig", Usage: "read the installed release live with kubeconfig `FILE` (when --from is not given)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
+		&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` for the live read", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` of sylva-units for the live read", Value: status.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}},
+		failOnFlag(),
+		&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}},
+		&cli.StringFlag{Name: "baseline", Usage: "a previous JSON report (`FILE`): findings it already had do not fail the gate again", EnvVars: []string{"SYLVA_PLANNER_BASELINE"}, TakesFile: true},
+		&cli.StringFlag{Name: "suppressions", Usage: "a YAML `FILE` of suppression rules (code, subject glob, reason, expires)", EnvVars: []string{"SYLVA_PLANNER_SUPPRESSIONS"}, TakesFile: true},
+	)
+}
+
+// gateOptions are the flags of plan and report, read once.
+type gateOptions struct {
+	from, to, workers, provider string
+	inventory, statusFile       string
+	live                        statusOptions
+	baseline, suppressions      string
+	metricsFile                 string
+	output                      format
+	failOn                      failOn
+	allowIncomplete             bool
+}
+
+func gateOptionsOf(c *cli.Context) gateOptions {
+	return gateOptions{
+		from: c.String("from"), to: c.String("to"), workers: c.String("workers"), provider: c.String("bootstrap-provider"),
+		inventory: c.String("inventory"), statusFile: c.String("status"),
+		live:     statusOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), namespace: c.String("namespace"), helmRelease: status.DefaultHelmRelease},
+		baseline: c.String("baseline"), suppressions: c.String("suppressions"), metricsFile: c.String("metrics-file"),
+		output: outputOf(c), failOn: failOnOf(c), allowIncomplete: c.Bool("allow-incomplete"),
+	}
+}
+
+func gateAction(c *cli.Context, report bool) error {
+	if c.Args().Len() > 0 {
+		return usageError(c, fmt.Errorf("%s takes no argument, got %q (use --from and --to)", c.Command.Name, c.Args().First()), true)
+	}
+	e := envOf(c)
+	opts := gateOptionsOf(c)
+	asOf, err := asOfOf(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	in, err := gateInput(c, e, cat, opts)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	in.AsOf = asOf
+	p, err := planner.Compute(in)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if opts.metricsFile != "" {
+		if err := writeFileAtomic(e.path(opts.metricsFile), p.WriteMetrics); err != nil {
+			return withCode(exitGateFail, fmt.Errorf("--metrics-file: %w", err))
+		}
+	}
+	w := e.stdout
+	switch {
+	case report && opts.output == formatHTML:
+		err = p.WriteReportHTML(w)
+	case report:
+		err = p.WriteReportMarkdown(w)
+	default:
+		err = writePlan(w, p, opts.output)
+	}
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	return withCode(planExitCode(p, opts.failOn, opts.allowIncomplete), nil)
+}
+
+// gateInput turns the flags into a planner.Input, reading the status,
+// inventory, baseline and suppressions they name. Errors name the flag.
+func gateInput(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions) (planner.Input, error) {
+	if opts.to == "" {
+		return planner.Input{}, fmt.Errorf("--to is required, for example: sylva-planner plan --from 1.4 --to %s", cat.Newest())
+	}
+	po := planOptions{from: opts.from, to: opts.to, workers: opts.workers, provider: opts.provider}
+	fromSource := "flag"
+	if po.from == "" {
+		v, src, err := installedRelease(c, e, opts)
+		if err != nil {
+			return planner.Input{}, err
+		}
+		po.from, fromSource = v.String(), src
+	}
+	var observed *planner.Observed
+	if opts.inventory != "" {
+		obs, oldest, rke2, err := readInventory(e, cat, opts.inventory)
+		if err != nil {
+			return planner.Input{}, err
+		}
+		observed = obs
+		if po.workers == "" && !oldest.IsZero() {
+			po.workers = oldest.Short()
+		}
+		if po.provider == "" && rke2 {
+			po.provider = string(catalog.ProviderRKE2)
+		}
+	}
+	in, err := planInput(cat, po)
+	if err != nil {
+		return in, err
+	}
+	in.FromSource, in.Observed = fromSource, observed
+	if opts.suppressions != "" {
+		if in.Suppressions, err = readSuppressions(e.path(opts.suppressions)); err != nil {
+			return in, fmt.Errorf("--suppressions %s: %w", opts.suppressions, err)
+		}
+	}
+	if opts.baseline != "" {
+		if in.Baseline, err = readBaseline(e.path(opts.baseline)); err != nil {
+			return in, fmt.Errorf("--baseline %s: %w", opts.baseline, err)
+		}
+	}
+	return in, nil
+}
+
+// installedRelease reads the installed release from the status ConfigMap,
+// offline (--status) or live.
+func installedRelease(c *cli.Context, e *env, opts gateOptions) (skew.Version, string, error) {
+	if opts.statusFile == "" && opts.live.kubeconfig == "" && opts.live.context == "" && e.getenv("KUBECONFIG") == "" {
+		return skew.Version{}, "", errors.New("--from is required (or --status FILE / --kubeconfig to read the installed release), for example: sylva-planner plan --from 1.4 --to 1.6")
+	}
+	o := opts.live
+	o.file = opts.statusFile
+	obs, err := statusObservation(c.Context, e, o)
+	if err != nil {
+		return skew.Version{}, "", err
+	}
+	if obs.ConfigMap == nil {
+		return skew.Version{}, "", errors.New("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; give --from to plan anyway")
+	}
+	v, src, ok := obs.ConfigMap.Release()
+	if !ok {
+		return skew.Version{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); give --from", src)
+	}
+	return v, string(src), nil
+}
+
+// readInventory reads manifests and turns what runs into planner facts.
+func readInventory(e *env, cat *catalog.Catalog, dir string) (*planner.Observed, skew.Version, bool, error) {
+	root := e.path(dir)
+	st, err := os.Stat(root)
+	if err != nil || !st.IsDir() {
+		return nil, skew.Version{}, false, fmt.Errorf("--inventory %s: not a readable directory", dir)
+	}
+	inv, err := inventory.Read(os.DirFS(root))
+	if err != nil {
+		return nil, skew.Version{}, false, fmt.Errorf("--inventory %s: %w", dir, err)
+	}
+	rules, err := detectionRules(cat)
+	if err != nil {
+		return nil, skew.Version{}, false, err
+	}
+	obs := &planner.Observed{Source: "manifests in " + filepath.ToSlash(dir)}
+	for _, d := range inv.Detect(rules) {
+		obs.Components = append(obs.Components, planner.ObservedComponent{Name: d.Component, Raw: d.Raw, Version: d.Version, Where: d.Where})
+	}
+	check := planner.Check{Name: "inventory", Required: true, Status: planner.CheckAssessed,
+		Detail: fmt.Sprintf("%d files, %d objects, %d components detected", inv.Files, len(inv.Objects), len(obs.Components))}
+	switch {
+	case inv.Files == 0 || len(inv.Objects) == 0:
+		check.Status, check.Detail = planner.CheckNotAssessed, "no manifest found in "+filepath.ToSlash(dir)
+	case len(inv.Skipped) > 0:
+		check.Status = planner.CheckPartial
+		check.Detail += fmt.Sprintf("; %d files did not parse: %s", len(inv.Skipped), strings.Join(inv.Skipped, "; "))
+	}
+	obs.Checks = []planner.Check{check}
+	oldest, _, rke2 := inv.Nodes()
+	return obs, oldest, rke2, nil
+}
+
+func detectionRules(cat *catalog.Catalog) ([]inventory.Rule, error) {
+	var rules []inventory.Rule
+	for _, comp := range cat.Components {
+		r := inventory.Rule{Component: comp.Name}
+		for _, re := range comp.Images {
+			rx, err := regexp.Compile(re)
+			if err != nil {
+				return nil, fmt.Errorf("catalog: component %s: %w", comp.Name, err)
+			}
+			r.Images = append(r.Images, rx)
+		}
+		for _, l := range comp.Labels {
+			k, v, _ := strings.Cut(l.Selector, "=")
+			r.Labels = append(r.Labels, inventory.LabelRule{Key: k, Value: v, VersionLabel: l.VersionLabel})
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+type suppressionsFile struct {
+	Suppressions []struct {
+		Code    string `json:"code"`
+		Subject string `json:"subject"`
+		Reason  string `json:"reason"`
+		Expires string `json:"expires"`
+	} `json:"suppressions"`
+}
+
+func readSuppressions(path string) ([]planner.Suppression, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f suppressionsFile
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return nil, err
+	}
+	out := make([]planner.Suppression, 0, len(f.Suppressions))
+	for i, s := range f.Suppressions {
+		if s.Code == "" || s.Reason == "" {
+			return nil, fmt.Errorf("suppression #%d: code and reason are required", i+1)
+		}
+		r := planner.Suppression{Code: s.Code, Subject: s.Subject, Reason: s.Reason}
+		if s.Expires != "" {
+			if r.Expires, err = time.Parse(time.DateOnly, s.Expires); err != nil {
+				return nil, fmt.Errorf("suppression #%d: expires %q is not YYYY-MM-DD", i+1, s.Expires)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func readBaseline(path string) ([]planner.Finding, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var prev struct {
+		Kind     string            `json:"kind"`
+		Findings []planner.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal(data, &prev); err != nil {
+		return nil, fmt.Errorf("not a JSON plan (sylva-planner plan -o json): %w", err)
+	}
+	if prev.Kind != planner.Kind {
+		return nil, fmt.Errorf("kind %q, want %s (a report of sylva-planner plan -o json)", prev.Kind, planner.Kind)
+	}
+	return append([]planner.Finding{}, prev.Findings...), nil
+}
+
+// writeFileAtomic writes through a temporary file in the same directory and
+// renames it, so a collector never reads half a file.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".sylva-planner-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 func writePlan(w io.Writer, p *planner.Plan, f format) error {
@@ -112,29 +391,31 @@ func writePlan(w io.Writer, p *planner.Plan, f format) error {
 	case formatTable:
 		return p.WriteTable(w)
 	}
-	return fmt.Errorf("unknown format %q", f)
+	return fmt.Errorf("format %q is not supported by plan", f)
 }
 
-// planExitCode maps a computed plan to the exit code of docs/cli.md.
-func planExitCode(p *planner.Plan, threshold failOn) int {
+// planExitCode maps a computed plan to the exit code of docs/cli.md:
+// never → 0; held → 4; a finding at or above the threshold that is neither
+// suppressed nor in the baseline → 2; unknown without --allow-incomplete →
+// 2; else 0.
+func planExitCode(p *planner.Plan, threshold failOn, allowIncomplete bool) int {
 	if threshold == failOnNever {
 		return exitOK
 	}
-	switch p.Verdict {
-	case planner.VerdictHeld:
+	if p.Verdict == planner.VerdictHeld {
 		return exitHeld
-	case planner.VerdictBlocked:
-		return exitBlocked
-	case planner.VerdictUnknown:
-		return exitBlocked
-	case planner.VerdictReady:
 	}
+	min := planner.SeverityBlocker
 	if threshold == failOnWarning {
-		for _, f := range p.Findings {
-			if f.Severity.AtLeast(planner.SeverityWarning) {
-				return exitBlocked
-			}
+		min = planner.SeverityWarning
+	}
+	for _, f := range p.Findings {
+		if f.Severity.AtLeast(min) && !f.InBaseline {
+			return exitBlocked
 		}
+	}
+	if p.Verdict == planner.VerdictUnknown && !allowIncomplete {
+		return exitBlocked
 	}
 	return exitOK
 }

@@ -1,0 +1,311 @@
+package inventory
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// Object is one Kubernetes object as read, with where it came from.
+type Object struct {
+	APIVersion string
+	Kind       string
+	Namespace  string
+	Name       string
+	Labels     map[string]string
+	// Images are the container images of a Pod or a workload's template.
+	Images []string
+	// KubeletVersion is set for Nodes.
+	KubeletVersion string
+	// File is the path (relative to the inventory root) the object came
+	// from; "#release" is appended for objects of a Helm release manifest.
+	File string
+}
+
+// Inventory is what Read found.
+type Inventory struct {
+	Objects []Object
+	// Files counts the files read; Skipped lists the ones that did not parse.
+	Files   int
+	Skipped []string
+}
+
+// Rule detects one component's version: the first group of an image
+// pattern, or a label on objects matching a selector.
+type Rule struct {
+	Component string
+	Images    []*regexp.Regexp
+	Labels    []LabelRule
+}
+
+// LabelRule reads VersionLabel on objects carrying Key=Value.
+type LabelRule struct{ Key, Value, VersionLabel string }
+
+// Detected is a component version seen running. Version is zero when Raw
+// does not parse.
+type Detected struct {
+	Component string
+	Raw       string
+	Version   skew.Version
+	Where     string
+}
+
+// Read walks fsys and decodes every *.yaml, *.yml and *.json file: single
+// objects, multi-document files and `kind: List` dumps. Helm release Secrets
+// (type helm.sh/release.v1) are opened and their manifests read too. A file
+// that does not parse is listed in Skipped, not an error.
+func Read(fsys fs.FS) (*Inventory, error) {
+	inv := &Inventory{}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		switch path.Ext(p) {
+		case ".yaml", ".yml", ".json":
+		default:
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return fmt.Errorf("inventory: %w", err)
+		}
+		inv.Files++
+		if err := inv.addDocuments(p, data, 0); err != nil {
+			inv.Skipped = append(inv.Skipped, p+": "+err.Error())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(inv.Objects, func(a, b Object) int {
+		return strings.Compare(a.File+"\x00"+a.Kind+"\x00"+a.Namespace+"\x00"+a.Name, b.File+"\x00"+b.Kind+"\x00"+b.Namespace+"\x00"+b.Name)
+	})
+	return inv, nil
+}
+
+func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {
+	for _, doc := range splitYAML(data) {
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			return err
+		}
+		if m != nil {
+			inv.addObject(file, m, depth)
+		}
+	}
+	return nil
+}
+
+// splitYAML splits a multi-document YAML stream on "---" lines.
+func splitYAML(data []byte) [][]byte {
+	var docs [][]byte
+	var cur bytes.Buffer
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if t := bytes.TrimRight(line, " \t\r\n"); bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- ")) {
+			docs = append(docs, bytes.Clone(cur.Bytes()))
+			cur.Reset()
+			continue
+		}
+		cur.Write(line)
+	}
+	docs = append(docs, cur.Bytes())
+	out := docs[:0]
+	for _, d := range docs {
+		if len(bytes.TrimSpace(d)) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (inv *Inventory) addObject(file string, m map[string]any, depth int) {
+	kind, _ := m["kind"].(string)
+	if strings.HasSuffix(kind, "List") {
+		items, _ := m["items"].([]any)
+		for _, it := range items {
+			if im, ok := it.(map[string]any); ok {
+				inv.addObject(file, im, depth)
+			}
+		}
+		return
+	}
+	o := Object{File: file, Kind: kind}
+	o.APIVersion, _ = m["apiVersion"].(string)
+	meta, _ := m["metadata"].(map[string]any)
+	o.Name, _ = meta["name"].(string)
+	o.Namespace, _ = meta["namespace"].(string)
+	if labels, ok := meta["labels"].(map[string]any); ok {
+		o.Labels = map[string]string{}
+		for k, v := range labels {
+			if s, ok := v.(string); ok {
+				o.Labels[k] = s
+			}
+		}
+	}
+	spec, _ := m["spec"].(map[string]any)
+	switch kind {
+	case "Pod":
+		o.Images = images(spec)
+	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job":
+		o.Images = images(dig(spec, "template", "spec"))
+	case "CronJob":
+		o.Images = images(dig(spec, "jobTemplate", "spec", "template", "spec"))
+	case "Node":
+		o.KubeletVersion, _ = dig(m, "status", "nodeInfo")["kubeletVersion"].(string)
+	case "Secret":
+		if t, _ := m["type"].(string); t == "helm.sh/release.v1" && depth == 0 {
+			if manifest, err := helmManifest(m); err == nil {
+				_ = inv.addDocuments(file+"#release", []byte(manifest), depth+1)
+			}
+		}
+	}
+	inv.Objects = append(inv.Objects, o)
+}
+
+func dig(m map[string]any, keys ...string) map[string]any {
+	for _, k := range keys {
+		next, _ := m[k].(map[string]any)
+		m = next
+	}
+	return m
+}
+
+func images(podSpec map[string]any) []string {
+	var out []string
+	for _, key := range []string{"initContainers", "containers"} {
+		cs, _ := podSpec[key].([]any)
+		for _, c := range cs {
+			if cm, ok := c.(map[string]any); ok {
+				if img, ok := cm["image"].(string); ok && img != "" {
+					out = append(out, img)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// helmManifest opens a Helm 3 release Secret: data.release is base64 (the
+// Secret encoding) of base64 of gzip of the release JSON.
+func helmManifest(secret map[string]any) (string, error) {
+	data, _ := secret["data"].(map[string]any)
+	enc, _ := data["release"].(string)
+	once, err := base64.StdEncoding.DecodeString(enc)
+	if err != nil {
+		return "", err
+	}
+	twice, err := base64.StdEncoding.DecodeString(string(once))
+	if err != nil {
+		return "", err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(twice))
+	if err != nil {
+		return "", err
+	}
+	raw, err := io.ReadAll(io.LimitReader(zr, 64<<20))
+	if err != nil {
+		return "", err
+	}
+	var rel struct {
+		Manifest string `json:"manifest"`
+	}
+	if err := json.Unmarshal(raw, &rel); err != nil {
+		return "", err
+	}
+	return rel.Manifest, nil
+}
+
+// Detect applies the rules to the objects and returns one version per
+// component: the highest seen when several run (an upgrade in progress
+// leaves both), sorted by component.
+func (inv *Inventory) Detect(rules []Rule) []Detected {
+	best := map[string]Detected{}
+	consider := func(d Detected) {
+		cur, ok := best[d.Component]
+		switch {
+		case !ok:
+			best[d.Component] = d
+		case cur.Version.IsZero() && !d.Version.IsZero():
+			best[d.Component] = d
+		case !d.Version.IsZero() && d.Version.Compare(cur.Version) > 0:
+			best[d.Component] = d
+		}
+	}
+	for _, o := range inv.Objects {
+		for _, r := range rules {
+			for _, img := range o.Images {
+				for _, rx := range r.Images {
+					if m := rx.FindStringSubmatch(img); m != nil {
+						v, _ := skew.Parse(m[1])
+						consider(Detected{Component: r.Component, Raw: m[1], Version: v, Where: fmt.Sprintf("image %s of %s %s", img, o.Kind, objectName(o))})
+					}
+				}
+			}
+			for _, l := range r.Labels {
+				if o.Labels[l.Key] != l.Value {
+					continue
+				}
+				if raw, ok := o.Labels[l.VersionLabel]; ok {
+					v, _ := skew.Parse(raw)
+					consider(Detected{Component: r.Component, Raw: raw, Version: v, Where: fmt.Sprintf("label %s of %s %s", l.VersionLabel, o.Kind, objectName(o))})
+				}
+			}
+		}
+	}
+	out := make([]Detected, 0, len(best))
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for k := range best {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		out = append(out, best[name])
+	}
+	return out
+}
+
+func objectName(o Object) string {
+	if o.Namespace == "" {
+		return o.Name
+	}
+	return o.Namespace + "/" + o.Name
+}
+
+// Nodes summarises the Nodes: the lowest kubelet minor (what the skew is
+// counted from), and whether any runs RKE2 (a "+rke2" build).
+func (inv *Inventory) Nodes() (oldest skew.Version, count int, rke2 bool) {
+	for _, o := range inv.Objects {
+		if o.Kind != "Node" || o.KubeletVersion == "" {
+			continue
+		}
+		v, err := skew.Parse(o.KubeletVersion)
+		if err != nil {
+			continue
+		}
+		count++
+		if strings.Contains(v.Build, "rke2") {
+			rke2 = true
+		}
+		if oldest.IsZero() || v.CompareMinor(oldest) < 0 {
+			oldest = v.MinorOnly()
+		}
+	}
+	return oldest, count, rke2
+}

@@ -1,0 +1,182 @@
+package planner
+
+import (
+	"bufio"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+)
+
+// WriteMetrics writes the plan's gauges in the Prometheus text exposition
+// format, for node-exporter's textfile collector. Alert on
+// sylva_planner_upgrade_blocked, never on held.
+func (p *Plan) WriteMetrics(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	labels := fmt.Sprintf(`from=%q,to=%q`, p.From.Release, p.To.Release)
+	header := func(name, help string) {
+		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
+	}
+	gauge := func(name, help string, value int) {
+		header(name, help)
+		fmt.Fprintf(bw, "%s{%s} %d\n", name, labels, value)
+	}
+	gauge("sylva_planner_upgrade_blocked", "1 when an actionable blocker stops the upgrade (act on it).", b2i(p.Verdict == VerdictBlocked))
+	gauge("sylva_planner_upgrade_held", "1 when every blocker waits on upstream or is pinned (nothing to act on).", b2i(p.Verdict == VerdictHeld))
+	header("sylva_planner_verdict", "1 for the plan's verdict, 0 for the others.")
+	for _, v := range []Verdict{VerdictBlocked, VerdictHeld, VerdictReady, VerdictUnknown} {
+		fmt.Fprintf(bw, "sylva_planner_verdict{%s,verdict=%q} %d\n", labels, v, b2i(p.Verdict == v))
+	}
+	gauge("sylva_planner_score", "Readiness score 0-100 (for trends, not for gating).", p.Score)
+	gauge("sylva_planner_passes", "Reconciliation passes of the sylva-units HelmRelease the plan needs.", len(p.Passes))
+	return bw.Flush()
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// ReportGroup is one section of the nightly report.
+type ReportGroup struct {
+	Title    string
+	Findings []Finding
+}
+
+// Groups sorts the findings into the report's sections: action needed
+// (actionable blockers), waiting on upstream, pinned (held by us), then
+// everything else. Empty groups are left out.
+func (p *Plan) Groups() []ReportGroup {
+	groups := []ReportGroup{{Title: "Action needed"}, {Title: "Waiting on upstream"}, {Title: "Pinned (held by us)"}, {Title: "Other findings"}}
+	for _, f := range p.Findings {
+		i := 3
+		if f.Severity == SeverityBlocker {
+			switch f.Class {
+			case ClassWaiting:
+				i = 1
+			case ClassPinned:
+				i = 2
+			case ClassActionable:
+				i = 0
+			}
+		}
+		groups[i].Findings = append(groups[i].Findings, f)
+	}
+	out := groups[:0]
+	for _, g := range groups {
+		if len(g.Findings) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Headline is the report's first line for the verdict.
+func (p *Plan) Headline() string {
+	switch p.Verdict {
+	case VerdictReady:
+		return fmt.Sprintf("✅ READY — Sylva %s → %s", p.From.Release, p.To.Release)
+	case VerdictBlocked:
+		return fmt.Sprintf("⛔ BLOCKED — act: Sylva %s → %s", p.From.Release, p.To.Release)
+	case VerdictHeld:
+		return fmt.Sprintf("⏸️ HELD — %s not yet upgradable (from %s)", p.To.Release, p.From.Release)
+	case VerdictUnknown:
+		return fmt.Sprintf("❔ UNKNOWN — Sylva %s → %s could not be judged completely", p.From.Release, p.To.Release)
+	}
+	return string(p.Verdict)
+}
+
+// WriteReportMarkdown writes the nightly report as Markdown.
+func (p *Plan) WriteReportMarkdown(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# %s\n\n", p.Headline())
+	fmt.Fprintf(bw, "%s\n\n", p.header())
+	fmt.Fprintf(bw, "Score %d · %s\n\n", p.Score, p.Summary.Line)
+	for _, g := range p.Groups() {
+		fmt.Fprintf(bw, "## %s\n\n", g.Title)
+		for _, f := range g.Findings {
+			fmt.Fprintf(bw, "- %s `%s` (%s): %s", tag(f), f.Code, f.Subject, f.Message)
+			if f.Remediation != "" {
+				fmt.Fprintf(bw, " — %s", f.Remediation)
+			}
+			if f.InBaseline {
+				fmt.Fprint(bw, " _(known)_")
+			}
+			fmt.Fprintln(bw)
+		}
+		fmt.Fprintln(bw)
+	}
+	if len(p.Suppressed) > 0 {
+		fmt.Fprint(bw, "## Suppressed\n\n")
+		for _, s := range p.Suppressed {
+			fmt.Fprintf(bw, "- `%s` (%s): %s — suppressed: %s\n", s.Code, s.Subject, s.Message, s.Reason)
+		}
+		fmt.Fprintln(bw)
+	}
+	fmt.Fprint(bw, "## Checks\n\n| check | status | detail |\n|---|---|---|\n")
+	for _, c := range p.Checks {
+		fmt.Fprintf(bw, "| %s | %s | %s |\n", c.Name, c.Status, mdCell(c.Detail))
+	}
+	fmt.Fprintf(bw, "\n**Next:** %s\n", p.Next)
+	return bw.Flush()
+}
+
+func tag(f Finding) string {
+	t := strings.ToUpper(string(f.Severity))
+	if f.Class != "" {
+		t += " [" + strings.ToUpper(string(f.Class)) + "]"
+	}
+	return t
+}
+
+var reportHTML = template.Must(template.New("report").Funcs(template.FuncMap{"tag": tag, "lower": strings.ToLower}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Plan.Headline}}</title>
+<style>
+body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
+main{max-width:960px;margin:0 auto;padding:24px}
+header{border-radius:10px;padding:18px 22px;color:#fff;margin-bottom:18px}
+header.ready{background:#1f8a4c}header.blocked{background:#b42318}header.held{background:#8a6d1f}header.unknown{background:#4b5563}
+header h1{margin:0 0 6px;font-size:24px}header p{margin:0;opacity:.92}
+section{background:#fff;border-radius:10px;padding:14px 20px;margin-bottom:14px;box-shadow:0 1px 2px rgba(0,0,0,.06)}
+h2{font-size:17px;margin:4px 0 10px}
+ul{padding-left:0;list-style:none;margin:0}li{padding:8px 0;border-top:1px solid #eceef2}li:first-child{border-top:0}
+.tag{display:inline-block;font-size:12px;font-weight:600;border-radius:4px;padding:1px 6px;margin-right:6px;background:#e5e7eb}
+.blocker{background:#fde2e1;color:#8a1c12}.warning{background:#fdf1d8;color:#7a5406}.info{background:#e0ecfd;color:#1d4f91}
+code{background:#f0f1f4;border-radius:4px;padding:0 4px}.fix{color:#3b4252;font-size:14px;margin-top:2px}
+table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;padding:6px 8px;border-top:1px solid #eceef2}
+</style>
+</head>
+<body><main>
+<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{.Header}}</p><p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p></header>
+{{range .Plan.Groups}}<section><h2>{{.Title}}</h2><ul>
+{{range .Findings}}<li><span class="tag {{.Severity}}">{{tag .}}</span><code>{{.Code}}</code> ({{.Subject}}): {{.Message}}{{if .InBaseline}} <em>(known)</em>{{end}}{{if .Remediation}}<div class="fix">{{.Remediation}}</div>{{end}}</li>
+{{end}}</ul></section>
+{{end}}{{if .Plan.Passes}}<section><h2>Passes</h2><table><tr><th>pass</th><th>release</th><th>control plane</th><th>workers</th><th>Longhorn</th></tr>
+{{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>
+{{end}}</table></section>
+{{end}}{{if .Plan.Suppressed}}<section><h2>Suppressed</h2><ul>{{range .Plan.Suppressed}}<li><code>{{.Code}}</code> ({{.Subject}}): {{.Message}}<div class="fix">suppressed: {{.Reason}}</div></li>{{end}}</ul></section>
+{{end}}<section><h2>Checks</h2><table><tr><th>check</th><th>status</th><th>detail</th></tr>
+{{range .Plan.Checks}}<tr><td>{{.Name}}</td><td>{{.Status}}</td><td>{{.Detail}}</td></tr>
+{{end}}</table></section>
+<section><h2>Next</h2><p>{{.Plan.Next}}</p></section>
+</main></body></html>
+`))
+
+// WriteReportHTML writes the nightly report as one self-contained HTML page.
+func (p *Plan) WriteReportHTML(w io.Writer) error {
+	var rows [][]string
+	for _, ps := range p.Passes {
+		rows = append(rows, []string{fmt.Sprint(ps.Index), ps.Release, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn)})
+	}
+	return reportHTML.Execute(w, struct {
+		Plan   *Plan
+		Header string
+		Rows   [][]string
+	}{p, p.header(), rows})
+}
