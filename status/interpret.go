@@ -118,9 +118,9 @@ type Report struct {
 	// reconciling nor stalled, and not suspended, and no release is in
 	// progress. Reasons says why not, in a fixed order.
 	CanStartNow bool     `json:"canStartNow"`
-	Reasons     []string `json:"reasons,omitempty"`
+	Reasons     []string `json:"reasons"`
 	// Findings are sorted by severity, code, subject and message.
-	Findings      []Finding   `json:"findings,omitempty"`
+	Findings      []Finding   `json:"findings"`
 	ConfigMap     *Status     `json:"configMap,omitempty"`
 	Kustomization *FluxObject `json:"kustomization,omitempty"`
 	HelmRelease   *FluxObject `json:"helmRelease,omitempty"`
@@ -211,6 +211,12 @@ func Interpret(obs Observation) Report {
 		r.Reasons = append(r.Reasons, "a release is being applied")
 	}
 	r.CanStartNow = len(r.Reasons) == 0
+	if r.Reasons == nil {
+		r.Reasons = []string{}
+	}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
 
 	r.Summary = r.summary(cm, progressWhy, pendingWhy, ns)
 	slices.SortFunc(r.Findings, func(a, b Finding) int {

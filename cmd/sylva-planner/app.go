@@ -114,6 +114,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			planCommand(),
 			catalogCommand(),
+			statusCommand(),
 			pruneAuditCommand(),
 			reconcileCommand(),
 			controllerCommand(),

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/urfave/cli/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+)
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "say which Sylva release a cluster runs and whether another reconciliation pass is pending",
+		Description: "Reads the sylva-units-status ConfigMap and, from a live cluster, the sylva-units-status\n" +
+			"Kustomization and the sylva-units HelmRelease, and says which release is installed, whether\n" +
+			"the last release finished, whether another pass is pending and whether it can start now.\n\n" +
+			"Live (kubectl's --kubeconfig, KUBECONFIG and --context), in namespace -n (sylva-system for a\n" +
+			"management cluster, the cluster's namespace in the management cluster for a workload cluster):\n\n" +
+			"   sylva-planner status -n sylva-system\n\n" +
+			"Offline, from `kubectl get cm sylva-units-status -o yaml` or, to include the Flux objects,\n" +
+			"`kubectl get cm,kustomizations,helmreleases -o yaml`:\n\n" +
+			"   sylva-planner status --file sylva-units-status.yaml\n\n" +
+			"Exit codes: 0 read and interpreted; 1 bad input (not a ConfigMap, not YAML, a malformed value)\n" +
+			"or a cluster that cannot be read. See docs/status.md.",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
+			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
+			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` of sylva-units", Value: status.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}},
+			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
+			outputFlag(formatTable, formatJSON, formatYAML),
+		},
+		Action: statusAction,
+	}
+}
+
+// statusOptions say where the status is read from.
+type statusOptions struct {
+	file        string // offline input; empty for a live cluster
+	kubeconfig  string
+	context     string
+	namespace   string
+	helmRelease string
+}
+
+func statusOptionsOf(c *cli.Context) (statusOptions, error) {
+	o := statusOptions{
+		file:        c.String("file"),
+		kubeconfig:  c.String("kubeconfig"),
+		context:     c.String("context"),
+		namespace:   c.String("namespace"),
+		helmRelease: c.String("helmrelease"),
+	}
+	if o.file != "" && (o.kubeconfig != "" || o.context != "") {
+		return o, errors.New("give either --file or --kubeconfig/--context, not both")
+	}
+	if o.namespace == "" {
+		return o, errors.New("--namespace must not be empty")
+	}
+	if o.helmRelease == "" {
+		return o, errors.New("--helmrelease must not be empty")
+	}
+	return o, nil
+}
+
+// statusObservation reads what status.Interpret needs, from the file or
+// the cluster o names.
+func statusObservation(ctx context.Context, e *env, o statusOptions) (status.Observation, error) {
+	if o.file != "" {
+		data, err := os.ReadFile(e.path(o.file))
+		if err != nil {
+			return status.Observation{}, fmt.Errorf("--file: %w", err)
+		}
+		obs, err := status.DecodeObservation(data, o.helmRelease)
+		if err != nil {
+			return status.Observation{}, fmt.Errorf("--file %s: %w", o.file, err)
+		}
+		return obs, nil
+	}
+	cfg, ctxName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(o.kubeconfig), Context: o.context, Getenv: e.getenv})
+	if err != nil {
+		return status.Observation{}, err
+	}
+	r, err := kube.NewReader(cfg, kube.Options{HelmRelease: o.helmRelease, Context: ctxName})
+	if err != nil {
+		return status.Observation{}, err
+	}
+	return r.Read(ctx, o.namespace)
+}
+
+func statusAction(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usageError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()), true)
+	}
+	o, err := statusOptionsOf(c)
+	if err != nil {
+		return usageError(c, err, true)
+	}
+	obs, err := statusObservation(c.Context, envOf(c), o)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	rep := status.Interpret(obs)
+	rep.ToolVersion = version
+	w := envOf(c).stdout
+	switch outputOf(c) {
+	case formatJSON:
+		err = rep.WriteJSON(w)
+	case formatYAML:
+		err = rep.WriteYAML(w)
+	default:
+		err = rep.WriteTable(w)
+	}
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("write status: %w", err))
+	}
+	return nil
+}

@@ -1,0 +1,207 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
+
+// Resources of the Flux objects read.
+var (
+	KustomizationResource = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
+	HelmReleaseResource   = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
+)
+
+// InClusterContext is the context name reported for the in-cluster
+// configuration.
+const InClusterContext = "in-cluster"
+
+// defaultTimeout bounds each request when the configuration sets none, so
+// that an unreachable server fails instead of hanging.
+const defaultTimeout = 30 * time.Second
+
+// Options tune a Reader.
+type Options struct {
+	// HelmRelease is the name of the sylva-units HelmRelease;
+	// status.DefaultHelmRelease when empty.
+	HelmRelease string
+	// Context is the kubeconfig context the configuration came from; it is
+	// named in errors.
+	Context string
+}
+
+// Reader reads an Observation from a cluster.
+type Reader struct {
+	core    kubernetes.Interface
+	dynamic dynamic.Interface
+	opts    Options
+}
+
+// NewReader returns a Reader for the cluster cfg points at. It does not
+// contact the cluster.
+func NewReader(cfg *rest.Config, opts Options) (*Reader, error) {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = defaultTimeout
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "sylva-planner"
+	}
+	core, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("build a client%s: %w", contextText(opts.Context), err)
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("build a dynamic client%s: %w", contextText(opts.Context), err)
+	}
+	return NewReaderForClients(core, dyn, opts), nil
+}
+
+// NewReaderForClients returns a Reader over the given clients (fakes in
+// tests).
+func NewReaderForClients(core kubernetes.Interface, dyn dynamic.Interface, opts Options) *Reader {
+	if opts.HelmRelease == "" {
+		opts.HelmRelease = status.DefaultHelmRelease
+	}
+	return &Reader{core: core, dynamic: dyn, opts: opts}
+}
+
+// Read reads the sylva-units-status ConfigMap, the sylva-units-status
+// Kustomization and the HelmRelease in namespace. Absent objects are nil in
+// the Observation, whose FluxRead is true. A ConfigMap with a malformed value
+// is an error naming the key (a *status.KeyError in the chain).
+func (r *Reader) Read(ctx context.Context, namespace string) (status.Observation, error) {
+	obs := status.Observation{Namespace: namespace, FluxRead: true}
+	cm, err := r.core.CoreV1().ConfigMaps(namespace).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+	case err != nil:
+		return status.Observation{}, r.wrap(fmt.Sprintf("read ConfigMap %s/%s", namespace, status.ConfigMapName), err)
+	default:
+		s, err := decodeConfigMap(cm)
+		if err != nil {
+			return status.Observation{}, r.wrap(fmt.Sprintf("ConfigMap %s/%s", namespace, status.ConfigMapName), err)
+		}
+		obs.ConfigMap = s
+	}
+	if obs.Kustomization, err = r.flux(ctx, KustomizationResource, namespace, status.KustomizationName); err != nil {
+		return status.Observation{}, err
+	}
+	if obs.HelmRelease, err = r.flux(ctx, HelmReleaseResource, namespace, r.opts.HelmRelease); err != nil {
+		return status.Observation{}, err
+	}
+	return obs, nil
+}
+
+// flux reads one Flux object; nil when it, or its kind, does not exist.
+func (r *Reader) flux(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*status.FluxObject, error) {
+	u, err := r.dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	what := fmt.Sprintf("%s.%s %s/%s", gvr.Resource, gvr.Group, namespace, name)
+	if err != nil {
+		return nil, r.wrap("read "+what, err)
+	}
+	f, err := status.FluxObjectFromMap(u.Object)
+	if err != nil {
+		return nil, r.wrap(what, err)
+	}
+	return f, nil
+}
+
+// decodeConfigMap decodes through status.Decode, so a live ConfigMap and a
+// file give the same Status and the same errors.
+func decodeConfigMap(cm *corev1.ConfigMap) (*status.Status, error) {
+	doc := map[string]any{
+		"apiVersion": "v1",
+		"kind":       "ConfigMap",
+		"metadata":   map[string]any{"name": cm.Name, "namespace": cm.Namespace},
+		"data":       cm.Data,
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return status.Decode(b)
+}
+
+// wrap prefixes err with what failed and the context.
+func (r *Reader) wrap(what string, err error) error {
+	return fmt.Errorf("%s%s: %w", what, contextText(r.opts.Context), err)
+}
+
+func contextText(name string) string {
+	if name == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (context %s)", name)
+}
+
+// ConfigOptions are the kubectl-style inputs of RESTConfig.
+type ConfigOptions struct {
+	// Kubeconfig is --kubeconfig: one file, which must exist.
+	Kubeconfig string
+	// Context is --context; the kubeconfig's current context when empty.
+	Context string
+	// Getenv reads KUBECONFIG (a list of files, as kubectl reads it) and
+	// HOME (for ~/.kube/config). Nil reads nothing.
+	Getenv func(string) string
+}
+
+// RESTConfig returns the configuration kubectl would use for the same
+// flags and environment, and the name of the context it selected
+// (InClusterContext when running in a pod without a kubeconfig).
+func RESTConfig(o ConfigOptions) (*rest.Config, string, error) {
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Kubeconfig}
+	source := "--kubeconfig " + o.Kubeconfig
+	if o.Kubeconfig == "" {
+		if kc := getenv(clientcmd.RecommendedConfigPathEnvVar); kc != "" {
+			rules.Precedence = filepath.SplitList(kc)
+			source = "KUBECONFIG=" + kc
+		} else if home := getenv("HOME"); home != "" {
+			rules.Precedence = []string{filepath.Join(home, clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName)}
+			source = rules.Precedence[0]
+		} else {
+			source = "no kubeconfig"
+		}
+	}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context})
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return nil, "", fmt.Errorf("load kubeconfig (%s): %w", source, err)
+	}
+	name := o.Context
+	if name == "" {
+		name = raw.CurrentContext
+	}
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		if clientcmd.IsEmptyConfig(err) {
+			return nil, "", fmt.Errorf("no cluster configured (%s): give --kubeconfig or set KUBECONFIG, or use --file for offline input", source)
+		}
+		return nil, "", fmt.Errorf("load kubeconfig (%s)%s: %w", source, contextText(name), err)
+	}
+	if len(raw.Contexts) == 0 && name == "" {
+		name = InClusterContext
+	}
+	return cfg, name, nil
+}
