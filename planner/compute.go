@@ -123,6 +123,7 @@ func Compute(in Input) (*Plan, error) {
 	p.Checks = append(checks(p), compat)
 	if in.Observed != nil {
 		p.Checks = append(p.Checks, in.Observed.Checks...)
+		p.Findings = append(p.Findings, in.Observed.Findings...)
 	}
 	p.finish(in)
 	return p, nil

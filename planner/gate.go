@@ -21,6 +21,9 @@ type Observed struct {
 	// Checks are the inventory's own capabilities (what it could read),
 	// reported with the plan's checks and feeding its verdict.
 	Checks []Check
+	// Findings come from live checks computed outside the planner (drains,
+	// removed APIs); they join the plan's findings before the verdict.
+	Findings []Finding
 }
 
 // ObservedComponent is one component version seen running. Raw is what was
