@@ -15,9 +15,14 @@
 // without --from), comes from Status.Release or, equivalently,
 // Report.InstalledRelease:
 //
-//	obs, err := status.DecodeObservation(data, status.DefaultHelmRelease)
+//	obs, err := status.DecodeObservation(data, status.DefaultHelmRelease) // or kube.Reader.Read
+//	if err != nil { … }
 //	rep := status.Interpret(obs)
-//	if rep.InstalledKnown { from = rep.InstalledRelease }
+//	if !rep.InstalledRelease.IsZero() { from = rep.InstalledRelease } // "1.6", "1.6-pre", "1.4"
+//
+// InstalledRelease is zero for a fresh install (rep.FreshInstall), a
+// development branch, or a status that predates release tracking
+// (rep.ReleaseSource tells which); the caller then needs --from.
 //
 // The package is pure: it reads no clock, prints nothing and imports no
 // cluster client or Flux API module; the live reader is status/kube.
