@@ -265,17 +265,28 @@ func reverseDeps(units []Unit) map[string][]string {
 }
 
 // firstPrunable returns the first release at or after from, and after x, in
-// which every supported upgrade source is newer than x.
+// which every supported upgrade source is newer than x. It looks at the
+// policy's releases, then at the three releases after the newest one, whose
+// sources are assumed.
 func firstPrunable(p Policy, x, from skew.Version) (rel skew.Version, assumed, ok bool) {
-	last := p.Newest()
-	if x.CompareMinor(last) > 0 {
-		last = x
-	}
-	last = last.AddMinor(3)
 	if from.CompareMinor(x) <= 0 {
 		from = x.AddMinor(1)
 	}
-	for r := from.MinorOnly(); r.CompareMinor(last) <= 0; r = r.AddMinor(1) {
+	from = from.MinorOnly()
+	var candidates []skew.Version
+	for _, pr := range p.Releases {
+		if pr.Release.CompareMinor(from) >= 0 {
+			candidates = append(candidates, pr.Release.MinorOnly())
+		}
+	}
+	next := p.Newest().AddMinor(1)
+	if from.CompareMinor(next) > 0 && from.Major == next.Major {
+		next = from
+	}
+	for i := range 3 {
+		candidates = append(candidates, next.AddMinor(i))
+	}
+	for _, r := range candidates {
 		sources, a, err := p.Sources(r)
 		if err != nil {
 			continue

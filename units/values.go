@@ -177,15 +177,23 @@ func ValidName(name string) error {
 
 // Merge merges values files in order, as Helm merges several -f files:
 // maps merge recursively, later files win, lists are replaced, and null
-// deletes a key. An empty file is an empty map.
+// deletes a key. Nulls stay in the result as tombstones, so that a null in
+// a unit also deletes what its defaults or templates set; Build treats them
+// as absent. An empty file is an empty map.
 func Merge(files ...File) (map[string]any, error) {
 	out := map[string]any{}
 	for _, f := range files {
-		var m map[string]any
-		if err := yaml.Unmarshal(f.Data, &m); err != nil {
-			return nil, fmt.Errorf("values file %s is not a YAML map: %w", f.Name, cleanYAMLError(err))
+		var doc any
+		if err := yaml.Unmarshal(f.Data, &doc); err != nil {
+			return nil, fmt.Errorf("values file %s is not valid YAML: %w", f.Name, cleanYAMLError(err))
 		}
-		mergeInto(out, m)
+		switch m := doc.(type) {
+		case nil:
+		case map[string]any:
+			mergeInto(out, m, true)
+		default:
+			return nil, fmt.Errorf("values file %s holds %s, not a map of values; pass a sylva-units values file", f.Name, describe(doc))
+		}
 	}
 	return out, nil
 }
@@ -226,7 +234,10 @@ func Build(merged map[string]any) (*Values, error) {
 		return nil, err
 	}
 	for _, name := range slices.Sorted(maps.Keys(templates)) {
-		if _, ok := templates[name].(map[string]any); !ok && templates[name] != nil {
+		if templates[name] == nil {
+			continue
+		}
+		if _, ok := templates[name].(map[string]any); !ok {
 			return nil, fmt.Errorf("unit_templates.%s is %s, want a map", name, describe(templates[name]))
 		}
 		v.Templates = append(v.Templates, name)
@@ -238,6 +249,9 @@ func Build(merged map[string]any) (*Values, error) {
 	for _, name := range slices.Sorted(maps.Keys(unitMap)) {
 		if err := ValidName(name); err != nil {
 			return nil, fmt.Errorf("units: %w", err)
+		}
+		if unitMap[name] == nil {
+			continue // deleted by a null
 		}
 		own, ok := unitMap[name].(map[string]any)
 		if !ok {
@@ -257,10 +271,7 @@ func Build(merged map[string]any) (*Values, error) {
 // unit_definition_defaults, then each of own's unit_templates in order, then
 // own's fields, deep-merged (see Merge for the rules).
 func Resolve(own, defaults, templates map[string]any) (map[string]any, []string, error) {
-	def := deepCopy(defaults).(map[string]any)
-	if def == nil {
-		def = map[string]any{}
-	}
+	def := deepCopy(defaults, false).(map[string]any)
 	names, err := stringList(own["unit_templates"])
 	if err != nil {
 		return nil, nil, fmt.Errorf("unit_templates: %w", err)
@@ -270,9 +281,9 @@ func Resolve(own, defaults, templates map[string]any) (map[string]any, []string,
 		if !ok {
 			return nil, nil, fmt.Errorf("unit_templates: template %q is not defined under unit_templates", t)
 		}
-		mergeInto(def, tm)
+		mergeInto(def, tm, false)
 	}
-	mergeInto(def, own)
+	mergeInto(def, own, false)
 	return def, names, nil
 }
 
@@ -309,6 +320,9 @@ func buildUnit(name string, own, defaults, templates map[string]any) (Unit, erro
 		f, err := toFlag(deps[d])
 		if err != nil {
 			return Unit{}, fmt.Errorf("depends_on.%s: %w", d, err)
+		}
+		if !f.Set {
+			continue
 		}
 		u.DependsOn = append(u.DependsOn, Dependency{Unit: d, When: f})
 	}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/units"
+)
+
+// pruneFailOn is the --fail-on threshold of prune-audit.
+type pruneFailOn string
+
+const (
+	pruneFailOnPrunable  pruneFailOn = "prunable"
+	pruneFailOnMalformed pruneFailOn = "malformed"
+	pruneFailOnNever     pruneFailOn = "never"
+)
+
+type pruneFailOnValue struct{ value pruneFailOn }
+
+func (f *pruneFailOnValue) Set(s string) error {
+	switch v := pruneFailOn(s); v {
+	case pruneFailOnPrunable, pruneFailOnMalformed, pruneFailOnNever:
+		f.value = v
+		return nil
+	}
+	return fmt.Errorf("unknown --fail-on value %q (valid: prunable, malformed, never)", s)
+}
+
+func (f *pruneFailOnValue) String() string { return string(f.value) }
+
+func pruneAuditCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "prune-audit",
+		Usage: "list the transitional units of sylva-units that a release may delete",
+		Description: "Reads sylva-units values (several -f files merge as Helm merges them) and classifies every unit\n" +
+			"marked `info: {transitional-unit: from-X.Y}` for the release: a unit from-X.Y is needed while\n" +
+			"the release supports upgrading from X.Y or older (the catalog's supported sources; n-2 from 1.6).\n\n" +
+			"States: prunable (delete it), blocked (prunable, but units that stay depend on it), malformed\n" +
+			"(the metadata does not parse), untracked (one_shot, or its description says it will be removed,\n" +
+			"but it has no metadata: the line to add is suggested), keep (a supported source still needs it).\n\n" +
+			"The release comes from --release, else sylva_release (1.7-pre is 1.7), else\n" +
+			"_internal.sylva_branch (release-1.6), else the version in the Chart.yaml beside the first -f file.\n\n" +
+			"Exit codes: 0 nothing at or above --fail-on; 1 bad input (unreadable or invalid values file,\n" +
+			"unknown release); 2 --fail-on prunable (default) found a prunable, blocked or malformed unit, or\n" +
+			"--fail-on malformed found a malformed one. --fail-on never always exits 0 once the audit ran.\n\n" +
+			"Example: sylva-planner prune-audit -f charts/sylva-units/values.yaml --release 1.7 -o markdown",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{
+				Name: "values", Aliases: []string{"f"}, TakesFile: true,
+				Usage: "sylva-units values `FILE`; repeat to merge several, later files win",
+			},
+			&cli.StringFlag{
+				Name: "release", EnvVars: []string{"SYLVA_PLANNER_RELEASE"},
+				Usage: "Sylva release to audit for, for example `1.7` (default: read from the values)",
+			},
+			outputFlag(formatTable, formatJSON, formatMarkdown),
+			&cli.GenericFlag{
+				Name:    "fail-on",
+				Usage:   "exit 2 when a unit is at least this actionable: prunable (also blocked and malformed), malformed, never",
+				Value:   &pruneFailOnValue{value: pruneFailOnPrunable},
+				EnvVars: []string{"SYLVA_PLANNER_FAIL_ON"},
+			},
+			&cli.BoolFlag{
+				Name:  "print-schema-patch",
+				Usage: "print the values.schema.json property that allows info.transitional-unit, and exit",
+			},
+			catalogFlag(),
+		},
+		Action: pruneAuditAction,
+	}
+}
+
+type pruneAuditOptions struct {
+	files   []string
+	release string
+	output  format
+	failOn  pruneFailOn
+}
+
+func pruneAuditAction(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usageError(c, fmt.Errorf("prune-audit takes no argument, got %q (give values files with -f)", c.Args().First()), true)
+	}
+	w := envOf(c).stdout
+	if c.Bool("print-schema-patch") {
+		_, err := io.WriteString(w, units.SchemaPatch)
+		return err
+	}
+	opts := pruneAuditOptions{
+		files: c.StringSlice("values"), release: c.String("release"),
+		output: outputOf(c), failOn: c.Generic("fail-on").(*pruneFailOnValue).value,
+	}
+	if len(opts.files) == 0 {
+		return usageError(c, errors.New("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml"), true)
+	}
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	e := envOf(c)
+	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return os.ReadFile(e.path(name)) })
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	switch opts.output {
+	case formatJSON:
+		err = report.WriteJSON(w)
+	case formatMarkdown:
+		err = report.WriteMarkdown(w)
+	default:
+		err = report.WriteTable(w)
+	}
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	return pruneAuditExit(report, opts.failOn)
+}
+
+// pruneAudit reads the values files and audits them against cat.
+func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(string) ([]byte, error)) (*units.Report, error) {
+	files := make([]units.File, len(opts.files))
+	for i, name := range opts.files {
+		data, err := readFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("read values file (check the -f path): %w", err)
+		}
+		files[i] = units.File{Name: name, Data: data}
+	}
+	values, err := units.Parse(files...)
+	if err != nil {
+		return nil, err
+	}
+	var rel skew.Version
+	var from string
+	if opts.release != "" {
+		if rel, err = skew.Parse(opts.release); err != nil {
+			return nil, fmt.Errorf("--release %q: %w; use MAJOR.MINOR, for example --release 1.7", opts.release, err)
+		}
+	} else {
+		d, err := units.ReleaseOf(values, chartVersion(opts.files[0], readFile))
+		if err != nil {
+			return nil, err
+		}
+		rel, from = d.Release, d.From
+	}
+	report, err := units.Audit(units.AuditInput{
+		Values: values, Release: rel, ReleaseFrom: from, Policy: policyOf(cat),
+		ToolVersion: versionString(), CatalogVersion: cat.Version, Files: opts.files,
+	})
+	if err != nil {
+		if errors.Is(err, units.ErrUnknownRelease) {
+			if from != "" {
+				err = fmt.Errorf("%s: %w", from, err)
+			}
+			return nil, fmt.Errorf("%w; pass --release with one of %s or later", err, strings.Join(cat.ReleaseNames(), ", "))
+		}
+		return nil, err
+	}
+	return report, nil
+}
+
+// chartVersion returns the version of the Chart.yaml beside the first values
+// file (charts/sylva-units/values.yaml sits beside charts/sylva-units/Chart.yaml),
+// or "" when there is none.
+func chartVersion(valuesFile string, readFile func(string) ([]byte, error)) string {
+	data, err := readFile(filepath.Join(filepath.Dir(valuesFile), "Chart.yaml"))
+	if err != nil {
+		return ""
+	}
+	var chart struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	if yaml.Unmarshal(data, &chart) != nil || chart.Name != "sylva-units" {
+		return ""
+	}
+	return chart.Version
+}
+
+// policyOf is the upgrade-support policy of the catalog.
+func policyOf(cat *catalog.Catalog) units.Policy {
+	p := units.Policy{Releases: make([]units.PolicyRelease, len(cat.Releases))}
+	for i, r := range cat.Releases {
+		p.Releases[i] = units.PolicyRelease{Release: r.Release, UpgradeFrom: r.UpgradeFrom}
+	}
+	return p
+}
+
+// pruneAuditExit maps the report to the exit code --fail-on asks for.
+func pruneAuditExit(r *units.Report, failOn pruneFailOn) error {
+	var fail bool
+	switch failOn {
+	case pruneFailOnPrunable:
+		fail = r.Count(units.StatePrunable)+r.Count(units.StateBlocked)+r.Count(units.StateMalformed) > 0
+	case pruneFailOnMalformed:
+		fail = r.Count(units.StateMalformed) > 0
+	case pruneFailOnNever:
+	}
+	if fail {
+		return withCode(exitBlocked, nil)
+	}
+	return nil
+}

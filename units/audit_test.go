@@ -1,0 +1,159 @@
+package units_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/units"
+)
+
+func auditYAML(t *testing.T, release, values string) *units.Report {
+	t.Helper()
+	v, err := units.Parse(units.File{Name: "values.yaml", Data: []byte(values)})
+	if err != nil {
+		t.Fatalf("Parse() error = %v", err)
+	}
+	p, _ := policy(t)
+	r, err := units.Audit(units.AuditInput{Values: v, Release: skew.MustParse(release), Policy: p})
+	if err != nil {
+		t.Fatalf("Audit(%s) error = %v", release, err)
+	}
+	return r
+}
+
+type row struct{ name, state, prunableIn, dependents, suggested string }
+
+func rows(r *units.Report) []row {
+	out := []row{}
+	for _, u := range r.Units {
+		out = append(out, row{u.Name, string(u.State), u.PrunableIn, strings.Join(u.Dependents, ","), u.SuggestedMetadata})
+	}
+	return out
+}
+
+func TestAuditStates(t *testing.T) {
+	tests := []struct {
+		name    string
+		release string
+		values  string
+		want    []row
+	}{
+		{
+			name: "keycloak-postgres from 1.4 is kept in 1.5 and 1.6", release: "1.6",
+			values: "units: {keycloak-postgres: {info: {transitional-unit: from-1.4}}}",
+			want:   []row{{"keycloak-postgres", "keep", "1.7", "", ""}},
+		},
+		{
+			name: "keycloak-postgres from 1.4 is kept in 1.5 while 1.5 supports 1.4", release: "1.5",
+			values: "units: {keycloak-postgres: {info: {transitional-unit: from-1.4}}}",
+			want:   []row{{"keycloak-postgres", "keep", "1.7", "", ""}},
+		},
+		{
+			name: "keycloak-postgres from 1.4 is prunable in 1.7, whose sources are 1.5 and 1.6", release: "1.7",
+			values: "units: {keycloak-postgres: {info: {transitional-unit: from-1.4}}}",
+			want:   []row{{"keycloak-postgres", "prunable", "1.7", "", ""}},
+		},
+		{
+			name: "a unit from 1.3 became prunable in 1.5 and stays prunable", release: "1.7",
+			values: "units: {old: {info: {transitional-unit: from-1.3}}}",
+			want:   []row{{"old", "prunable", "1.5", "", ""}},
+		},
+		{
+			name: "past the catalog, sources are assumed to be the two previous releases", release: "1.8",
+			values: "units: {a: {info: {transitional-unit: from-1.5}}, b: {info: {transitional-unit: from-1.6}}}",
+			want:   []row{{"a", "prunable", "1.8", "", ""}, {"b", "keep", "1.9", "", ""}},
+		},
+		{
+			name: "an enabled dependent blocks a prunable unit", release: "1.7",
+			values: "units: {old: {info: {transitional-unit: from-1.4}}, app: {depends_on: {old: true}}}",
+			want:   []row{{"old", "blocked", "1.7", "app", ""}},
+		},
+		{
+			name: "a templated dependency blocks too", release: "1.7",
+			values: "units: {old: {info: {transitional-unit: from-1.4}}, app: {depends_on: {old: '{{ .Values.x }}'}}}",
+			want:   []row{{"old", "blocked", "1.7", "app", ""}},
+		},
+		{
+			name: "a disabled dependent or a false dependency does not block", release: "1.7",
+			values: "units: {old: {info: {transitional-unit: from-1.4}}, off: {enabled: false, depends_on: {old: true}}, " +
+				"cond: {enabled_conditions: [true, false], depends_on: {old: true}}, app: {depends_on: {old: false}}}",
+			want: []row{{"old", "prunable", "1.7", "", ""}},
+		},
+		{
+			name: "units pruned together do not block each other", release: "1.7",
+			values: "units: {a: {info: {transitional-unit: from-1.3}}, b: {info: {transitional-unit: from-1.4}, depends_on: {a: true}}}",
+			want:   []row{{"a", "prunable", "1.5", "", ""}, {"b", "prunable", "1.7", "", ""}},
+		},
+		{
+			name: "a kept transitional dependent blocks, and blocking is transitive", release: "1.6",
+			values: "units: {a: {info: {transitional-unit: from-1.3}}, b: {info: {transitional-unit: from-1.3}, depends_on: {a: true}}, " +
+				"c: {info: {transitional-unit: from-1.4}, depends_on: {b: true}}}",
+			want: []row{{"a", "blocked", "1.5", "b", ""}, {"b", "blocked", "1.5", "c", ""}, {"c", "keep", "1.7", "", ""}},
+		},
+		{
+			name: "malformed metadata is reported, never audited", release: "1.7",
+			values: "units: {a: {info: {transitional-unit: from-banana}}, b: {info: {transitional-unit: from-1}}, " +
+				"c: {info: {transitional-unit: 1.4}}, d: {info: {transitional-unit: '1.4'}}, e: {info: {transitional-unit: from-1.4.2}}, " +
+				"f: {info: {transitional-unit: true}}, g: {info: {transitional-unit: from-v1.4}}}",
+			want: []row{{"a", "malformed", "", "", ""}, {"b", "malformed", "", "", ""}, {"c", "malformed", "", "", ""},
+				{"d", "malformed", "", "", ""}, {"e", "malformed", "", "", ""}, {"f", "malformed", "", "", ""}, {"g", "malformed", "", "", ""}},
+		},
+		{
+			name: "one_shot and removal texts without metadata are untracked, with X inferred when possible", release: "1.7",
+			values: `units:
+  job: {one_shot: true}
+  after: {info: {description: "should be removed after Sylva 1.3"}}
+  in: {info: {details: "to be removed in 1.5"}}
+  will: {info: {description: "x", details: "This unit will be removed after Sylva 1.4."}}
+  from: {one_shot: true, info: {description: "runs when upgrading from Sylva 1.5; will be removed after 1.6"}}
+  plain: {info: {description: "removes nothing; version 1.4"}}
+  tracked: {one_shot: true, info: {transitional-unit: from-1.6}}
+`,
+			want: []row{
+				{"after", "untracked", "", "", "info: {transitional-unit: from-1.2}"},
+				{"from", "untracked", "", "", "info: {transitional-unit: from-1.5}"},
+				{"in", "untracked", "", "", "info: {transitional-unit: from-1.3}"},
+				{"job", "untracked", "", "", "info: {transitional-unit: from-X.Y}"},
+				{"will", "untracked", "", "", "info: {transitional-unit: from-1.3}"},
+				{"tracked", "keep", "1.9", "", ""},
+			},
+		},
+		{
+			name: "units without transitional marks are not listed", release: "1.7",
+			values: "units: {cert-manager: {info: {description: cert-manager}}, kyverno: {}}",
+			want:   []row{},
+		},
+		{
+			name: "transitional metadata from a template counts", release: "1.7",
+			values: "unit_templates: {legacy: {info: {transitional-unit: from-1.4}}}\nunits: {old: {unit_templates: [legacy]}}",
+			want:   []row{{"old", "prunable", "1.7", "", ""}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rows(auditYAML(t, tt.release, tt.values))
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(row{})); diff != "" {
+				t.Errorf("Audit(%s) units (-want +got):\n%s", tt.release, diff)
+			}
+		})
+	}
+}
+
+func TestAuditRefusesAReleaseOlderThanTheCatalog(t *testing.T) {
+	p, _ := policy(t)
+	_, err := units.Audit(units.AuditInput{Values: &units.Values{}, Release: skew.MustParse("0.9"), Policy: p})
+	if !errors.Is(err, units.ErrUnknownRelease) {
+		t.Fatalf("Audit(0.9) error = %v, want ErrUnknownRelease", err)
+	}
+}
+
+func TestAuditNotesAssumedSources(t *testing.T) {
+	r := auditYAML(t, "1.9", "units: {}")
+	if !r.SourcesAssumed || strings.Join(r.SupportedSources, ",") != "1.7,1.8" || len(r.Notes) != 1 {
+		t.Errorf("Audit(1.9) = sources %v assumed %v notes %q, want 1.7,1.8 assumed with one note", r.SupportedSources, r.SourcesAssumed, r.Notes)
+	}
+}
