@@ -16,8 +16,8 @@ func TestImportsStayPure(t *testing.T) {
 	allowed := map[string]bool{
 		"gitlab.com/sylva-projects/sylva-planner/units": true,
 		"gitlab.com/sylva-projects/sylva-planner/skew":  true,
-		"sigs.k8s.io/yaml":                              true,
-		"go.yaml.in/yaml/v2":                            true,
+		"sigs.k8s.io/yaml":   true,
+		"go.yaml.in/yaml/v2": true,
 	}
 	for _, p := range strings.Fields(string(out)) {
 		if !allowed[p] {

@@ -115,8 +115,8 @@ units:
 			want: "disabled|conditional|enabled",
 		},
 		{
-			name: "sylva_release and _internal.sylva_branch are read",
-			docs: []string{"sylva_release: 1.6-pre\n_internal: {sylva_branch: main}", "_internal: {sylva_branch: release-1.6}"},
+			name:  "sylva_release and _internal.sylva_branch are read",
+			docs:  []string{"sylva_release: 1.6-pre\n_internal: {sylva_branch: main}", "_internal: {sylva_branch: release-1.6}"},
 			check: func(v *units.Values) string { return v.SylvaRelease + "|" + v.SylvaBranch },
 			want:  "1.6-pre|release-1.6",
 		},
