@@ -1,0 +1,335 @@
+package availability
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+func intOr(s string) *intstr.IntOrString {
+	v := intstr.Parse(s)
+	return &v
+}
+
+// deploy is a healthy, settled deployment "web" in ns with preStop and the
+// default grace period.
+func deploy(ns string, replicas int32, opts ...func(*Workload)) Workload {
+	w := Workload{Kind: "Deployment", Namespace: ns, Name: "web", Replicas: replicas,
+		Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+		TemplateLabels: map[string]string{"app": "web"},
+		Containers:     []Container{{Name: "web", PreStop: true, PreStopSleepSeconds: 10}},
+		SpreadKeys:     []string{HostnameLabel, ZoneLabel},
+		Status: WorkloadStatus{Known: true, Generation: 1, ObservedGeneration: 1,
+			UpdatedReplicas: replicas, ReadyReplicas: replicas}}
+	for _, o := range opts {
+		o(&w)
+	}
+	return w
+}
+
+func pdb(ns, name string, opts ...func(*PDB)) PDB {
+	b := PDB{Namespace: ns, Name: name, Generation: 1, MaxUnavailable: intOr("1"),
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}
+	for _, o := range opts {
+		o(&b)
+	}
+	return b
+}
+
+func minAvail(s string) func(*PDB) {
+	return func(b *PDB) { b.MaxUnavailable, b.MinAvailable = nil, intOr(s) }
+}
+
+func maxUnavail(s string) func(*PDB) { return func(b *PDB) { b.MaxUnavailable = intOr(s) } }
+
+func status(allowed, current, desired, expected int32) func(*PDB) {
+	return func(b *PDB) {
+		b.Status = &PDBStatus{ObservedGeneration: b.Generation, DisruptionsAllowed: allowed, CurrentHealthy: current, DesiredHealthy: desired, ExpectedPods: expected}
+	}
+}
+
+// pods are n pods of "web" in ns on nodes n0, n1, … (or on the given
+// nodes), the first `healthy` of them ready.
+func pods(ns string, n, healthy int, nodes ...string) []Pod {
+	var out []Pod
+	for i := range n {
+		node := "n" + string(rune('0'+i))
+		if len(nodes) > 0 {
+			node = nodes[i%len(nodes)]
+		}
+		out = append(out, Pod{Namespace: ns, Name: "web-" + string(rune('a'+i)), Labels: map[string]string{"app": "web"}, Node: node, Healthy: i < healthy})
+	}
+	return out
+}
+
+func codes(items []Item) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Code)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestCheck(t *testing.T) {
+	const ns = "shop-prod"
+	tests := []struct {
+		name string
+		snap Snapshot
+		opts Options
+		want []string
+	}{
+		{
+			name: "maxUnavailable 1 on two healthy replicas is clean",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "web", status(1, 2, 1, 2))}, Pods: pods(ns, 2, 2)},
+		},
+		{
+			name: "maxUnavailable 0 hangs every drain",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", maxUnavail("0"))}},
+			want: []string{CodeDrainHang},
+		},
+		{
+			name: "minAvailable 1 on a single replica hangs every drain",
+			snap: Snapshot{Workloads: []Workload{deploy("shop-dev", 1)}, PDBs: []PDB{pdb("shop-dev", "web", minAvail("1"))}},
+			want: []string{CodeDrainHang, CodeMinAvailable},
+		},
+		{
+			name: "minAvailable equal to the replicas hangs every drain",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", minAvail("3"))}},
+			want: []string{CodeDrainHang, CodeMinAvailable},
+		},
+		{
+			name: "minAvailable below the replicas only warns about minAvailable",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", minAvail("2"))}},
+			want: []string{CodeMinAvailable},
+		},
+		{
+			name: "minAvailable 50 percent of one replica rounds up to one and hangs",
+			snap: Snapshot{Workloads: []Workload{deploy("shop-dev", 1)}, PDBs: []PDB{pdb("shop-dev", "web", minAvail("50%"))}},
+			want: []string{CodeDrainHang, CodeMinAvailable},
+		},
+		{
+			name: "minAvailable 90 percent of five replicas rounds up to five and hangs",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 5)}, PDBs: []PDB{pdb(ns, "web", minAvail("90%"))}},
+			want: []string{CodeDrainHang, CodeMinAvailable},
+		},
+		{
+			name: "maxUnavailable 10 percent of three replicas rounds up to one eviction",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", maxUnavail("10%"))}},
+		},
+		{
+			name: "maxUnavailable 0 percent hangs every drain",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", maxUnavail("0%"))}},
+			want: []string{CodeDrainHang},
+		},
+		{
+			name: "status at zero with every pod healthy hangs every drain",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "web", status(0, 2, 2, 2))}, Pods: pods(ns, 2, 2)},
+			want: []string{CodeDrainHang},
+		},
+		{
+			name: "status at zero during a rollout is a warning, not a hang",
+			snap: Snapshot{
+				Workloads: []Workload{deploy(ns, 2, func(w *Workload) { w.Status.UpdatedReplicas, w.Status.UnavailableReplicas = 1, 1 })},
+				PDBs:      []PDB{pdb(ns, "web", status(0, 1, 1, 2))}, Pods: pods(ns, 2, 1)},
+			want: []string{CodeRolloutInProgress},
+		},
+		{
+			name: "status at zero with unobserved generation counts as a rollout",
+			snap: Snapshot{
+				Workloads: []Workload{deploy(ns, 2, func(w *Workload) { w.Status.Generation = 2 })},
+				PDBs:      []PDB{pdb(ns, "web", status(0, 1, 1, 2))}, Pods: pods(ns, 2, 1)},
+			want: []string{CodeRolloutInProgress},
+		},
+		{
+			name: "unhealthy pods below the budget without a rollout hang with IfHealthyBudget",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", status(0, 1, 2, 3))}, Pods: pods(ns, 3, 1)},
+			want: []string{CodeDrainHang},
+		},
+		{
+			name: "unhealthy pods below the budget only warn with AlwaysAllow",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, Pods: pods(ns, 3, 1),
+				PDBs: []PDB{pdb(ns, "web", status(0, 1, 2, 3), func(b *PDB) { b.UnhealthyPodEvictionPolicy = AlwaysAllow })}},
+			want: []string{CodePodsUnhealthy},
+		},
+		{
+			name: "a stale status is not judged",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, Pods: pods(ns, 2, 2),
+				PDBs: []PDB{pdb(ns, "web", status(0, 2, 2, 2), func(b *PDB) { b.Generation = 2 })}},
+		},
+		{
+			name: "two budgets selecting the same pods block the eviction API",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, Pods: pods(ns, 2, 2),
+				PDBs: []PDB{pdb(ns, "web"), pdb(ns, "all", func(b *PDB) { b.Selector = &metav1.LabelSelector{} })}},
+			want: []string{CodeOverlappingPDBs},
+		},
+		{
+			name: "budgets in different namespaces never overlap",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2), deploy("other-prod", 2)}, Pods: append(pods(ns, 2, 2), pods("other-prod", 2, 2)...),
+				PDBs: []PDB{pdb(ns, "web"), pdb("other-prod", "web")}},
+		},
+		{
+			name: "overlapping budgets are found on manifests without pods",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "a"), pdb(ns, "b")}},
+			want: []string{CodeOverlappingPDBs},
+		},
+		{
+			name: "a production workload with one replica is a warning",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 1)}},
+			want: []string{CodeSingleReplica},
+		},
+		{
+			name: "a single replica outside production namespaces is fine",
+			snap: Snapshot{Workloads: []Workload{deploy("shop-dev", 1)}},
+		},
+		{
+			name: "production namespaces follow the configured globs",
+			snap: Snapshot{Workloads: []Workload{deploy("prd-shop", 1)}},
+			opts: Options{ProdNamespaces: []string{"prd-*"}},
+			want: []string{CodeSingleReplica},
+		},
+		{
+			name: "a multi-replica workload without a budget is a warning",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, Pods: pods(ns, 2, 2)},
+			want: []string{CodeNoPDB},
+		},
+		{
+			name: "a container without preStop is a warning",
+			snap: Snapshot{Workloads: []Workload{deploy("dev", 1, func(w *Workload) { w.Containers = append(w.Containers, Container{Name: "sidecar"}) })}},
+			want: []string{CodeNoPreStop},
+		},
+		{
+			name: "a grace period not longer than the preStop sleep is a warning",
+			snap: Snapshot{Workloads: []Workload{deploy("dev", 1, func(w *Workload) { w.GracePeriodSeconds = ptr(int64(10)) })}},
+			want: []string{CodeGracePeriod},
+		},
+		{
+			name: "the default grace period covers a 10 second sleep",
+			snap: Snapshot{Workloads: []Workload{deploy("dev", 1, func(w *Workload) { w.GracePeriodSeconds = nil })}},
+		},
+		{
+			name: "all replicas on one node is a warning",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web")}, Pods: pods(ns, 3, 3, "n0")},
+			want: []string{CodeOneNode},
+		},
+		{
+			name: "all replicas in one zone of a multi-zone cluster is a warning",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "web")}, Pods: pods(ns, 2, 2),
+				Nodes: []Node{{Name: "n0", Zone: "a"}, {Name: "n1", Zone: "a"}, {Name: "n2", Zone: "b"}}},
+			want: []string{CodeOneZone},
+		},
+		{
+			name: "one zone is fine when the cluster has only one",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "web")}, Pods: pods(ns, 2, 2),
+				Nodes: []Node{{Name: "n0", Zone: "a"}, {Name: "n1", Zone: "a"}}},
+		},
+		{
+			name: "a manifest without spread constraints is a warning",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2, func(w *Workload) { w.SpreadKeys = nil })}, PDBs: []PDB{pdb(ns, "web")}},
+			want: []string{CodeNoSpread},
+		},
+		{
+			name: "a workload scaled to zero is not judged",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 0)}, PDBs: []PDB{pdb(ns, "web", maxUnavail("0"))}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := codes(Check(tt.snap, tt.opts))
+			want := slices.Sorted(slices.Values(tt.want))
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Check(%s) codes (-want +got):\n%s", tt.name, diff)
+			}
+		})
+	}
+}
+
+func TestDesiredHealthy(t *testing.T) {
+	tests := []struct {
+		name             string
+		minAv, maxUn     string
+		expected, wanted int32
+	}{
+		{name: "maxUnavailable 1 of 3 wants 2", maxUn: "1", expected: 3, wanted: 2},
+		{name: "maxUnavailable 10 percent of 3 rounds the eviction up to 1", maxUn: "10%", expected: 3, wanted: 2},
+		{name: "maxUnavailable 50 percent of 3 rounds the evictions up to 2", maxUn: "50%", expected: 3, wanted: 1},
+		{name: "minAvailable 50 percent of 7 rounds up to 4", minAv: "50%", expected: 7, wanted: 4},
+		{name: "minAvailable 50 percent of 1 rounds up to 1", minAv: "50%", expected: 1, wanted: 1},
+		{name: "neither field defaults to minAvailable 1", expected: 3, wanted: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var minAv, maxUn *intstr.IntOrString
+			if tt.minAv != "" {
+				minAv = intOr(tt.minAv)
+			}
+			if tt.maxUn != "" {
+				maxUn = intOr(tt.maxUn)
+			}
+			if got := DesiredHealthy(minAv, maxUn, tt.expected); got != tt.wanted {
+				t.Errorf("DesiredHealthy(%s) = %d, want %d", tt.name, got, tt.wanted)
+			}
+		})
+	}
+}
+
+func TestFindingsNameTheObjectAndTheCommand(t *testing.T) {
+	items := Check(Snapshot{Workloads: []Workload{deploy("shop-prod", 1)}, PDBs: []PDB{pdb("shop-prod", "web", minAvail("1"))}}, Options{})
+	for _, it := range items {
+		if it.Code != CodeDrainHang {
+			continue
+		}
+		if it.Subject != "pdb shop-prod/web" || it.Inspect != "kubectl -n shop-prod get pdb web -o yaml" || it.Class != planner.ClassActionable {
+			t.Errorf("drain-hang item = %+v", it)
+		}
+		if !strings.Contains(it.Message, "deployment web") {
+			t.Errorf("drain-hang message does not name the workload: %s", it.Message)
+		}
+		return
+	}
+	t.Fatalf("no drain-hang in %v", codes(items))
+}
+
+func TestReportIsDeterministicAndGroupedByNamespace(t *testing.T) {
+	snap := Snapshot{
+		Workloads: []Workload{deploy("b-prod", 1), deploy("a-prod", 2)},
+		PDBs:      []PDB{pdb("b-prod", "web", minAvail("1"))},
+	}
+	render := func() string {
+		r := NewReport("manifests in testdata", []planner.Check{{Name: "inventory-pdbs", Required: true, Status: planner.CheckAssessed}}, Check(snap, Options{}))
+		var b bytes.Buffer
+		if err := r.WriteTable(&b); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	first := render()
+	if second := render(); first != second {
+		t.Fatalf("two renderings differ:\n%s\n---\n%s", first, second)
+	}
+	if a, b := strings.Index(first, "namespace a-prod"), strings.Index(first, "namespace b-prod"); a < 0 || b < a {
+		t.Errorf("namespaces not grouped in order:\n%s", first)
+	}
+	if !strings.Contains(first, "verdict: blocked") {
+		t.Errorf("verdict missing:\n%s", first)
+	}
+}
+
+func TestVerdictIsUnknownWhenARequiredCheckIsPartial(t *testing.T) {
+	got := Verdict([]planner.Check{{Name: "inventory-pdbs", Required: true, Status: planner.CheckPartial}}, nil)
+	if got != planner.VerdictUnknown {
+		t.Errorf("Verdict = %s, want unknown", got)
+	}
+}
