@@ -69,7 +69,7 @@ func pruneAuditCommand() *cli.Command {
 				Name:    "fail-on",
 				Usage:   "exit 2 when a unit is at least this actionable: prunable (also blocked and malformed), malformed, never",
 				Value:   &pruneFailOnValue{value: pruneFailOnPrunable},
-				EnvVars: []string{"SYLVA_PLANNER_FAIL_ON"},
+				EnvVars: []string{"SYLVA_PLANNER_PRUNE_FAIL_ON"},
 			},
 			&cli.BoolFlag{
 				Name:  "print-schema-patch",
