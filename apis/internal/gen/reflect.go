@@ -1,0 +1,5 @@
+package main
+
+import "reflect"
+
+func reflectNew(t reflect.Type) any { return reflect.New(t).Interface() }
