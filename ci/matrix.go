@@ -195,3 +195,8 @@ func (m *Matrix) WriteGitLabCI(w io.Writer, extends string) error {
 	}
 	return bw.Flush()
 }
+
+// WithPre returns the development version of release v ("1.7" → "1.7-pre").
+func WithPre(v skew.Version) skew.Version {
+	return skew.MustParse(v.Short() + "-pre")
+}
