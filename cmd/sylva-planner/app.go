@@ -113,9 +113,13 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		HideHelpCommand:      true,
 		Commands: []*cli.Command{
 			planCommand(),
+			reportCommand(),
 			catalogCommand(),
 			statusCommand(),
 			pruneAuditCommand(),
+			ciMatrixCommand(),
+			verifyCommand(),
+			valuesCommand(),
 			reconcileCommand(),
 			controllerCommand(),
 			versionCommand(),
