@@ -116,6 +116,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			reportCommand(),
 			catalogCommand(),
 			statusCommand(),
+			drainCheckCommand(),
 			pruneAuditCommand(),
 			ciMatrixCommand(),
 			verifyCommand(),

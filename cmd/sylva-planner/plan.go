@@ -106,7 +106,7 @@ func planInput(cat *catalog.Catalog, opts planOptions) (planner.Input, error) {
 
 // gateFlags are the flags plan and report share.
 func gateFlags() []cli.Flag {
-	return append(planFlags(),
+	return append(append(planFlags(), liveFlags()...),
 		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets)", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (when --from is not given)", TakesFile: true},
 		&cli.StringFlag{Name: "kubeconfig", Usage: "read the installed release live with kubeconfig `FILE` (when --from is not given)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
@@ -160,6 +160,9 @@ func gateAction(c *cli.Context, report bool) error {
 		return withCode(exitError, err)
 	}
 	in.AsOf = asOf
+	if err := addLiveChecks(c, e, cat, &in, opts); err != nil {
+		return withCode(exitError, err)
+	}
 	p, err := planner.Compute(in)
 	if err != nil {
 		return withCode(exitError, err)

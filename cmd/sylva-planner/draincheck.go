@@ -1,0 +1,104 @@
+package main
+
+import (
+	"strings"
+
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/apis"
+	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+func drainCheckCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "drain-check",
+		Usage: "check that nodes can be drained: blocking PodDisruptionBudgets, single replicas, preStop, spread",
+		Description: "Every pass that moves Kubernetes rolls nodes, and each node is cordoned and drained. This\n" +
+			"command reads PodDisruptionBudgets, workloads, pods and nodes, live (--kubeconfig, --context)\n" +
+			"or from manifests (--inventory DIR), and reports budgets that allow zero evictions (the drain\n" +
+			"hangs), overlapping budgets, production workloads with one replica, missing budgets, preStop\n" +
+			"hooks and grace periods, and replicas on a single node or zone, grouped by namespace with the\n" +
+			"kubectl command that shows each object. With --kubernetes MINOR it also reports objects whose\n" +
+			"API version that minor no longer serves.\n\n" +
+			"Exit codes: 0 ready (warnings only); 1 bad input or unreadable cluster; 2 a blocker, or a\n" +
+			"required check not assessed (a refused list) without --allow-incomplete. See docs/drain-check.md.\n\n" +
+			"Example: sylva-planner drain-check --kubeconfig ~/.kube/config --prod-namespaces '*-prod,prod-*'",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "kubeconfig", Usage: "read a live cluster with kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
+			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT`", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+			&cli.StringFlag{Name: "inventory", Usage: "read manifests from `DIR` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
+			prodNamespacesFlag(),
+			&cli.StringFlag{Name: "kubernetes", Usage: "also report API versions removed at or before Kubernetes `MINOR` (for example 1.32)"},
+			&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed"},
+			outputFlag(formatTable, formatJSON),
+		},
+		Action: drainCheckAction,
+	}
+}
+
+func drainCheckAction(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usageError(c, fmt.Errorf("drain-check takes no argument, got %q", c.Args().First()), true)
+	}
+	e := envOf(c)
+	fo := factsOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), dir: c.String("inventory")}
+	if fo.dir != "" && (fo.kubeconfig != "" || fo.context != "") {
+		return usageError(c, fmt.Errorf("give either --inventory or --kubeconfig/--context, not both"), true)
+	}
+	var target skew.Version
+	if k := c.String("kubernetes"); k != "" {
+		v, err := skew.Parse(k)
+		if err != nil {
+			return usageError(c, fmt.Errorf("--kubernetes: %w; give a Kubernetes minor such as 1.32", err), true)
+		}
+		target = v.MinorOnly()
+	}
+	facts, err := readFacts(c.Context, e, fo)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: prodNamespaces(c)})
+	checks := facts.Checks
+	if !target.IsZero() {
+		findings, check, err := removedAPIFindings(facts.Uses, []apis.Target{{Pass: 1, ControlPlane: target}})
+		if err != nil {
+			return withCode(exitError, err)
+		}
+		checks = append(checks, check)
+		for _, f := range findings {
+			if f.Code == apis.CodeRemoved {
+				f.Subject = "Kubernetes " + target.Short()
+				f.Message = replacePass(f.Message, target)
+			}
+			items = append(items, availability.Item{Finding: f, Object: "api/" + f.Code})
+		}
+	}
+	rep := availability.NewReport(facts.Source, checks, items)
+	rep.ToolVersion = version
+	w := e.stdout
+	if outputOf(c) == formatJSON {
+		err = rep.WriteJSON(w)
+	} else {
+		err = rep.WriteTable(w)
+	}
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("write drain check: %w", err))
+	}
+	switch {
+	case rep.Verdict == planner.VerdictBlocked || rep.Verdict == planner.VerdictHeld:
+		return withCode(exitBlocked, nil)
+	case rep.Verdict == planner.VerdictUnknown && !c.Bool("allow-incomplete"):
+		return withCode(exitBlocked, nil)
+	}
+	return nil
+}
+
+// replacePass rewords a per-pass message for a single target.
+func replacePass(msg string, target skew.Version) string {
+	return strings.Replace(msg, "; pass 1 takes the control plane to "+target.Short(), "; the target is "+target.Short(), 1)
+}

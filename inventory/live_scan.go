@@ -1,0 +1,168 @@
+package inventory
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/apis"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+)
+
+// Check names of the manifest scan.
+const CheckManifests = "drain-manifests"
+
+// Scan reads fsys like Read, in the same single pass, and also gathers the
+// drain model (nodes, pods, workloads, budgets) and the API version of every
+// object. Pods and statuses are usually absent from manifests: the drain
+// rules then judge the workloads' pod templates and the budgets' specs.
+func Scan(fsys fs.FS, source string) (*Facts, error) {
+	f := &Facts{Source: source, Inventory: &Inventory{}}
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		switch path.Ext(p) {
+		case ".yaml", ".yml", ".json":
+		default:
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return fmt.Errorf("scan %s: %w", p, err)
+		}
+		f.Inventory.Files++
+		if err := f.addFile(p, data); err != nil {
+			f.Inventory.Skipped = append(f.Inventory.Skipped, p+": "+err.Error())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	inv := f.Inventory
+	slices.SortFunc(inv.Objects, func(a, b Object) int {
+		return strings.Compare(a.File+"\x00"+a.Kind+"\x00"+a.Namespace+"\x00"+a.Name, b.File+"\x00"+b.Kind+"\x00"+b.Namespace+"\x00"+b.Name)
+	})
+	s := &f.Snapshot
+	check := planner.Check{Name: CheckManifests, Required: true, Status: planner.CheckAssessed,
+		Detail: fmt.Sprintf("%d files, %d objects: %d PodDisruptionBudgets, %d workloads, %d pods, %d nodes; statuses only where the manifests carry them",
+			inv.Files, len(inv.Objects), len(s.PDBs), len(s.Workloads), len(s.Pods), len(s.Nodes))}
+	switch {
+	case inv.Files == 0 || len(inv.Objects) == 0:
+		check.Status, check.Detail = planner.CheckNotAssessed, "no manifest found in "+source
+	case len(inv.Skipped) > 0:
+		check.Status = planner.CheckPartial
+		check.Detail += fmt.Sprintf("; %d files did not parse: %s", len(inv.Skipped), strings.Join(inv.Skipped, "; "))
+	}
+	f.Checks = []planner.Check{check}
+	return f, nil
+}
+
+func (f *Facts) addFile(file string, data []byte) error {
+	for _, doc := range splitYAML(data) {
+		var m map[string]any
+		if err := yaml.Unmarshal(doc, &m); err != nil {
+			return err
+		}
+		if m == nil {
+			continue
+		}
+		f.Inventory.addObject(file, m, 0)
+		if err := f.addManifest(file, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addManifest adds one decoded object (or the items of a List) to the drain
+// model and the API uses.
+func (f *Facts) addManifest(file string, m map[string]any) error {
+	kind, _ := m["kind"].(string)
+	apiVersion, _ := m["apiVersion"].(string)
+	if strings.HasSuffix(kind, "List") {
+		items, _ := m["items"].([]any)
+		for _, it := range items {
+			if im, ok := it.(map[string]any); ok {
+				if err := f.addManifest(file, im); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	ns, _ := meta["namespace"].(string)
+	if kind != "" && apiVersion != "" {
+		f.Uses = append(f.Uses, apis.Use{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name, Where: "manifest " + file})
+	}
+	if _, ok := meta["managedFields"]; ok || hasLastApplied(meta) {
+		var om metav1.ObjectMeta
+		if err := remarshal(meta, &om); err == nil {
+			f.Uses = append(f.Uses, APIUses(kind, apiVersion, &om)...)
+		}
+	}
+	group, _, _ := strings.Cut(apiVersion, "/")
+	switch {
+	case kind == "Pod" && apiVersion == "v1":
+		var p corev1.Pod
+		if err := remarshal(m, &p); err != nil {
+			return fmt.Errorf("pod %s/%s: %w", ns, name, err)
+		}
+		f.Snapshot.Pods = append(f.Snapshot.Pods, PodOf(&p))
+	case kind == "Node" && apiVersion == "v1":
+		var n corev1.Node
+		if err := remarshal(m, &n); err != nil {
+			return fmt.Errorf("node %s: %w", name, err)
+		}
+		f.Snapshot.Nodes = append(f.Snapshot.Nodes, NodeOf(&n))
+	case kind == "Deployment" && (group == "apps" || group == "extensions"):
+		var d appsv1.Deployment
+		if err := remarshal(m, &d); err != nil {
+			return fmt.Errorf("deployment %s/%s: %w", ns, name, err)
+		}
+		f.Snapshot.Workloads = append(f.Snapshot.Workloads, DeploymentOf(&d))
+	case kind == "StatefulSet" && group == "apps":
+		var s appsv1.StatefulSet
+		if err := remarshal(m, &s); err != nil {
+			return fmt.Errorf("statefulset %s/%s: %w", ns, name, err)
+		}
+		f.Snapshot.Workloads = append(f.Snapshot.Workloads, StatefulSetOf(&s))
+	case kind == "PodDisruptionBudget" && group == "policy":
+		var b policyv1.PodDisruptionBudget
+		if err := remarshal(m, &b); err != nil {
+			return fmt.Errorf("poddisruptionbudget %s/%s: %w", ns, name, err)
+		}
+		f.Snapshot.PDBs = append(f.Snapshot.PDBs, PDBOf(&b))
+	}
+	return nil
+}
+
+func hasLastApplied(meta map[string]any) bool {
+	ann, _ := meta["annotations"].(map[string]any)
+	_, ok := ann[lastApplied]
+	return ok
+}
+
+// remarshal converts a decoded document into a typed object.
+func remarshal(in any, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
