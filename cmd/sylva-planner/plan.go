@@ -276,7 +276,7 @@ func readInventory(e *env, cat *catalog.Catalog, dir string) (*planner.Observed,
 		obs.Components = append(obs.Components, planner.ObservedComponent{Name: d.Component, Raw: d.Raw, Version: d.Version, Where: d.Where})
 	}
 	check := planner.Check{Name: "inventory", Required: true, Status: planner.CheckAssessed,
-		Detail: fmt.Sprintf("%d files, %d objects, %d components detected", inv.Files, len(inv.Objects), len(obs.Components))}
+		Detail: fmt.Sprintf("files read: %d, objects: %d, components detected: %d", inv.Files, len(inv.Objects), len(obs.Components))}
 	switch {
 	case inv.Files == 0 || len(inv.Objects) == 0:
 		check.Status, check.Detail = planner.CheckNotAssessed, "no manifest found in "+filepath.ToSlash(dir)
