@@ -193,11 +193,12 @@ func TestReadRepoRefusesANumericSylvaRelease(t *testing.T) {
 
 func TestVerify(t *testing.T) {
 	cat, _ := catalog.Default()
-	p, err := planner_(cat, "1.4", "1.6")
+	p, err := computePlan(cat, "1.4", "1.6")
 	if err != nil {
 		t.Fatal(err)
 	}
-	good := Facts{Source: "test", StatusFound: true, StatusRelease: skew.MustParse("1.6"),
+	good := Facts{
+		Source: "test", StatusFound: true, StatusRelease: skew.MustParse("1.6"),
 		Nodes: []Node{
 			{Name: "cp-0", Kubelet: skew.MustParse("v1.33.5"), ControlPlane: true},
 			{Name: "md-0", Kubelet: skew.MustParse("v1.33.5")},
@@ -240,6 +241,6 @@ func TestVerify(t *testing.T) {
 	}
 }
 
-func planner_(cat *catalog.Catalog, from, to string) (*planner.Plan, error) {
+func computePlan(cat *catalog.Catalog, from, to string) (*planner.Plan, error) {
 	return planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse(from), To: skew.MustParse(to), AsOf: asOf})
 }

@@ -61,8 +61,12 @@ func helmSecret(t *testing.T, manifest string) string {
 	rel, _ := json.Marshal(map[string]string{"name": "cert-manager", "manifest": manifest})
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
-	zw.Write(rel)
-	zw.Close()
+	if _, err := zw.Write(rel); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	inner := base64.StdEncoding.EncodeToString(gz.Bytes())
 	outer := base64.StdEncoding.EncodeToString([]byte(inner))
 	return "apiVersion: v1\nkind: Secret\ntype: helm.sh/release.v1\nmetadata: {name: sh.helm.release.v1.cert-manager.v3, namespace: cert-manager}\ndata:\n  release: " + outer + "\n"

@@ -54,8 +54,10 @@ func Compute(in Input) (*Plan, error) {
 		return nil, err
 	}
 	if to.Release.Compare(from.Release) < 0 {
-		return nil, &InputError{Field: "--to", Err: ErrDowngrade,
-			msg: fmt.Sprintf("release %s is older than --from %s; Sylva does not support downgrades (swap --from and --to?)", to.Release, from.Release)}
+		return nil, &InputError{
+			Field: "--to", Err: ErrDowngrade,
+			msg: fmt.Sprintf("release %s is older than --from %s; Sylva does not support downgrades (swap --from and --to?)", to.Release, from.Release),
+		}
 	}
 	provider := in.Provider
 	if provider == "" {
@@ -82,23 +84,29 @@ func Compute(in Input) (*Plan, error) {
 		p.From.Kubernetes = from.Kubernetes.Management.Short()
 	}
 	if in.From.IsPrerelease() {
-		p.add(Finding{Code: CodePrereleaseSource, Severity: SeverityWarning, Subject: in.From.String(),
+		p.add(Finding{
+			Code: CodePrereleaseSource, Severity: SeverityWarning, Subject: in.From.String(),
 			Message:     fmt.Sprintf("source %s is a development build; it is planned as release %s", in.From, from.Release),
-			Remediation: "check that the cluster really runs what release " + from.Release.String() + " ships"})
+			Remediation: "check that the cluster really runs what release " + from.Release.String() + " ships",
+		})
 	}
 
 	switch {
 	case to.Release.Equal(from.Release):
 		p.Route = []string{from.Release.String()}
-		p.add(Finding{Code: CodeSameRelease, Severity: SeverityInfo, Subject: to.Release.String(),
-			Message: fmt.Sprintf("the cluster is already on release %s; no pass is needed", to.Release)})
+		p.add(Finding{
+			Code: CodeSameRelease, Severity: SeverityInfo, Subject: to.Release.String(),
+			Message: fmt.Sprintf("the cluster is already on release %s; no pass is needed", to.Release),
+		})
 	default:
 		best := bestRoute(cat, from, to, provider, workers, in.Observed.versions())
 		if best == nil {
 			p.Route = []string{from.Release.String(), to.Release.String()}
-			p.add(Finding{Code: CodeNoRoute, Severity: SeverityBlocker, Class: ClassActionable, Subject: to.Release.String(),
+			p.add(Finding{
+				Code: CodeNoRoute, Severity: SeverityBlocker, Class: ClassActionable, Subject: to.Release.String(),
 				Message:     fmt.Sprintf("no chain of supported upgrades leads from %s to %s (%s supports upgrades from %s)", from.Release, to.Release, to.Release, orNone(versionList(to.UpgradeFrom))),
-				Remediation: "add the missing release or upgrade source to the catalog, or plan to an intermediate release first"})
+				Remediation: "add the missing release or upgrade source to the catalog, or plan to an intermediate release first",
+			})
 			break
 		}
 		p.Route = best.route
@@ -107,15 +115,19 @@ func Compute(in Input) (*Plan, error) {
 			p.add(f)
 		}
 		if best.workerRollouts > 1 && !slices.ContainsFunc(best.findings, func(f Finding) bool { return f.Code == CodeWorkerExtraRollout }) {
-			p.add(Finding{Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: to.Release.String(),
+			p.add(Finding{
+				Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: to.Release.String(),
 				Message:     fmt.Sprintf("workers roll %d times, once per chart upgrade of the route: every release a hop ends on sets the workers' Kubernetes version", best.workerRollouts),
-				Remediation: "plan fewer hops where the catalog allows it; each worker rollout drains every node"})
+				Remediation: "plan fewer hops where the catalog allows it; each worker rollout drains every node",
+			})
 		}
 		if len(best.route) > 2 {
-			p.add(Finding{Code: CodeMultiHopRoute, Severity: SeverityWarning, Subject: to.Release.String(),
+			p.add(Finding{
+				Code: CodeMultiHopRoute, Severity: SeverityWarning, Subject: to.Release.String(),
 				Message: fmt.Sprintf("%s does not support upgrades from %s (it supports %s): the route takes %d chart upgrades, %s",
 					to.Release, from.Release, orNone(versionList(to.UpgradeFrom)), len(best.route)-1, strings.Join(best.route, " → ")),
-				Remediation: fmt.Sprintf("upgrade to %s first and let it finish, then continue", best.route[1])})
+				Remediation: fmt.Sprintf("upgrade to %s first and let it finish, then continue", best.route[1]),
+			})
 		}
 	}
 	p.summarize()
@@ -156,16 +168,20 @@ func pastHorizon(in Input, from *catalog.Release) *Plan {
 	cat := in.Catalog
 	p := &Plan{
 		APIVersion: APIVersion, Kind: Kind,
-		Metadata: Metadata{ToolVersion: in.ToolVersion, CatalogVersion: cat.Version,
-			AsOf: in.AsOf.UTC().Format("2006-01-02"), FromSource: in.FromSource},
+		Metadata: Metadata{
+			ToolVersion: in.ToolVersion, CatalogVersion: cat.Version,
+			AsOf: in.AsOf.UTC().Format("2006-01-02"), FromSource: in.FromSource,
+		},
 		From: endpoint(from), To: Endpoint{Release: in.To.String()},
 		BootstrapProvider: string(cmp.Or(in.Provider, catalog.ProviderKubeadm)),
 		Route:             []string{from.Release.String(), in.To.String()},
 		Passes:            []Pass{}, Findings: []Finding{},
 	}
-	p.add(Finding{Code: CodeKBStale, Severity: SeverityWarning, Subject: in.To.String(),
+	p.add(Finding{
+		Code: CodeKBStale, Severity: SeverityWarning, Subject: in.To.String(),
 		Message:     fmt.Sprintf("catalog %s (updated %s) ends at release %s; release %s cannot be judged", cat.Version, cat.Updated.Format("2006-01-02"), cat.Newest(), in.To),
-		Remediation: "update sylva-planner or pass a newer catalog with --catalog"})
+		Remediation: "update sylva-planner or pass a newer catalog with --catalog",
+	})
 	p.summarize()
 	p.Checks = []Check{
 		{Name: "catalog-coverage", Required: true, Status: CheckNotAssessed, Detail: fmt.Sprintf("catalog %s ends at %s", cat.Version, cat.Newest())},
@@ -311,8 +327,10 @@ func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release,
 	cpFrom, cpTo := st.cp, to.Kubernetes.Management
 	minors, err := cpFrom.MinorsTo(cpTo)
 	if err != nil || minors < 0 {
-		c.findings = append(c.findings, Finding{Code: CodeControlPlaneSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: rel,
-			Message: fmt.Sprintf("control plane %s → %s cannot be planned minor by minor", cpFrom.Short(), cpTo.Short())})
+		c.findings = append(c.findings, Finding{
+			Code: CodeControlPlaneSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: rel,
+			Message: fmt.Sprintf("control plane %s → %s cannot be planned minor by minor", cpFrom.Short(), cpTo.Short()),
+		})
 		minors = 0
 	}
 
@@ -373,9 +391,11 @@ func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release,
 		}
 	}
 	if n > 1 {
-		c.findings = append(c.findings, Finding{Code: CodeExtraReconciliations, Severity: SeverityInfo, Subject: rel,
+		c.findings = append(c.findings, Finding{
+			Code: CodeExtraReconciliations, Severity: SeverityInfo, Subject: rel,
 			Message:     fmt.Sprintf("the hop to %s reconciles sylva-units %d times; each pass after the first starts when the status ConfigMap says additional_reconciliation_required: \"true\"", rel, n),
-			Remediation: "make sure something requests the extra reconciliations: sylva-units-operator, or `sylva-planner reconcile`/`controller`"})
+			Remediation: "make sure something requests the extra reconciliations: sylva-units-operator, or `sylva-planner reconcile`/`controller`",
+		})
 	}
 
 	for i := 1; i <= n; i++ {
@@ -402,9 +422,11 @@ func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release,
 		if kv, ok := to.KubeVersion(cpAfter); ok {
 			ps.ControlPlane.Version = kv.For(provider).String()
 		} else {
-			c.findings = append(c.findings, Finding{Code: CodeMissingK8sVersion, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+			c.findings = append(c.findings, Finding{
+				Code: CodeMissingK8sVersion, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
 				Message:     fmt.Sprintf("release %s maps no full version for Kubernetes %s, which pass %d needs", rel, cpAfter.Short(), ps.Index),
-				Remediation: fmt.Sprintf("add Kubernetes %s to the kubernetes.versions of release %s in the catalog", cpAfter.Short(), rel)})
+				Remediation: fmt.Sprintf("add Kubernetes %s to the kubernetes.versions of release %s in the catalog", cpAfter.Short(), rel),
+			})
 		}
 		st.cp = cpAfter
 
@@ -453,17 +475,21 @@ func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release,
 		// the hop, or earlier when the next pass would break the skew.
 		ps.Workers = WorkerChange{From: st.workers.Short(), To: st.workers.Short()}
 		if v := skew.KubeletSkew(cpAfter, st.workers); v != nil && v.Code != skew.CodeKubeletNewer {
-			c.findings = append(c.findings, Finding{Code: CodeKubeletSkew, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+			c.findings = append(c.findings, Finding{
+				Code: CodeKubeletSkew, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
 				Message:     fmt.Sprintf("workers on %s when the control plane reaches %s: %s", st.workers.Short(), cpAfter.Short(), v.Message),
-				Remediation: "upgrade the workers to a newer Kubernetes minor before this transition"})
+				Remediation: "upgrade the workers to a newer Kubernetes minor before this transition",
+			})
 		}
 		roll := last
 		if !last {
 			nextCP := cpAt(n, i+1)
 			if skew.KubeletSkew(nextCP, st.workers) != nil {
 				roll = true
-				c.findings = append(c.findings, Finding{Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: subject,
-					Message: fmt.Sprintf("workers must roll in pass %d (to %s) as well as at the end of the hop: on %s they would lag the next control-plane minor %s too far", ps.Index, cpAfter.Short(), st.workers.Short(), nextCP.Short())})
+				c.findings = append(c.findings, Finding{
+					Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: subject,
+					Message: fmt.Sprintf("workers must roll in pass %d (to %s) as well as at the end of the hop: on %s they would lag the next control-plane minor %s too far", ps.Index, cpAfter.Short(), st.workers.Short(), nextCP.Short()),
+				})
 			}
 		}
 		if roll && !st.workers.Equal(cpAfter.MinorOnly()) {
@@ -508,9 +534,11 @@ func componentSteps(cat *catalog.Catalog, to *catalog.Release, comp *catalog.Com
 		minor := skew.Version{Major: cur.Major, Minor: m}
 		v, ok := intermediate(cat, to, comp, minor)
 		if !ok {
-			findings = append(findings, Finding{Code: CodeMissingStepVersion, Severity: SeverityBlocker, Class: ClassActionable, Subject: to.Release.String(),
+			findings = append(findings, Finding{
+				Code: CodeMissingStepVersion, Severity: SeverityBlocker, Class: ClassActionable, Subject: to.Release.String(),
 				Message:     fmt.Sprintf("%s must pass through %s on its way from %s to %s, and the catalog knows no %s version", comp.Name, minor.Short(), cur, target, minor.Short()),
-				Remediation: fmt.Sprintf("add a pass_through entry for %s %s to release %s in the catalog", comp.Name, minor.Short(), to.Release)})
+				Remediation: fmt.Sprintf("add a pass_through entry for %s %s to release %s in the catalog", comp.Name, minor.Short(), to.Release),
+			})
 			continue
 		}
 		steps = append(steps, v)

@@ -1,7 +1,7 @@
 package planner_test
 
 import (
-	"os"
+	"fmt"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
@@ -20,7 +20,7 @@ func ExampleCompute() {
 	if err != nil {
 		panic(err)
 	}
-	os.Stdout.WriteString(p.Summary.Line + "\n")
+	fmt.Println(p.Summary.Line)
 	// Output:
 	// 2 passes · control plane 1.31 → 1.32 → 1.33 · workers roll once (1.31 → 1.33) · Longhorn 1.8.1 → 1.9.2
 }

@@ -88,8 +88,10 @@ const (
 // that newer version exists but the component is pinned, waiting when no
 // known version supports k yet.
 func incompatible(comp *catalog.Component, v skew.Version, r skew.Range, k skew.Version, subject string) Finding {
-	f := Finding{Code: CodeComponentK8sRange, Severity: SeverityBlocker, Subject: subject,
-		Message: fmt.Sprintf("%s %s supports Kubernetes %s, but runs on %s during %s", comp.Name, v, r, k.Short(), subject)}
+	f := Finding{
+		Code: CodeComponentK8sRange, Severity: SeverityBlocker, Subject: subject,
+		Message: fmt.Sprintf("%s %s supports Kubernetes %s, but runs on %s during %s", comp.Name, v, r, k.Short(), subject),
+	}
 	fix, ok := newerSupporting(comp, v, k)
 	switch {
 	case ok && comp.Pinned:
@@ -132,8 +134,10 @@ func newestKnown(comp *catalog.Component) skew.Version {
 // (from an inventory), end of life on the plan's date, and the bootstrap
 // provider's own rules. It returns the component-compatibility check.
 func (p *Plan) gate(in Input, cat *catalog.Catalog, provider catalog.Provider) Check {
-	check := Check{Name: componentCompatibility, Required: true, Status: CheckAssessed,
-		Detail: "planned " + componentCompatibilityMsg + " (from the catalog)"}
+	check := Check{
+		Name: componentCompatibility, Required: true, Status: CheckAssessed,
+		Detail: "planned " + componentCompatibilityMsg + " (from the catalog)",
+	}
 	final := map[string]skew.Version{}
 	if len(p.Passes) > 0 {
 		for _, c := range p.Passes[len(p.Passes)-1].Components {
@@ -170,21 +174,27 @@ func (p *Plan) observedFindings(obs *Observed, cat *catalog.Catalog, final map[s
 		subject := oc.Name
 		switch {
 		case oc.Version.IsZero():
-			p.add(Finding{Code: CodeVersionUnreadable, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+			p.add(Finding{
+				Code: CodeVersionUnreadable, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
 				Message:     fmt.Sprintf("the running %s version %q (%s) cannot be read", oc.Name, oc.Raw, oc.Where),
-				Remediation: "check which version runs and whether it supports every Kubernetes minor of the plan"})
+				Remediation: "check which version runs and whether it supports every Kubernetes minor of the plan",
+			})
 			continue
 		case len(comp.Versions) > 0 && oc.Version.Compare(comp.Versions[0].Version) < 0 && !comp.Versions[0].Matches(oc.Version):
-			p.add(Finding{Code: CodeVersionBelowCatalog, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+			p.add(Finding{
+				Code: CodeVersionBelowCatalog, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
 				Message:     fmt.Sprintf("%s %s runs (%s), older than any version the catalog knows (%s)", oc.Name, oc.Version, oc.Where, comp.Versions[0].Version),
-				Remediation: fmt.Sprintf("upgrade %s to a version the catalog covers before the transition", oc.Name)})
+				Remediation: fmt.Sprintf("upgrade %s to a version the catalog covers before the transition", oc.Name),
+			})
 			continue
 		}
 		if _, ok := comp.Version(oc.Version); !ok {
 			unknown = append(unknown, oc.Name+" "+oc.Version.String())
-			p.add(Finding{Code: CodeVersionUnknown, Severity: SeverityWarning, Subject: subject,
+			p.add(Finding{
+				Code: CodeVersionUnknown, Severity: SeverityWarning, Subject: subject,
 				Message:     fmt.Sprintf("%s %s runs (%s); the catalog has no Kubernetes range for it, so it was not judged", oc.Name, oc.Version, oc.Where),
-				Remediation: "add the version and its Kubernetes range to the component catalog"})
+				Remediation: "add the version and its Kubernetes range to the component catalog",
+			})
 			continue
 		}
 		if _, managed := final[oc.Name]; managed {
@@ -229,8 +239,10 @@ func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, 
 		eol := cv.EndOfLife.Time
 		switch {
 		case !day.Before(eol):
-			f := Finding{Code: CodeEOLComponent, Severity: SeverityBlocker, Subject: name,
-				Message: fmt.Sprintf("%s %s reached end of life on %s", name, v, cv.EndOfLife)}
+			f := Finding{
+				Code: CodeEOLComponent, Severity: SeverityBlocker, Subject: name,
+				Message: fmt.Sprintf("%s %s reached end of life on %s", name, v, cv.EndOfLife),
+			}
 			if nv, ok := newerNotEOL(comp, v, day); ok {
 				f.Class, f.Remediation = ClassActionable, fmt.Sprintf("upgrade %s to ≥ %s", name, nv)
 				if comp.Pinned {
@@ -241,9 +253,11 @@ func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, 
 			}
 			p.add(f)
 		case eol.Before(soon):
-			p.add(Finding{Code: CodeEOLApproaching, Severity: SeverityWarning, Subject: name,
+			p.add(Finding{
+				Code: CodeEOLApproaching, Severity: SeverityWarning, Subject: name,
 				Message:     fmt.Sprintf("%s %s reaches end of life on %s (within %d days)", name, v, cv.EndOfLife, eolWarningDays),
-				Remediation: fmt.Sprintf("plan the upgrade of %s", name)})
+				Remediation: fmt.Sprintf("plan the upgrade of %s", name),
+			})
 		}
 	}
 	k8s := skew.MustParse(p.To.Kubernetes)
@@ -251,13 +265,17 @@ func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, 
 		subject := "kubernetes " + k8s.Short()
 		switch {
 		case !day.Before(eol.Time):
-			p.add(Finding{Code: CodeEOLKubernetes, Severity: SeverityWarning, Subject: subject,
+			p.add(Finding{
+				Code: CodeEOLKubernetes, Severity: SeverityWarning, Subject: subject,
 				Message:     fmt.Sprintf("Kubernetes %s, which Sylva %s runs, reached end of life on %s", k8s.Short(), p.To.Release, eol),
-				Remediation: "plan the next Sylva release soon after this one"})
+				Remediation: "plan the next Sylva release soon after this one",
+			})
 		case eol.Before(soon):
-			p.add(Finding{Code: CodeEOLApproaching, Severity: SeverityWarning, Subject: subject,
+			p.add(Finding{
+				Code: CodeEOLApproaching, Severity: SeverityWarning, Subject: subject,
 				Message:     fmt.Sprintf("Kubernetes %s, which Sylva %s runs, reaches end of life on %s (within %d days)", k8s.Short(), p.To.Release, eol, eolWarningDays),
-				Remediation: "plan the next Sylva release soon after this one"})
+				Remediation: "plan the next Sylva release soon after this one",
+			})
 		}
 	}
 }
@@ -282,13 +300,17 @@ func (p *Plan) providerFindings(provider catalog.Provider) {
 			}
 		}
 		if len(lagging) > 0 {
-			p.add(Finding{Code: CodeKubeadmWorkerLag, Severity: SeverityWarning, Subject: "workers",
+			p.add(Finding{
+				Code: CodeKubeadmWorkerLag, Severity: SeverityWarning, Subject: "workers",
 				Message:     "with kubeadm, Cluster API's MachineSet preflight checks stop workers whose minor differs from the control plane's from scaling up or being remediated during pass " + strings.Join(lagging, ", pass "),
-				Remediation: "avoid scaling machine deployments and expect no automatic remediation of workers until they roll"})
+				Remediation: "avoid scaling machine deployments and expect no automatic remediation of workers until they roll",
+			})
 		}
 	case catalog.ProviderRKE2:
-		p.add(Finding{Code: CodeRKE2SkewUnchecked, Severity: SeverityInfo, Subject: "control plane",
-			Message: "the RKE2ControlPlane webhook does not refuse a control-plane minor skip; this plan moves the control plane one minor per pass, and nothing else enforces it"})
+		p.add(Finding{
+			Code: CodeRKE2SkewUnchecked, Severity: SeverityInfo, Subject: "control plane",
+			Message: "the RKE2ControlPlane webhook does not refuse a control-plane minor skip; this plan moves the control plane one minor per pass, and nothing else enforces it",
+		})
 	}
 }
 
@@ -299,9 +321,11 @@ func (p *Plan) applySuppressions(rules []Suppression, asOf time.Time) {
 	var kept []Finding
 	for _, r := range rules {
 		if !r.Expires.IsZero() && !day.Before(r.Expires) {
-			kept = append(kept, Finding{Code: CodeSuppressionExpired, Severity: SeverityInfo, Subject: r.Code + " " + r.Subject,
+			kept = append(kept, Finding{
+				Code: CodeSuppressionExpired, Severity: SeverityInfo, Subject: r.Code + " " + r.Subject,
 				Message:     fmt.Sprintf("the suppression of %s on %q expired on %s and no longer applies (%s)", r.Code, r.Subject, r.Expires.Format(time.DateOnly), r.Reason),
-				Remediation: "renew it with a new expiry, or fix what it silenced"})
+				Remediation: "renew it with a new expiry, or fix what it silenced",
+			})
 		}
 	}
 	for _, f := range p.Findings {

@@ -106,26 +106,62 @@ func TestGateClassifiesBlockers(t *testing.T) {
 		want     []string
 		verdict  planner.Verdict
 	}{
-		{"a component no released version supports waits on upstream, so the upgrade is held",
-			running("gadget", "1.0.4"), "", "2026-11-30", []string{"component-k8s-range/waiting"}, planner.VerdictHeld},
-		{"a component a newer version fixes is actionable",
-			running("kyverno", "1.13.4"), "", "2026-11-30", []string{"component-k8s-range/actionable"}, planner.VerdictBlocked},
-		{"a pinned component holds the upgrade",
-			running("widget", "1.0.2"), "", "2026-11-30", []string{"component-k8s-range/pinned"}, planner.VerdictHeld},
-		{"held wins over actionable",
-			running("kyverno", "1.13.4", "gadget", "1.0.0"), "", "2026-11-30", []string{"component-k8s-range/actionable", "component-k8s-range/waiting"}, planner.VerdictHeld},
-		{"kubelet skew is actionable",
-			nil, "1.27", "2026-11-30", []string{"kubelet-skew/actionable"}, planner.VerdictBlocked},
-		{"an unreadable running version is actionable",
-			running("kyverno", "latest"), "", "2026-11-30", []string{"component-version-unreadable/actionable"}, planner.VerdictBlocked},
-		{"a running version below the catalog is actionable",
-			running("kyverno", "1.10.2"), "", "2026-11-30", []string{"component-version-below-catalog/actionable"}, planner.VerdictBlocked},
-		{"a component supported everywhere passes",
-			running("kyverno", "1.16.0"), "", "2026-01-01", nil, planner.VerdictReady},
-		{"the day before its end of life a component only warns",
-			running("kyverno", "1.16.0"), "", "2026-08-19", nil, planner.VerdictReady},
-		{"on its end-of-life day a component blocks, and a newer version makes it actionable",
-			running("kyverno", "1.16.0"), "", "2026-08-20", []string{"eol-component/actionable"}, planner.VerdictBlocked},
+		{
+			"a component no released version supports waits on upstream, so the upgrade is held",
+			running("gadget", "1.0.4"), "", "2026-11-30",
+			[]string{"component-k8s-range/waiting"},
+			planner.VerdictHeld,
+		},
+		{
+			"a component a newer version fixes is actionable",
+			running("kyverno", "1.13.4"), "", "2026-11-30",
+			[]string{"component-k8s-range/actionable"},
+			planner.VerdictBlocked,
+		},
+		{
+			"a pinned component holds the upgrade",
+			running("widget", "1.0.2"), "", "2026-11-30",
+			[]string{"component-k8s-range/pinned"},
+			planner.VerdictHeld,
+		},
+		{
+			"held wins over actionable",
+			running("kyverno", "1.13.4", "gadget", "1.0.0"), "", "2026-11-30",
+			[]string{"component-k8s-range/actionable", "component-k8s-range/waiting"},
+			planner.VerdictHeld,
+		},
+		{
+			"kubelet skew is actionable",
+			nil, "1.27", "2026-11-30",
+			[]string{"kubelet-skew/actionable"},
+			planner.VerdictBlocked,
+		},
+		{
+			"an unreadable running version is actionable",
+			running("kyverno", "latest"), "", "2026-11-30",
+			[]string{"component-version-unreadable/actionable"},
+			planner.VerdictBlocked,
+		},
+		{
+			"a running version below the catalog is actionable",
+			running("kyverno", "1.10.2"), "", "2026-11-30",
+			[]string{"component-version-below-catalog/actionable"},
+			planner.VerdictBlocked,
+		},
+		{
+			"a component supported everywhere passes",
+			running("kyverno", "1.16.0"), "", "2026-01-01", nil, planner.VerdictReady,
+		},
+		{
+			"the day before its end of life a component only warns",
+			running("kyverno", "1.16.0"), "", "2026-08-19", nil, planner.VerdictReady,
+		},
+		{
+			"on its end-of-life day a component blocks, and a newer version makes it actionable",
+			running("kyverno", "1.16.0"), "", "2026-08-20",
+			[]string{"eol-component/actionable"},
+			planner.VerdictBlocked,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

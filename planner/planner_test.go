@@ -19,11 +19,11 @@ import (
 
 var asOf = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
-func defaultCatalog(t testing.TB) *catalog.Catalog {
-	t.Helper()
+func defaultCatalog(tb testing.TB) *catalog.Catalog {
+	tb.Helper()
 	cat, err := catalog.Default()
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return cat
 }
@@ -47,8 +47,10 @@ func loadScenario(t *testing.T, dir string) planner.Input {
 	if err := yaml.UnmarshalStrict(data, &s); err != nil {
 		t.Fatalf("%s/input.yaml: %v", dir, err)
 	}
-	in := planner.Input{Catalog: defaultCatalog(t), AsOf: asOf, ToolVersion: "test", FromSource: "flag",
-		From: skew.MustParse(s.From), To: skew.MustParse(s.To), Provider: catalog.Provider(s.Provider)}
+	in := planner.Input{
+		Catalog: defaultCatalog(t), AsOf: asOf, ToolVersion: "test", FromSource: "flag",
+		From: skew.MustParse(s.From), To: skew.MustParse(s.To), Provider: catalog.Provider(s.Provider),
+	}
 	if s.Workers != "" {
 		in.Workers = skew.MustParse(s.Workers)
 	}

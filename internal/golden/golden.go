@@ -16,23 +16,23 @@ import (
 var Update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // Assert compares got with testdata/<name>, or writes it there under -update.
-func Assert(t testing.TB, got []byte, name string) {
-	t.Helper()
+func Assert(tb testing.TB, got []byte, name string) {
+	tb.Helper()
 	path := filepath.Join("testdata", filepath.FromSlash(name))
 	if *Update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 		return
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("read golden file: %v (run `make golden` to create it)", err)
+		tb.Fatalf("read golden file: %v (run `make golden` to create it)", err)
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s\nrun `make golden` and review the diff if the change is intended", path, diff)
+		tb.Errorf("%s mismatch (-want +got):\n%s\nrun `make golden` and review the diff if the change is intended", path, diff)
 	}
 }
