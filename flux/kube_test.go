@@ -46,7 +46,7 @@ func newCluster(t *testing.T) *cluster {
 	return &cluster{cfg: cfg, core: kubernetes.NewForConfigOrDie(cfg), dyn: dynamic.NewForConfigOrDie(cfg)}
 }
 
-func ctxFor(t *testing.T) context.Context {
+func ctxFor(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx
@@ -69,7 +69,7 @@ func healthy() fixture {
 	return fixture{configMap: true, kustomization: true, ksReady: true, helmRelease: true, hrReady: true}
 }
 
-func loadYAML(t *testing.T, name string) *unstructured.Unstructured {
+func loadYAML(t testing.TB, name string) *unstructured.Unstructured {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -83,14 +83,14 @@ func loadYAML(t *testing.T, name string) *unstructured.Unstructured {
 }
 
 // setup creates the objects of f in a fresh namespace and returns it.
-func (c *cluster) setup(t *testing.T, f fixture) string {
+func (c *cluster) setup(t testing.TB, f fixture) string {
 	t.Helper()
 	ns := kubetest.Namespace(t, c.cfg)
 	c.setupIn(t, ns, f)
 	return ns
 }
 
-func (c *cluster) setupIn(t *testing.T, ns string, f fixture) {
+func (c *cluster) setupIn(t testing.TB, ns string, f fixture) {
 	t.Helper()
 	ctx := ctxFor(t)
 	if f.configMap {
@@ -137,7 +137,7 @@ func runtimeConvert(u *unstructured.Unstructured, out any) error {
 
 // createFlux creates a Flux object and sets its status as its controller
 // would: Ready (or not) at its generation.
-func (c *cluster) createFlux(t *testing.T, ctx context.Context, gvr schema.GroupVersionResource, ns string, u *unstructured.Unstructured, ready bool) {
+func (c *cluster) createFlux(t testing.TB, ctx context.Context, gvr schema.GroupVersionResource, ns string, u *unstructured.Unstructured, ready bool) {
 	t.Helper()
 	u.SetNamespace(ns)
 	created, err := c.dyn.Resource(gvr).Namespace(ns).Create(ctx, u, metav1.CreateOptions{})
@@ -149,7 +149,7 @@ func (c *cluster) createFlux(t *testing.T, ctx context.Context, gvr schema.Group
 
 // setReady writes the status of obj: Ready True or False at its current
 // generation, and lastHandledReconcileAt when handled is not empty.
-func (c *cluster) setReady(t *testing.T, ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, ready bool, handled string) {
+func (c *cluster) setReady(t testing.TB, ctx context.Context, gvr schema.GroupVersionResource, obj *unstructured.Unstructured, ready bool, handled string) {
 	t.Helper()
 	gen := obj.GetGeneration()
 	cond := map[string]any{
@@ -170,7 +170,7 @@ func (c *cluster) setReady(t *testing.T, ctx context.Context, gvr schema.GroupVe
 	}
 }
 
-func (c *cluster) helmRelease(t *testing.T, ns string) *unstructured.Unstructured {
+func (c *cluster) helmRelease(t testing.TB, ns string) *unstructured.Unstructured {
 	t.Helper()
 	u, err := c.dyn.Resource(helmReleases).Namespace(ns).Get(ctxFor(t), status.DefaultHelmRelease, metav1.GetOptions{})
 	if err != nil {
@@ -180,7 +180,7 @@ func (c *cluster) helmRelease(t *testing.T, ns string) *unstructured.Unstructure
 }
 
 // triggers counts the Events recorded for passes requested in ns.
-func (c *cluster) triggers(t *testing.T, ns string) int {
+func (c *cluster) triggers(t testing.TB, ns string) int {
 	t.Helper()
 	list, err := c.core.CoreV1().Events(ns).List(ctxFor(t), metav1.ListOptions{})
 	if err != nil {
@@ -195,7 +195,7 @@ func (c *cluster) triggers(t *testing.T, ns string) int {
 	return n
 }
 
-func (c *cluster) applier(t *testing.T) *Applier {
+func (c *cluster) applier(t testing.TB) *Applier {
 	t.Helper()
 	cl, err := client.New(c.cfg, client.Options{})
 	if err != nil {
@@ -205,7 +205,7 @@ func (c *cluster) applier(t *testing.T) *Applier {
 }
 
 // eventually polls cond until it holds or the timeout passes.
-func eventually(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
