@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"gitlab.com/sylva-projects/sylva-planner/flux"
+	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
+
+// reconcileFixture creates, in a fresh namespace, a status ConfigMap that
+// asks for a pass and a Ready Kustomization and HelmRelease.
+func reconcileFixture(t *testing.T, cfg *rest.Config) string {
+	t.Helper()
+	ctx := context.Background()
+	ns := kubetest.Namespace(t, cfg)
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: status.ConfigMapName},
+		Data: map[string]string{
+			"sylva_release": "1.5", "additional_reconciliation_required": "true",
+			"release-revision": "7", "values-checksum": "abc123",
+		},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	objects := []struct {
+		gvr  schema.GroupVersionResource
+		kind string
+		name string
+		spec map[string]any
+	}{
+		{schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}, "Kustomization", status.KustomizationName,
+			map[string]any{"interval": "10m", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "sylva-core"}}},
+		{schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}, "HelmRelease", status.DefaultHelmRelease,
+			map[string]any{"interval": "10m", "chart": map[string]any{"spec": map[string]any{"chart": "sylva-units", "sourceRef": map[string]any{"kind": "HelmRepository", "name": "sylva-core"}}}}},
+	}
+	for _, o := range objects {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": o.gvr.GroupVersion().String(), "kind": o.kind,
+			"metadata": map[string]any{"name": o.name, "namespace": ns},
+			"spec":     o.spec,
+		}}
+		created, err := dyn.Resource(o.gvr).Namespace(ns).Create(ctx, u, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gen := created.GetGeneration()
+		created.Object["status"] = map[string]any{"observedGeneration": gen, "conditions": []any{map[string]any{
+			"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded", "message": "ok",
+			"observedGeneration": gen, "lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
+		}}}
+		if _, err := dyn.Resource(o.gvr).Namespace(ns).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ns
+}
+
+func runReconcileCLI(kubeconfig string, args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	argv := append([]string{"sylva-planner"}, args...)
+	if kubeconfig != "" {
+		argv = append(argv, "--kubeconfig", kubeconfig)
+	}
+	code := runIn(context.Background(), "", argv, &out, &errOut, func(string) string { return "" })
+	return code, out.String(), errOut.String()
+}
+
+func TestReconcileCommandOnARealAPIServer(t *testing.T) {
+	cfg := kubetest.Config(t)
+	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
+	ns := reconcileFixture(t, cfg)
+
+	code, out, errOut := runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--dry-run")
+	if code != exitOK || !strings.HasPrefix(out, "would trigger (dry run): ") {
+		t.Fatalf("reconcile --dry-run: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns)
+	if code != exitOK || !strings.HasPrefix(out, "triggered: ") {
+		t.Fatalf("reconcile: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns)
+	if code != exitOK || !strings.HasPrefix(out, "already handled: ") {
+		t.Fatalf("reconcile again: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+
+	// Nothing plays helm-controller here: the wait times out with exit 2.
+	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--wait", "--timeout", "1s", "--poll-interval", "100ms")
+	if code != exitBlocked || !strings.Contains(errOut, "timed out") || !strings.Contains(errOut, "has not picked up the request") {
+		t.Fatalf("reconcile --wait without helm-controller: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+
+	empty := kubetest.Namespace(t, cfg)
+	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", empty)
+	if code != exitError || !strings.Contains(errOut, "missing: ") || !strings.Contains(errOut, "(context kubetest") {
+		t.Fatalf("reconcile on an empty namespace: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+func TestRacingReconcileCommandsTriggerOnce(t *testing.T) {
+	cfg := kubetest.Config(t)
+	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
+	for round := 0; round < 3; round++ {
+		ns := reconcileFixture(t, cfg)
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			outs     []string
+			start    = make(chan struct{})
+			triggers int
+		)
+		for i := 0; i < 4; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				code, out, errOut := runReconcileCLI(kubeconfig, "reconcile", "-n", ns)
+				mu.Lock()
+				defer mu.Unlock()
+				outs = append(outs, out+errOut)
+				if code != exitOK {
+					t.Errorf("reconcile: exit %d: %s%s", code, out, errOut)
+				}
+				if strings.HasPrefix(out, "triggered: ") {
+					triggers++
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if triggers != 1 {
+			t.Fatalf("round %d: %d runs triggered, want 1:\n%s", round, triggers, strings.Join(outs, "\n"))
+		}
+		events, err := kubernetes.NewForConfigOrDie(cfg).CoreV1().Events(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, e := range events.Items {
+			if e.Reason == flux.EventReason {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Fatalf("round %d: %d Events, want 1", round, n)
+		}
+	}
+}
+
+func TestReconcileUnreachableClusterNamesTheContext(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: gone
+  cluster: {server: "https://127.0.0.1:1"}
+users:
+- name: gone
+  user: {token: x}
+contexts:
+- name: mgmt-gone
+  context: {cluster: gone, user: gone}
+current-context: mgmt-gone
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runReconcileCLI(kubeconfig, "reconcile")
+	if code != exitError || !strings.Contains(errOut, "(context mgmt-gone)") || out != "" {
+		t.Fatalf("reconcile on an unreachable cluster: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+func TestControllerCommandNeedsAScope(t *testing.T) {
+	for _, args := range [][]string{
+		{"controller"},
+		{"controller", "--namespace", "a", "--all-namespaces"},
+		{"controller", "--all-namespaces", "--log-level", "loud"},
+	} {
+		code, _, errOut := runReconcileCLI("", args...)
+		if code != exitError || !strings.Contains(errOut, "sylva-planner: ") {
+			t.Errorf("%v: exit %d, stderr %s", args, code, errOut)
+		}
+	}
+}
