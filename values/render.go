@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -174,8 +176,19 @@ func renderEach(ctx context.Context, vals map[string]any, opts RenderOptions) (m
 }
 
 type renderer struct {
-	guard *lookupGuard
-	top   chartutil.Values
+	guard  *lookupGuard
+	values map[string]any
+	top    chartutil.Values
+}
+
+// withValues returns a renderer with the same context and other values.
+func (r *renderer) withValues(vals map[string]any) *renderer {
+	top := make(chartutil.Values, len(r.top))
+	for k, v := range r.top {
+		top[k] = v
+	}
+	top["Values"] = chartutil.Values(vals)
+	return &renderer{guard: r.guard, values: vals, top: top}
 }
 
 func newRenderer(ctx context.Context, vals map[string]any, opts RenderOptions) *renderer {
@@ -200,7 +213,8 @@ func newRenderer(ctx context.Context, vals map[string]any, opts RenderOptions) *
 		caps.KubeVersion = kv
 	}
 	return &renderer{
-		guard: &lookupGuard{ctx: ctx, src: src, allow: allow},
+		guard:  &lookupGuard{ctx: ctx, src: src, allow: allow},
+		values: vals,
 		top: chartutil.Values{
 			"Values": chartutil.Values(vals),
 			"Release": chartutil.Values{
@@ -235,9 +249,51 @@ const chartName = "sylva-units"
 
 var templateName = regexp.MustCompile(chartName + `/t/([0-9]+)`)
 
-// render renders the slots with one engine run: each string is one
-// template of an in-memory chart, which is what `tpl` does with it.
+// parallelMin is the number of strings from which render splits the work
+// over the CPUs.
+const parallelMin = 256
+
+// render renders the slots: each string is one template of an in-memory
+// chart, which is what `tpl` does with it. Large sets are split into one
+// chart per CPU, rendered concurrently; a failure is the one of the first
+// failing string in slot order, as with a single run.
 func (r *renderer) render(slots []slot) ([]string, error) {
+	n := min(runtime.GOMAXPROCS(0), len(slots)/parallelMin)
+	if n <= 1 {
+		return r.renderChunk(slots)
+	}
+	size := (len(slots) + n - 1) / n
+	out := make([]string, len(slots))
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for c := range n {
+		lo, hi := c*size, min((c+1)*size, len(slots))
+		cr := r
+		if c > 0 {
+			// Templates may write into .Values (sprig's set): each
+			// concurrent chunk gets its own copy.
+			cr = r.withValues(deepCopy(r.values))
+		}
+		wg.Go(func() {
+			res, err := cr.renderChunk(slots[lo:hi])
+			if err != nil {
+				errs[c] = err
+				return
+			}
+			copy(out[lo:hi], res)
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// renderChunk renders the slots with one engine run.
+func (r *renderer) renderChunk(slots []slot) ([]string, error) {
 	if len(slots) == 0 {
 		return nil, nil
 	}

@@ -1,0 +1,229 @@
+package values
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
+)
+
+func mustParse(t testing.TB, s string) map[string]any {
+	t.Helper()
+	m, err := Parse([]byte(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func statusCM(data map[string]any) map[string]any {
+	return map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": StatusConfigMap, "namespace": DefaultNamespace},
+		"data":     data,
+	}
+}
+
+func TestRenderGolden(t *testing.T) {
+	vals := mustParse(t, readFileString(t, "testdata/render/values.yaml"))
+	objs, err := ParseObjects(readFile(t, "testdata/render/objects.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Render(context.Background(), vals, RenderOptions{KubeVersion: "1.33", Source: NewObjects(objs...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WriteYAML(&b, res.Values); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(&b, "# warning: %s\n", w)
+	}
+	golden.Assert(t, b.Bytes(), "render/values.rendered.yaml")
+}
+
+func readFileString(t testing.TB, name string) string { t.Helper(); return string(readFile(t, name)) }
+
+func TestRenderSemantics(t *testing.T) {
+	tests := []struct {
+		name string
+		vals string
+		objs []map[string]any
+		opts RenderOptions
+		path string
+		want string
+	}{
+		{name: "sprig and helm functions work", vals: `a: '{{ list 1 2 | toYaml | trim }}|{{ include "x" . }}{{ define "x" }}inc{{ end }}'`, path: "a", want: "- 1\n- 2|inc"},
+		{name: "tpl works", vals: "t: '{{ \"{{ .Release.Namespace }}\" }}'\na: '{{ tpl \"{{ .Release.Name }}\" . }}'", path: "a", want: "sylva-units"},
+		{name: "fromYaml works", vals: `a: '{{ (fromYaml "k: v").k }}'`, path: "a", want: "v"},
+		{name: "a value sees another gotpl value as raw text", vals: "x: '{{ 1 }}'\na: '{{ .Values.x }}'", path: "a", want: "{{ 1 }}"},
+		{name: "results are strings", vals: "a: '{{ true }}'", path: "a", want: "true"},
+		{name: "capabilities come from the kube version", vals: "a: '{{ .Capabilities.KubeVersion.Version }}'", opts: RenderOptions{KubeVersion: "1.32"}, path: "a", want: "v1.32.0"},
+		{name: "the namespace is the release namespace", vals: "a: '{{ .Release.Namespace }}'", opts: RenderOptions{Namespace: "ns1"}, path: "a", want: "ns1"},
+		{name: "missing values render empty", vals: "a: '{{ .Values.nope }}'", path: "a", want: ""},
+		{name: "lists are rendered", vals: "l: ['{{ 1 }}', 2]\na: x", path: "a", want: "x"},
+		{name: "lookup of the status ConfigMap", vals: `a: '{{ (lookup "v1" "ConfigMap" .Release.Namespace "sylva-units-status").data.k }}'`,
+			objs: []map[string]any{statusCM(map[string]any{"k": "v"})}, path: "a", want: "v"},
+		{name: "lookup of a missing object is empty", vals: `a: '{{ lookup "v1" "ConfigMap" .Release.Namespace "sylva-units-status" | len }}'`, path: "a", want: "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Source = NewObjects(tt.objs...)
+			res, err := Render(context.Background(), mustParse(t, tt.vals), tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := valueAt(res.Values, strings.Split(tt.path, "."))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Render %s (-want +got):\n%s", tt.path, diff)
+			}
+		})
+	}
+}
+
+func TestRenderErrorsNameTheValuesPath(t *testing.T) {
+	tests := []struct {
+		name, vals, path, reason string
+		parse                    bool
+	}{
+		{name: "parse error", vals: "a: ok\nk8s_version_short: '{{ .Values.transition_from_n-2 }}'", path: "values.k8s_version_short", reason: "bad character U+002D", parse: true},
+		{name: "execution error", vals: "units:\n  x:\n    v: '{{ \"main\" | semverCompare \"<1.5\" }}'", path: "values.units.x.v", reason: "semverCompare"},
+		{name: "ternary on a string", vals: "f: '{{ true }}'\nk: '{{ .Values.f | ternary 1 2 }}'", path: "values.k", reason: "expected bool; got string"},
+		{name: "required", vals: "l: ['{{ required \"need x\" .Values.x }}']", path: "values.l[0]", reason: "need x"},
+		{name: "odd key", vals: "m:\n  \"1.30\": '{{ fail \"no\" }}'", path: `values.m["1.30"]`, reason: "no"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Render(context.Background(), mustParse(t, tt.vals), RenderOptions{})
+			var te *TemplateError
+			if !errors.As(err, &te) {
+				t.Fatalf("Render error = %v, want a *TemplateError", err)
+			}
+			if te.Path != tt.path || te.Parse != tt.parse || !strings.Contains(te.Reason, tt.reason) {
+				t.Errorf("Render error = %+v, want path %s, parse %t, reason containing %q", te, tt.path, tt.parse, tt.reason)
+			}
+			if strings.Contains(te.Error(), "t/0") {
+				t.Errorf("error leaks the internal template name: %s", te.Error())
+			}
+		})
+	}
+}
+
+func TestLookupAllowList(t *testing.T) {
+	secret := map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s", "namespace": DefaultNamespace}, "data": map[string]any{"k": "djE="}}
+	hr := map[string]any{"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease", "metadata": map[string]any{"name": "sylva-units", "namespace": DefaultNamespace}}
+	vals := mustParse(t, `
+secret: '{{ (lookup "v1" "Secret" .Release.Namespace "s").data | toJson }}'
+hr: '{{ (lookup "helm.toolkit.fluxcd.io/v2" "HelmRelease" .Release.Namespace "sylva-units").metadata.name }}'
+hrs: '{{ (lookup "helm.toolkit.fluxcd.io/v2" "HelmRelease" .Release.Namespace "").items | len }}'
+cms: '{{ (lookup "v1" "ConfigMap" "" "").items | len }}'
+`)
+	tests := []struct {
+		name     string
+		allow    []string
+		want     map[string]string
+		warnings int
+	}{
+		{name: "by default a Secret is refused with a warning", want: map[string]string{"secret": "null", "hr": "sylva-units", "hrs": "1", "cms": "0"}, warnings: 2},
+		{name: "a rule widens the allow list", allow: []string{"core/v1/Secret/sylva-system/s", "v1/ConfigMap"}, want: map[string]string{"secret": `{"k":"djE="}`, "hr": "sylva-units", "hrs": "1", "cms": "0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			allow := DefaultAllowList(DefaultNamespace)
+			for _, a := range tt.allow {
+				r, err := ParseAllowRule(a)
+				if err != nil {
+					t.Fatal(err)
+				}
+				allow = append(allow, r)
+			}
+			res, err := Render(context.Background(), vals, RenderOptions{Source: NewObjects(secret, hr), Allow: allow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for k, v := range res.Values {
+				got[k] = v.(string)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if len(res.Warnings) != tt.warnings {
+				t.Errorf("warnings = %q, want %d", res.Warnings, tt.warnings)
+			}
+		})
+	}
+}
+
+func TestParseAllowRule(t *testing.T) {
+	tests := map[string]string{
+		"core/v1/Secret":                          "/v1/Secret",
+		"v1/Secret/ns/name":                       "/v1/Secret/ns/name",
+		"/v1/ConfigMap/*/x":                       "/v1/ConfigMap/*/x",
+		"helm.toolkit.fluxcd.io/*/HelmRelease":    "helm.toolkit.fluxcd.io//HelmRelease",
+		"apps/v1/Deployment/sylva-system/coredns": "apps/v1/Deployment/sylva-system/coredns",
+	}
+	for in, want := range tests {
+		r, err := ParseAllowRule(in)
+		if err != nil {
+			t.Errorf("ParseAllowRule(%q): %v", in, err)
+			continue
+		}
+		if r.String() != want {
+			t.Errorf("ParseAllowRule(%q) = %s, want %s", in, r, want)
+		}
+	}
+	for _, bad := range []string{"Secret", "a/b/c/d", "core/v1/"} {
+		if _, err := ParseAllowRule(bad); err == nil {
+			t.Errorf("ParseAllowRule(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseObjectsReadsLists(t *testing.T) {
+	objs, err := ParseObjects([]byte(`
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: a, namespace: n}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: b, namespace: n}}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: c, namespace: n}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objs) != 3 {
+		t.Fatalf("ParseObjects = %d objects, want 3", len(objs))
+	}
+	if _, err := ParseObjects([]byte("kind: ConfigMap\n")); err == nil {
+		t.Error("an object without apiVersion and name was accepted")
+	}
+}
+
+func TestRenderIsDeterministic(t *testing.T) {
+	vals := benchValues(20, 200)
+	var a, b bytes.Buffer
+	for _, buf := range []*bytes.Buffer{&a, &b} {
+		res, err := Render(context.Background(), vals, RenderOptions{Source: NewObjects(statusCM(map[string]any{"sylva_release": "1.5"}))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteYAML(buf, res.Values); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("two renders differ")
+	}
+}

@@ -1,0 +1,268 @@
+package values
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+func defaultCatalog(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func input(t testing.TB, from, to string) planner.Input {
+	t.Helper()
+	return planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse(from), To: skew.MustParse(to), FromSource: "flag", ToolVersion: "test"}
+}
+
+func codes(fs []planner.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Code)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func TestGenerateMatchesGoldenFiles(t *testing.T) {
+	for _, pair := range [][2]string{{"1.4", "1.6"}, {"1.5", "1.7"}, {"1.6", "1.7"}, {"1.0", "1.1"}} {
+		name := pair[0] + "-to-" + pair[1]
+		t.Run(name, func(t *testing.T) {
+			g, err := Generate(input(t, pair[0], pair[1]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var y, j bytes.Buffer
+			if err := g.WriteYAML(&y); err != nil {
+				t.Fatal(err)
+			}
+			if err := g.WriteJSON(&j); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, y.Bytes(), "generate/"+name+".yaml")
+			golden.Assert(t, j.Bytes(), "generate/"+name+".json")
+			// The same inputs give the same bytes.
+			g2, _ := Generate(input(t, pair[0], pair[1]))
+			var y2 bytes.Buffer
+			_ = g2.WriteYAML(&y2)
+			if !bytes.Equal(y.Bytes(), y2.Bytes()) {
+				t.Error("Generate is not deterministic")
+			}
+		})
+	}
+}
+
+// Every pair of catalog releases: the generated values, written as YAML
+// and read back as a values file, check clean, and every pass renders
+// exactly the plan's values.
+func TestGeneratedValuesCheckCleanForEveryPair(t *testing.T) {
+	cat := defaultCatalog(t)
+	names := cat.ReleaseNames()
+	for i, from := range names {
+		for _, to := range names[i:] {
+			t.Run(from+"-to-"+to, func(t *testing.T) {
+				in := input(t, from, to)
+				g, err := Generate(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var y bytes.Buffer
+				if err := g.WriteYAML(&y); err != nil {
+					t.Fatal(err)
+				}
+				rep, err := Check(context.Background(), CheckInput{Plan: in, Files: []File{{Name: "generated.yaml", Data: y.Bytes()}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(rep.Findings) != 0 {
+					var b bytes.Buffer
+					_ = rep.WriteTable(&b)
+					t.Fatalf("Check(generated %s → %s) has findings:\n%s", from, to, b.String())
+				}
+				plan, err := planner.Compute(in)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hop := lastHop(plan)
+				var passes []Scenario
+				for _, s := range rep.Scenarios {
+					if strings.HasPrefix(s.Name, "pass ") && !strings.Contains(s.Name, " from a ") {
+						passes = append(passes, s)
+					}
+				}
+				if len(passes) != len(hop) {
+					t.Fatalf("%d pass scenarios, plan's last hop has %d passes", len(passes), len(hop))
+				}
+				for k, pass := range hop {
+					want, _ := passValues(pass)
+					got := map[string]string{}
+					for key := range want {
+						got[key] = passes[k].Got[key]
+					}
+					if diff := cmp.Diff(want, got); diff != "" {
+						t.Errorf("pass %d rendered values (-plan +rendered):\n%s", pass.Index, diff)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestThreePassHopRecordsItsPassInTheStatus(t *testing.T) {
+	rep, err := Check(context.Background(), CheckInput{Plan: input(t, "1.5", "1.7")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range rep.Scenarios {
+		if strings.HasPrefix(s.Name, "pass ") && !strings.Contains(s.Name, " from a ") {
+			got = append(got, s.Got[KeyTransitionFrom]+"/"+s.Got[KeyTransitionPass]+" k8s "+s.Got[KeyK8sVersionShort])
+		}
+	}
+	want := []string{"1.5/1 k8s 1.33", "1.5/2 k8s 1.34", "1.5/3 k8s 1.35"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("passes (-want +got):\n%s", diff)
+	}
+	if len(rep.Findings) != 0 {
+		t.Errorf("findings: %v", codes(rep.Findings))
+	}
+}
+
+func TestEpicIllustrationIsReported(t *testing.T) {
+	data := readFile(t, "testdata/epic-illustration.yaml")
+	rep, err := Check(context.Background(), CheckInput{Plan: input(t, "1.4", "1.6"), Files: []File{{Name: "epic-illustration.yaml", Data: data}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := codes(rep.Findings)
+	for _, want := range []string{CodeHyphenatedField, CodeTemplateError, CodeFreshInstallTransition, CodeDigDefault, CodeSemverPrerelease, CodeSemverBranchName, CodeConditionOnGotpl} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Check(epic illustration) codes = %v, want %s among them", got, want)
+		}
+	}
+	var parse bool
+	for _, f := range rep.Findings {
+		if f.Code == CodeTemplateError && f.Subject == "values.k8s_version_short" && strings.Contains(f.Message, "bad character U+002D") {
+			parse = true
+		}
+	}
+	if !parse {
+		t.Error("no parse error reported for values.k8s_version_short")
+	}
+	if rep.Blockers() == 0 {
+		t.Error("no blocker")
+	}
+	var j, tb bytes.Buffer
+	_ = rep.WriteJSON(&j)
+	_ = rep.WriteTable(&tb)
+	golden.Assert(t, j.Bytes(), "check/epic-illustration.json")
+	golden.Assert(t, tb.Bytes(), "check/epic-illustration.txt")
+}
+
+func TestLintRules(t *testing.T) {
+	tests := []struct {
+		name string
+		vals string
+		want []string
+	}{
+		{
+			name: "hyphenated field access is a parse error",
+			vals: `a-b: "x"` + "\n" + `c: '{{ .Values.a-b }}'`,
+			want: []string{CodeHyphenatedField},
+		},
+		{
+			name: "index on a hyphenated key is fine",
+			vals: `a-b: "x"` + "\n" + `c: '{{ index .Values "a-b" }}'`,
+		},
+		{
+			name: "a hyphen inside a string literal is fine",
+			vals: `c: '{{ lookup "v1" "ConfigMap" "ns" "sylva-units-status" }}'`,
+		},
+		{
+			name: "semverCompare without a pre-release bound is pre-release blind",
+			vals: `c: '{{ "1.4" | semverCompare "<1.5" | ternary "a" "b" }}'`,
+			want: []string{CodeSemverBranchName, CodeSemverPrerelease},
+		},
+		{
+			name: "semverCompare with -0 guarded by regexMatch is fine",
+			vals: `c: '{{ $v := "1.4" }}{{ if regexMatch "^[0-9]+[.][0-9]+" $v }}{{ $v | semverCompare "<1.5-0" }}{{ end }}'`,
+		},
+		{
+			name: "a dig default for sylva_release turns a fresh install into a transition",
+			vals: `c: '{{ lookup "v1" "ConfigMap" .Release.Namespace "s" | dig "data" "sylva_release" "1.4" }}'`,
+			want: []string{CodeDigDefault},
+		},
+		{
+			name: "ternary on another gotpl value",
+			vals: `a: '{{ true }}'` + "\n" + `c: '{{ index .Values "a" | ternary "x" "y" }}'`,
+			want: []string{CodeConditionOnGotpl},
+		},
+		{
+			name: "if on another gotpl value",
+			vals: `a: '{{ true }}'` + "\n" + `c: '{{ if .Values.a }}x{{ end }}'`,
+			want: []string{CodeConditionOnGotpl},
+		},
+		{
+			name: "reading another gotpl value without a condition",
+			vals: `a: '{{ true }}'` + "\n" + `c: '{{ .Values.a }}'`,
+			want: []string{CodeGotplReference},
+		},
+		{
+			name: "ternary on a plain bool value is fine",
+			vals: `a: true` + "\n" + `c: '{{ .Values.a | ternary "x" "y" }}'`,
+		},
+		{
+			name: "an unquoted version key ending in 0 is read as another version",
+			vals: "_internal:\n  k8s_version_map:\n    1.30: v1.30.11\n    \"1.31\": v1.31.8\n",
+			want: []string{CodeUnquotedVersionKey},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := File{Name: "v.yaml", Data: []byte(tt.vals)}
+			vals, err := Parse(f.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			keys, err := lintKeys(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := codes(append(lintTemplates(vals), keys...))
+			want := slices.Clone(tt.want)
+			slices.Sort(want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("lint codes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUnquotedVersionKeySeverity(t *testing.T) {
+	fs, err := lintKeys(File{Name: "v.yaml", Data: []byte("m:\n  1.30: a\n  1.31: b\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range fs {
+		got = append(got, string(f.Severity)+" "+f.Subject)
+	}
+	want := []string{`blocker v.yaml:2 values.m["1.30"]`, `warning v.yaml:3 values.m["1.31"]`}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
