@@ -1,0 +1,237 @@
+package flux
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
+
+// EnvE2E enables the end-to-end test with the real Flux controllers.
+const envE2E = "SYLVA_PLANNER_E2E"
+
+var helmRepositories = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}
+
+// e2eChart is a stand-in for sylva-units: it writes the status ConfigMap
+// itself, asking for another pass until the third Helm release revision,
+// as a two-pass transition does.
+var e2eChart = map[string]string{
+	"sylva-units/Chart.yaml": "apiVersion: v2\nname: sylva-units\nversion: 0.1.0\n",
+	"sylva-units/templates/status.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: sylva-units-status
+data:
+  sylva_release: "1.6"
+  release-revision: {{ .Release.Revision | quote }}
+  values-checksum: e2e
+  additional_reconciliation_required: {{ if lt (int .Release.Revision) 3 }}"true"{{ else }}"false"{{ end }}
+`,
+}
+
+func chartArchive(t *testing.T) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, name := range []string{"sylva-units/Chart.yaml", "sylva-units/templates/status.yaml"} {
+		body := e2eChart[name]
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), ModTime: time.Unix(0, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := gz.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// helmRepository serves the chart as a Helm HTTP repository on loopback.
+func helmRepository(t *testing.T) string {
+	t.Helper()
+	tgz := chartArchive(t)
+	sum := sha256.Sum256(tgz)
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	index := fmt.Sprintf(`apiVersion: v1
+entries:
+  sylva-units:
+  - apiVersion: v2
+    name: sylva-units
+    version: 0.1.0
+    created: "2026-01-01T00:00:00Z"
+    digest: %s
+    urls:
+    - %s/sylva-units-0.1.0.tgz
+generated: "2026-01-01T00:00:00Z"
+`, hex.EncodeToString(sum[:]), srv.URL)
+	mux.HandleFunc("/index.yaml", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(index)) })
+	mux.HandleFunc("/sylva-units-0.1.0.tgz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(tgz) })
+	return srv.URL
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// startController runs a Flux controller binary until the test ends, its
+// logs in the test's temporary directory (shown when the test fails).
+func startController(t *testing.T, bin string, args ...string) {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		_ = logFile.Close()
+		if t.Failed() {
+			if b, err := os.ReadFile(logPath); err == nil {
+				if len(b) > 8000 {
+					b = b[len(b)-8000:]
+				}
+				t.Logf("%s logs (end):\n%s", filepath.Base(bin), b)
+			}
+		}
+	})
+}
+
+// TestEndToEndWithFlux drives a two-pass transition with the real
+// helm-controller and source-controller: the chart asks for a further pass
+// in the status ConfigMap it writes, until its third release revision.
+// Enabled by SYLVA_PLANNER_E2E=1; the controllers are built by
+// hack/build-flux.sh (make testbin-flux).
+func TestEndToEndWithFlux(t *testing.T) {
+	if os.Getenv(envE2E) != "1" {
+		t.Skip("set " + envE2E + "=1 to run the end-to-end test with helm-controller and source-controller")
+	}
+	dir := kubetest.Dir()
+	helmController, sourceController := filepath.Join(dir, "helm-controller"), filepath.Join(dir, "source-controller")
+	for _, bin := range []string{helmController, sourceController} {
+		if _, err := os.Stat(bin); err != nil {
+			t.Fatalf("%s not found; run `make testbin-flux` (hack/build-flux.sh)", bin)
+		}
+	}
+	c := newCluster(t)
+	kubeconfig := kubetest.WriteKubeconfig(t, c.cfg)
+	storage := freeAddr(t)
+	startController(t, sourceController, "--kubeconfig="+kubeconfig, "--storage-path="+t.TempDir(),
+		"--storage-addr="+storage, "--storage-adv-addr="+storage, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=debug")
+	startController(t, helmController, "--kubeconfig="+kubeconfig, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=debug")
+
+	ns := kubetest.Namespace(t, c.cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	repo := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmRepository",
+		"metadata": map[string]any{"name": "e2e", "namespace": ns},
+		"spec":     map[string]any{"url": helmRepository(t), "interval": "1h"},
+	}}
+	if _, err := c.dyn.Resource(helmRepositories).Namespace(ns).Create(ctx, repo, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	hr := loadYAML(t, "helmrelease.yaml")
+	hr.SetNamespace(ns)
+	if err := unstructured.SetNestedField(hr.Object, map[string]any{
+		"chart": "sylva-units", "version": "0.1.0",
+		"sourceRef": map[string]any{"kind": "HelmRepository", "name": "e2e"},
+	}, "spec", "chart", "spec"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.dyn.Resource(helmReleases).Namespace(ns).Create(ctx, hr, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// No kustomize-controller: the sylva-units-status Kustomization is
+	// Ready, without target annotations, and the chart writes the status.
+	ks := loadYAML(t, "kustomization.yaml")
+	ks.SetAnnotations(nil)
+	c.createFlux(t, ctx, kustomizations, ns, ks, true)
+
+	eventuallyCtx(t, ctx, "helm-controller installed the chart", func() bool {
+		cm, err := c.core.CoreV1().ConfigMaps(ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
+		return err == nil && cm.Data[status.KeyReleaseRevision] == "1"
+	})
+
+	a := c.applier(t)
+	var decisions []string
+	res, err := a.Drive(ctx, Target{Namespace: ns}, DriveOptions{
+		Wait:       true,
+		Interval:   time.Second,
+		OnDecision: func(r Result) { decisions = append(decisions, r.Decision.String()) },
+		OnProgress: func(p Progress) { t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Second), p.Request, p.State) },
+	})
+	if err != nil {
+		t.Fatalf("Drive: %v\ndecisions:\n%s", err, strings.Join(decisions, "\n"))
+	}
+	t.Logf("decisions:\n%s", strings.Join(decisions, "\n"))
+	if res.Decision.Outcome != OutcomeNothingRequested {
+		t.Fatalf("Drive ended with %s, want nothing requested", res.Decision)
+	}
+	cm, err := c.core.CoreV1().ConfigMaps(ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cm.Data[status.KeyReleaseRevision]; got != "3" {
+		t.Errorf("release-revision %s after the transition, want 3 (install and two passes)", got)
+	}
+	if n := c.triggers(t, ns); n != 2 {
+		t.Errorf("%d passes requested, want 2", n)
+	}
+}
+
+func eventuallyCtx(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting until %s", what)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
