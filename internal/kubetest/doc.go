@@ -42,7 +42,11 @@
 // When the binaries are missing, [Config] fails the test with a message
 // naming `make testbin`; it never skips. [Dir] tells where they are looked
 // for, and the environment variable SYLVA_PLANNER_TESTBIN overrides it.
-// Setting KUBETEST_ATTACH_OUTPUT=true streams the kube-apiserver and etcd
-// logs to the test's standard error; otherwise the end of the logs is
-// included in the error when the control plane cannot start.
+// Setting KUBEBUILDER_ATTACH_CONTROL_PLANE_OUTPUT=true (envtest's switch)
+// streams the kube-apiserver and etcd logs to standard error; in any case
+// the end of the logs is included in the error when the control plane
+// cannot start.
+//
+// Starting the control plane takes about 5 to 10 seconds; [Restart] restarts
+// only the API server, keeping etcd and so every object.
 package kubetest
