@@ -143,7 +143,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 			return nil, err
 		}
 	} else if rel, ok := in.Plan.Catalog.Release(in.Plan.To.MinorOnly()); ok {
-		final = settledValues(in.Plan.Catalog, rel)
+		final = settledValues(rel)
 	}
 
 	c.run(kindFresh, "fresh install of "+plan.To.Release, nil, final)

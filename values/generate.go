@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -85,7 +84,7 @@ func Generate(in planner.Input) (*Generated, error) {
 		return nil, fmt.Errorf("generate values: release %s is not in catalog %s", in.To, in.Catalog.Version)
 	}
 	target := rel.Release.Short()
-	main, err := planner.Compute(in)
+	plan, err := planner.Compute(in)
 	if err != nil {
 		return nil, fmt.Errorf("generate values for %s → %s: %w", in.From, in.To, err)
 	}
@@ -93,7 +92,7 @@ func Generate(in planner.Input) (*Generated, error) {
 	for _, s := range rel.UpgradeFrom {
 		sources[s.Short()] = true
 	}
-	if hs := hopSource(main); hs != "" && hs != target {
+	if hs := hopSource(plan); hs != "" && hs != target {
 		sources[hs] = true
 	}
 	table := map[string]map[string]string{} // key → state → value
@@ -104,7 +103,7 @@ func Generate(in planner.Input) (*Generated, error) {
 		if err != nil {
 			return nil, fmt.Errorf("generate values: source %q: %w", src, err)
 		}
-		if src == hopSource(main) && in.From.Short() == src {
+		if src == hopSource(plan) && in.From.Short() == src {
 			sin.From = in.From
 		}
 		p, err := planner.Compute(sin)
@@ -124,13 +123,13 @@ func Generate(in planner.Input) (*Generated, error) {
 				}
 				table[k][passState(src, pass.HopPass)] = v
 			}
-			if pass.HopPass == pass.HopPasses && (final == nil || src == hopSource(main)) {
+			if pass.HopPass == pass.HopPasses && (final == nil || src == hopSource(plan)) {
 				final = vals
 			}
 		}
 	}
 	if final == nil {
-		final = settledValues(in.Catalog, rel)
+		final = settledValues(rel)
 	}
 	// A fresh install or a settled cluster records no transition.
 	final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
@@ -207,7 +206,7 @@ func scalarString(x any) string {
 
 // settledValues are the values of a release nobody upgrades into (no
 // supported source): its own versions, no transition.
-func settledValues(cat *catalog.Catalog, rel *catalog.Release) map[string]string {
+func settledValues(rel *catalog.Release) map[string]string {
 	v := map[string]string{
 		KeySylvaRelease:                     rel.Release.Short(),
 		KeyTransitionFromN2:                 "false",
@@ -218,7 +217,6 @@ func settledValues(cat *catalog.Catalog, rel *catalog.Release) map[string]string
 	if c, ok := rel.Component("longhorn"); ok {
 		v[KeyLonghornVersion] = c.Version.String()
 	}
-	_ = cat
 	return v
 }
 
@@ -367,5 +365,3 @@ func (g *Generated) WriteJSON(w io.Writer) error {
 	}
 	return nil
 }
-
-var _ = slices.Sorted[string]

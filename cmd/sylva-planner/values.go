@@ -96,7 +96,7 @@ func valuesPlanInput(c *cli.Context) (planner.Input, error) {
 	in := planner.Input{Catalog: cat, ToolVersion: version, FromSource: "flag", AsOf: envOf(c).today}
 	from, to := c.String("from"), c.String("to")
 	if from == "" || to == "" {
-		return in, fmt.Errorf("--from and --to are required, for example: sylva-planner %s --from 1.4 --to %s", c.Command.FullName(), cat.Newest())
+		return in, fmt.Errorf("--from and --to are required, for example: sylva-planner %s --from 1.4 --to %s", "values "+c.Command.Name, cat.Newest())
 	}
 	if in.From, err = skew.Parse(from); err != nil {
 		return in, fmt.Errorf("--from: %w; give a Sylva release such as 1.4", err)
@@ -117,7 +117,7 @@ func valuesPlanInput(c *cli.Context) (planner.Input, error) {
 
 func noArgs(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("%s takes no argument, got %q", c.Command.FullName(), c.Args().First()), true)
+		return usageError(c, fmt.Errorf("values %s takes no argument, got %q", c.Command.Name, c.Args().First()), true)
 	}
 	return nil
 }
