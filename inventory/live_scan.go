@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -57,9 +58,11 @@ func Scan(fsys fs.FS, source string) (*Facts, error) {
 		return strings.Compare(a.File+"\x00"+a.Kind+"\x00"+a.Namespace+"\x00"+a.Name, b.File+"\x00"+b.Kind+"\x00"+b.Namespace+"\x00"+b.Name)
 	})
 	s := &f.Snapshot
-	check := planner.Check{Name: CheckManifests, Required: true, Status: planner.CheckAssessed,
+	check := planner.Check{
+		Name: CheckManifests, Required: true, Status: planner.CheckAssessed,
 		Detail: fmt.Sprintf("%d files, %d objects: %d PodDisruptionBudgets, %d workloads, %d pods, %d nodes; statuses only where the manifests carry them",
-			inv.Files, len(inv.Objects), len(s.PDBs), len(s.Workloads), len(s.Pods), len(s.Nodes))}
+			inv.Files, len(inv.Objects), len(s.PDBs), len(s.Workloads), len(s.Pods), len(s.Nodes)),
+	}
 	switch {
 	case inv.Files == 0 || len(inv.Objects) == 0:
 		check.Status, check.Detail = planner.CheckNotAssessed, "no manifest found in "+source
@@ -71,21 +74,180 @@ func Scan(fsys fs.FS, source string) (*Facts, error) {
 	return f, nil
 }
 
+// addFile decodes a file's documents. Objects whose spec the checks do not
+// read (services, config maps, ingresses…) only need their header, which
+// headerOf reads without a YAML parser; everything else, and any header
+// headerOf is unsure about, goes through the full decoder.
 func (f *Facts) addFile(file string, data []byte) error {
 	for _, doc := range splitYAML(data) {
+		if h, ok := headerOf(doc); ok && !detailed[h.Kind] {
+			f.Inventory.Objects = append(f.Inventory.Objects, Object{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name, Labels: h.Labels, File: file})
+			f.Uses = append(f.Uses, apis.Use{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name, Where: "manifest " + file})
+			continue
+		}
 		var m map[string]any
 		if err := yaml.Unmarshal(doc, &m); err != nil {
 			return err
 		}
-		if m == nil {
-			continue
-		}
-		f.Inventory.addObject(file, m, 0)
-		if err := f.addManifest(file, m); err != nil {
+		if err := f.addDocument(file, m); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// detailed are the kinds whose body Scan reads: the drain model, images,
+// node versions, Helm releases and lists.
+var detailed = map[string]bool{
+	"Pod": true, "Node": true, "Deployment": true, "StatefulSet": true, "DaemonSet": true, "ReplicaSet": true,
+	"Job": true, "CronJob": true, "PodDisruptionBudget": true, "Secret": true,
+}
+
+type header struct {
+	APIVersion, Kind, Name, Namespace string
+	Labels                            map[string]string
+}
+
+// headerOf reads apiVersion, kind and metadata name, namespace and labels
+// from a block-style YAML document as kubectl and Helm write them. It
+// returns false whenever the document uses anything else (flow style,
+// anchors, tags, block scalars, managed fields or the last-applied
+// annotation, a List) so that the caller falls back to the YAML decoder.
+func headerOf(doc []byte) (header, bool) {
+	var h header
+	section, sub := "", ""
+	for len(doc) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
+			line, doc = doc[:i], doc[i+1:]
+		} else {
+			line, doc = doc, nil
+		}
+		line = bytes.TrimRight(line, " \r")
+		trimmed := bytes.TrimLeft(line, " ")
+		if len(trimmed) == 0 || trimmed[0] == '#' {
+			continue
+		}
+		if bytes.IndexByte(line, '\t') >= 0 {
+			return h, false
+		}
+		indent := len(line) - len(trimmed)
+		key, value, ok := bytes.Cut(trimmed, []byte(":"))
+		if indent == 0 {
+			if !ok {
+				return h, false
+			}
+			section, sub = string(key), ""
+			switch section {
+			case "apiVersion", "kind":
+				v, ok := scalar(value)
+				if !ok {
+					return h, false
+				}
+				if section == "kind" {
+					h.Kind = v
+				} else {
+					h.APIVersion = v
+				}
+			case "metadata":
+				if len(bytes.TrimSpace(value)) > 0 {
+					return h, false
+				}
+			default:
+				if v := bytes.TrimSpace(value); len(v) > 0 && (v[0] == '&' || v[0] == '*' || v[0] == '!') {
+					return h, false
+				}
+			}
+			continue
+		}
+		if section != "metadata" {
+			continue
+		}
+		if !ok {
+			return h, false
+		}
+		switch indent {
+		case 2:
+			sub = string(key)
+			switch sub {
+			case "name", "namespace":
+				v, ok := scalar(value)
+				if !ok {
+					return h, false
+				}
+				if sub == "name" {
+					h.Name = v
+				} else {
+					h.Namespace = v
+				}
+			case "labels":
+				if len(bytes.TrimSpace(value)) > 0 {
+					return h, false
+				}
+				h.Labels = map[string]string{}
+			case "managedFields", "annotations":
+				if sub == "managedFields" || bytes.Contains(doc, []byte(lastApplied)) {
+					return h, false
+				}
+			}
+		case 4:
+			if sub != "labels" {
+				continue
+			}
+			k, ok1 := scalar(key)
+			v, ok2 := scalar(value)
+			if !ok1 || !ok2 {
+				return h, false
+			}
+			h.Labels[k] = v
+		default:
+			if sub == "labels" {
+				return h, false
+			}
+		}
+	}
+	if h.Kind == "" || h.APIVersion == "" || strings.HasSuffix(h.Kind, "List") {
+		return h, false
+	}
+	return h, true
+}
+
+// scalar reads a plain or simply quoted scalar; it refuses anything that
+// needs a YAML parser.
+func scalar(b []byte) (string, bool) {
+	b = bytes.TrimSpace(b)
+	if i := bytes.Index(b, []byte(" #")); i >= 0 {
+		b = bytes.TrimSpace(b[:i])
+	}
+	if len(b) == 0 {
+		return "", true
+	}
+	switch b[0] {
+	case '"':
+		if len(b) < 2 || b[len(b)-1] != '"' || bytes.IndexByte(b, '\\') >= 0 {
+			return "", false
+		}
+		return string(b[1 : len(b)-1]), true
+	case '\'':
+		if len(b) < 2 || b[len(b)-1] != '\'' || bytes.Count(b, []byte("'")) != 2 {
+			return "", false
+		}
+		return string(b[1 : len(b)-1]), true
+	case '{', '[', '&', '*', '!', '|', '>', '%', '@', '`':
+		return "", false
+	}
+	if bytes.Contains(b, []byte(": ")) {
+		return "", false
+	}
+	return string(b), true
+}
+
+func (f *Facts) addDocument(file string, m map[string]any) error {
+	if m == nil {
+		return nil
+	}
+	f.Inventory.addObject(file, m, 0)
+	return f.addManifest(file, m)
 }
 
 // addManifest adds one decoded object (or the items of a List) to the drain
