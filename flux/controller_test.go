@@ -2,8 +2,12 @@ package flux
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -272,5 +276,47 @@ func TestControllerRunsWithTheConfigRole(t *testing.T) {
 	// The ConfigMap it needs is readable.
 	if _, err := rc.CoreV1().ConfigMaps(ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{}); err != nil {
 		t.Errorf("read the status ConfigMap as %s: %v", user, err)
+	}
+}
+
+func TestControllerServesProbesAndMetrics(t *testing.T) {
+	c := newCluster(t)
+	ns := c.setup(t, healthy())
+	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
+	ctl, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns, MetricsBindAddress: metricsAddr, HealthProbeBindAddress: probeAddr})
+	eventually(t, time.Minute, "the controller triggered", func() bool { return ctl.Stats().Triggers == 1 })
+
+	get := func(url string) (int, string) {
+		resp, err := http.Get(url)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
+		eventually(t, 30*time.Second, path+" answers 200", func() bool { code, _ := get("http://" + probeAddr + path); return code == http.StatusOK })
+	}
+	code, body := get("http://" + metricsAddr + "/metrics")
+	if code != http.StatusOK {
+		t.Fatalf("/metrics: %d %s", code, body)
+	}
+	for _, want := range []string{
+		`sylva_planner_reconcile_requests_total{result="triggered"}`,
+		`sylva_planner_reconcile_requests_total{result="already-handled"}`,
+		"sylva_planner_pending_passes ",
+		"sylva_planner_last_trigger_timestamp_seconds ",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	for _, line := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(line, "sylva_planner_last_trigger_timestamp_seconds "); ok {
+			if f, err := strconv.ParseFloat(v, 64); err != nil || f < float64(time.Now().Add(-time.Hour).Unix()) {
+				t.Errorf("sylva_planner_last_trigger_timestamp_seconds = %s, want a recent time", v)
+			}
+		}
 	}
 }
