@@ -146,7 +146,7 @@ func TestDriveFailsWhenThePassStalls(t *testing.T) {
 func TestDriveTimesOutWhenNothingHandlesThePass(t *testing.T) {
 	c := newCluster(t)
 	ns := c.setup(t, healthy())
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	res, err := c.applier(t).Drive(ctx, Target{Namespace: ns}, DriveOptions{Wait: true, Interval: 100 * time.Millisecond})
 	if !errors.Is(err, context.DeadlineExceeded) {

@@ -102,7 +102,7 @@ func TestReconcileCommandOnARealAPIServer(t *testing.T) {
 	}
 
 	// Nothing plays helm-controller here: the wait times out with exit 2.
-	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--wait", "--timeout", "1s", "--poll-interval", "100ms")
+	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--wait", "--timeout", "3s", "--poll-interval", "100ms")
 	if code != exitBlocked || !strings.Contains(errOut, "timed out") || !strings.Contains(errOut, "has not picked up the request") {
 		t.Fatalf("reconcile --wait without helm-controller: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
