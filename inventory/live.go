@@ -71,14 +71,18 @@ func NodeOf(n *corev1.Node) availability.Node {
 	if !cp {
 		_, cp = n.Labels["node-role.kubernetes.io/master"]
 	}
-	return availability.Node{Name: n.Name, Zone: n.Labels[availability.ZoneLabel], ControlPlane: cp,
-		Kubelet: n.Status.NodeInfo.KubeletVersion, Runtime: n.Status.NodeInfo.ContainerRuntimeVersion}
+	return availability.Node{
+		Name: n.Name, Zone: n.Labels[availability.ZoneLabel], ControlPlane: cp,
+		Kubelet: n.Status.NodeInfo.KubeletVersion, Runtime: n.Status.NodeInfo.ContainerRuntimeVersion,
+	}
 }
 
 // PodOf returns the drain model of a Pod.
 func PodOf(p *corev1.Pod) availability.Pod {
-	out := availability.Pod{Namespace: p.Namespace, Name: p.Name, Labels: p.Labels, Node: p.Spec.NodeName,
-		Terminating: p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed}
+	out := availability.Pod{
+		Namespace: p.Namespace, Name: p.Name, Labels: p.Labels, Node: p.Spec.NodeName,
+		Terminating: p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed,
+	}
 	if ref := metav1.GetControllerOfNoCopy(p); ref != nil {
 		out.Owner = ref.Kind + "/" + ref.Name
 	}
@@ -100,8 +104,10 @@ func PodOf(p *corev1.Pod) availability.Pod {
 func DeploymentOf(d *appsv1.Deployment) availability.Workload {
 	w := workloadOf("Deployment", &d.ObjectMeta, d.Spec.Replicas, d.Spec.Selector, &d.Spec.Template)
 	st := d.Status
-	w.Status = availability.WorkloadStatus{Known: st.ObservedGeneration > 0, Generation: d.Generation, ObservedGeneration: st.ObservedGeneration,
-		UpdatedReplicas: st.UpdatedReplicas, ReadyReplicas: st.ReadyReplicas, UnavailableReplicas: st.UnavailableReplicas}
+	w.Status = availability.WorkloadStatus{
+		Known: st.ObservedGeneration > 0, Generation: d.Generation, ObservedGeneration: st.ObservedGeneration,
+		UpdatedReplicas: st.UpdatedReplicas, ReadyReplicas: st.ReadyReplicas, UnavailableReplicas: st.UnavailableReplicas,
+	}
 	return w
 }
 
@@ -109,8 +115,10 @@ func DeploymentOf(d *appsv1.Deployment) availability.Workload {
 func StatefulSetOf(s *appsv1.StatefulSet) availability.Workload {
 	w := workloadOf("StatefulSet", &s.ObjectMeta, s.Spec.Replicas, s.Spec.Selector, &s.Spec.Template)
 	st := s.Status
-	w.Status = availability.WorkloadStatus{Known: st.ObservedGeneration > 0, Generation: s.Generation, ObservedGeneration: st.ObservedGeneration,
-		UpdatedReplicas: st.UpdatedReplicas, ReadyReplicas: st.ReadyReplicas, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision}
+	w.Status = availability.WorkloadStatus{
+		Known: st.ObservedGeneration > 0, Generation: s.Generation, ObservedGeneration: st.ObservedGeneration,
+		UpdatedReplicas: st.UpdatedReplicas, ReadyReplicas: st.ReadyReplicas, CurrentRevision: st.CurrentRevision, UpdateRevision: st.UpdateRevision,
+	}
 	if st.ObservedGeneration > 0 && st.ReadyReplicas < w.Replicas {
 		w.Status.UnavailableReplicas = w.Replicas - st.ReadyReplicas
 	}
@@ -118,8 +126,10 @@ func StatefulSetOf(s *appsv1.StatefulSet) availability.Workload {
 }
 
 func workloadOf(kind string, meta *metav1.ObjectMeta, replicas *int32, sel *metav1.LabelSelector, tpl *corev1.PodTemplateSpec) availability.Workload {
-	w := availability.Workload{Kind: kind, Namespace: meta.Namespace, Name: meta.Name, Replicas: 1, Selector: sel,
-		TemplateLabels: tpl.Labels, GracePeriodSeconds: tpl.Spec.TerminationGracePeriodSeconds}
+	w := availability.Workload{
+		Kind: kind, Namespace: meta.Namespace, Name: meta.Name, Replicas: 1, Selector: sel,
+		TemplateLabels: tpl.Labels, GracePeriodSeconds: tpl.Spec.TerminationGracePeriodSeconds,
+	}
 	if replicas != nil {
 		w.Replicas = *replicas
 	}
@@ -167,22 +177,28 @@ func sleepSeconds(h *corev1.LifecycleHandler) int64 {
 
 // PDBOf returns the drain model of a PodDisruptionBudget.
 func PDBOf(b *policyv1.PodDisruptionBudget) availability.PDB {
-	out := availability.PDB{Namespace: b.Namespace, Name: b.Name, Generation: b.Generation, Selector: b.Spec.Selector,
-		MinAvailable: b.Spec.MinAvailable, MaxUnavailable: b.Spec.MaxUnavailable}
+	out := availability.PDB{
+		Namespace: b.Namespace, Name: b.Name, Generation: b.Generation, Selector: b.Spec.Selector,
+		MinAvailable: b.Spec.MinAvailable, MaxUnavailable: b.Spec.MaxUnavailable,
+	}
 	if b.Spec.UnhealthyPodEvictionPolicy != nil {
 		out.UnhealthyPodEvictionPolicy = string(*b.Spec.UnhealthyPodEvictionPolicy)
 	}
 	if st := b.Status; st.ObservedGeneration > 0 {
-		out.Status = &availability.PDBStatus{ObservedGeneration: st.ObservedGeneration, DisruptionsAllowed: st.DisruptionsAllowed,
-			CurrentHealthy: st.CurrentHealthy, DesiredHealthy: st.DesiredHealthy, ExpectedPods: st.ExpectedPods}
+		out.Status = &availability.PDBStatus{
+			ObservedGeneration: st.ObservedGeneration, DisruptionsAllowed: st.DisruptionsAllowed,
+			CurrentHealthy: st.CurrentHealthy, DesiredHealthy: st.DesiredHealthy, ExpectedPods: st.ExpectedPods,
+		}
 	}
 	return out
 }
 
 // ObjectOf returns the inventory object of a live object, for Detect.
 func ObjectOf(apiVersion, kind string, meta *metav1.ObjectMeta, images []string) Object {
-	return Object{APIVersion: apiVersion, Kind: kind, Namespace: meta.Namespace, Name: meta.Name, Labels: meta.Labels, Images: images,
-		File: "cluster"}
+	return Object{
+		APIVersion: apiVersion, Kind: kind, Namespace: meta.Namespace, Name: meta.Name, Labels: meta.Labels, Images: images,
+		File: "cluster",
+	}
 }
 
 // AddHelmRelease reads the manifest of a Helm 3 release Secret's
