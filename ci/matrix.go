@@ -103,9 +103,11 @@ func Compute(cat *catalog.Catalog, target Target, opts Options) (*Matrix, error)
 	if !ok {
 		return nil, fmt.Errorf("target release %s is not in the catalog (known: %s … %s)", target.Release, cat.Oldest(), cat.Newest())
 	}
-	m := &Matrix{APIVersion: APIVersion, Kind: Kind, Target: target.Branch, Release: target.Release.String(), To: rel.Release.String(),
+	m := &Matrix{
+		APIVersion: APIVersion, Kind: Kind, Target: target.Branch, Release: target.Release.String(), To: rel.Release.String(),
 		Metadata:  Metadata{ToolVersion: opts.ToolVersion, CatalogVersion: cat.Version, AsOf: opts.AsOf.UTC().Format(time.DateOnly), Source: opts.Source},
-		Scenarios: []Scenario{}}
+		Scenarios: []Scenario{},
+	}
 	for i := len(rel.UpgradeFrom) - 1; i >= 0; i-- {
 		from := rel.UpgradeFrom[i]
 		branch := "release-" + from.Short()
@@ -116,8 +118,10 @@ func Compute(cat *catalog.Catalog, target Target, opts Options) (*Matrix, error)
 		if err != nil {
 			return nil, err
 		}
-		s := Scenario{Name: "upgrade-from-" + branch, From: from.String(), InitialRevision: branch,
-			Passes: len(p.Passes), Route: p.Route, Verdict: p.Verdict, ExpectedStatus: []planner.ExpectedStatus{}}
+		s := Scenario{
+			Name: "upgrade-from-" + branch, From: from.String(), InitialRevision: branch,
+			Passes: len(p.Passes), Route: p.Route, Verdict: p.Verdict, ExpectedStatus: []planner.ExpectedStatus{},
+		}
 		for _, ps := range p.Passes {
 			// A development branch writes its own sylva_release ("1.7-pre").
 			if target.Release.IsPrerelease() && ps.ExpectedStatus.SylvaRelease == rel.Release.String() {

@@ -107,7 +107,7 @@ func validIdents(s string) bool {
 			return false
 		}
 		for _, r := range id {
-			if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '-') {
+			if (r < '0' || r > '9') && (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && r != '-' {
 				return false
 			}
 		}
