@@ -40,6 +40,14 @@ test-short: ## run the tests that need no API server binaries
 bench: ## run the benchmarks
 	go test -run '^$$' -bench . -benchmem ./...
 
+.PHONY: bench-scan
+bench-scan: ## time the manifest scan on 10,000 generated objects (PEER='cmd … {dir}' times another scanner too)
+	bash hack/bench-scan.sh
+
+.PHONY: bench-values-render
+bench-values-render: ## time values render against helm template on 200 units and 2,000 templates
+	bash hack/bench-values-render.sh
+
 .PHONY: golden
 golden: ## rewrite golden files (review the diff!)
 	go test $(GOLDEN_PKGS) -update

@@ -285,6 +285,7 @@ func (c *candidate) longestHop() int {
 
 // state is the cluster as the passes leave it.
 type state struct {
+	release    skew.Version
 	cp         skew.Version
 	workers    skew.Version
 	components map[string]skew.Version
@@ -294,7 +295,7 @@ type state struct {
 // versions an inventory saw; they replace what the source release ships.
 func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version) *candidate {
 	c := &candidate{}
-	st := state{cp: path[0].Kubernetes.Management, workers: workers, components: map[string]skew.Version{}}
+	st := state{release: path[0].Release, cp: path[0].Kubernetes.Management, workers: workers, components: map[string]skew.Version{}}
 	for _, rc := range path[0].Components {
 		st.components[rc.Name] = rc.Version
 	}
@@ -324,6 +325,8 @@ func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.P
 // planHop appends the passes of one chart upgrade to release to.
 func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release, provider catalog.Provider) {
 	rel := to.Release.String()
+	hopFrom := st.release
+	st.release = to.Release
 	cpFrom, cpTo := st.cp, to.Kubernetes.Management
 	minors, err := cpFrom.MinorsTo(cpTo)
 	if err != nil || minors < 0 {
@@ -514,7 +517,8 @@ func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release,
 			MachineDeploymentsPaused:         ps.Workers.Paused,
 			AdditionalReconciliationRequired: !last,
 		}
-		ps.ExpectedStatus = ExpectedStatus{SylvaRelease: rel, AdditionalReconciliationRequired: fmt.Sprint(!last)}
+		ps.ExpectedStatus = ExpectedStatus{SylvaRelease: rel, AdditionalReconciliationRequired: fmt.Sprint(!last),
+			TransitionFrom: hopFrom.Short(), TransitionPass: fmt.Sprint(i)}
 		c.passes = append(c.passes, ps)
 	}
 }

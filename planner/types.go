@@ -155,6 +155,12 @@ type ComponentChange struct {
 type ExpectedStatus struct {
 	SylvaRelease                     string `json:"sylva_release"`
 	AdditionalReconciliationRequired string `json:"additional_reconciliation_required"`
+	// TransitionFrom and TransitionPass tell the next pass where the hop
+	// is: the release it came from and the pass that just reconciled ("1",
+	// "2", …). sylva_release alone cannot tell pass 2 from pass 3 of a
+	// three-pass hop.
+	TransitionFrom string `json:"transition_from"`
+	TransitionPass string `json:"transition_pass"`
 }
 
 // Summary counts what the plan costs.

@@ -100,7 +100,7 @@ func (v Values) pairs() string {
 }
 
 func (s ExpectedStatus) pairs() string {
-	return fmt.Sprintf("sylva_release=%s additional_reconciliation_required=%s", s.SylvaRelease, s.AdditionalReconciliationRequired)
+	return fmt.Sprintf("sylva_release=%s additional_reconciliation_required=%s transition_from=%s transition_pass=%s", s.SylvaRelease, s.AdditionalReconciliationRequired, s.TransitionFrom, s.TransitionPass)
 }
 
 // WriteTable writes the plan for a terminal: header, passes, values and
