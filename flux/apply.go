@@ -166,7 +166,8 @@ type Applier struct {
 	Writer client.Writer
 	// DryRun decides without writing anything.
 	DryRun bool
-	// Now stamps Events; time.Now when nil.
+	// Now reads the clock, for Event timestamps; required unless DryRun
+	// (the package reads no clock itself).
 	Now func() time.Time
 	// Component is the Event source; "sylva-planner" when empty.
 	Component string
@@ -196,6 +197,9 @@ type Result struct {
 // operational (unreachable, forbidden, conflicts that do not stop); every
 // decision, including missing and invalid objects, is a Result.
 func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
+	if a.Now == nil && !a.DryRun {
+		return Result{}, errors.New("flux.Applier: Now is required to write")
+	}
 	reader := a.Reader
 	var res Result
 	for attempt := 0; attempt < maxAttempts; attempt++ {
@@ -254,7 +258,7 @@ func (a *Applier) patch(ctx context.Context, hr *unstructured.Unstructured, v st
 }
 
 func (a *Applier) recordEvent(ctx context.Context, hr *unstructured.Unstructured, d Decision) error {
-	now := time.Now()
+	var now time.Time
 	if a.Now != nil {
 		now = a.Now()
 	}

@@ -76,7 +76,7 @@ func BenchmarkControllerManyNamespaces(b *testing.B) {
 	ccfg := rest.CopyConfig(cfg)
 	ccfg.QPS, ccfg.Burst = 200, 400
 	ccfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return countingTransport{next: rt, n: &requests} }
-	ctl, err := NewController(ccfg, ControllerOptions{})
+	ctl, err := NewController(ccfg, ControllerOptions{Now: time.Now})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -55,7 +55,7 @@ type ControllerOptions struct {
 	HealthProbeBindAddress string
 	// Logger receives structured logs; logr.Discard() when zero.
 	Logger logr.Logger
-	// Now stamps Events and metrics; time.Now when nil.
+	// Now reads the clock, for Events and metrics; required.
 	Now func() time.Time
 	// GracefulShutdownTimeout bounds the wait for running reconciles on
 	// stop; 30s when zero.
@@ -91,6 +91,9 @@ type Stats struct {
 // NewController builds a Controller on a controller-runtime manager for the
 // cluster cfg points at. It does not contact the cluster; Start does.
 func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
+	if o.Now == nil {
+		return nil, errors.New("ControllerOptions.Now is required")
+	}
 	if o.HelmRelease == "" {
 		o.HelmRelease = status.DefaultHelmRelease
 	}
@@ -249,7 +252,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	c.last[req.Namespace] = d
 	if res.Triggered {
 		c.stats.Triggers++
-		lastTrigger.Set(float64(c.now().UnixNano()) / 1e9)
+		lastTrigger.Set(float64(c.opts.Now().UnixNano()) / 1e9)
 		log.Info("pass requested", "request", d.Request, "source", d.Source, "conflicts", res.Conflicts)
 		if res.EventErr != nil {
 			log.Error(res.EventErr, "pass requested but its Event was not recorded", "request", d.Request)
@@ -269,11 +272,4 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	pendingPasses.Set(float64(len(c.pending)))
 	return reconcile.Result{}, nil
-}
-
-func (c *Controller) now() time.Time {
-	if c.opts.Now != nil {
-		return c.opts.Now()
-	}
-	return time.Now()
 }

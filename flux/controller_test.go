@@ -27,6 +27,9 @@ import (
 // stops it and waits until it returned.
 func runController(t *testing.T, cfg *rest.Config, o ControllerOptions) (*Controller, func()) {
 	t.Helper()
+	if o.Now == nil {
+		o.Now = time.Now
+	}
 	c, err := NewController(cfg, o)
 	if err != nil {
 		t.Fatal(err)

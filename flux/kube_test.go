@@ -208,7 +208,7 @@ func (c *cluster) applier(t testing.TB) *Applier {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Applier{Reader: cl, Writer: cl}
+	return &Applier{Reader: cl, Writer: cl, Now: time.Now}
 }
 
 // eventually polls cond until it holds or the timeout passes.
@@ -401,7 +401,7 @@ func TestApplyRefusedIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &Applier{Reader: cl, Writer: cl}
+	a := &Applier{Reader: cl, Writer: cl, Now: time.Now}
 	_, err = a.Apply(ctxFor(t), Target{Namespace: ns})
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("Apply as an unauthorised user: %v, want Forbidden", err)

@@ -43,7 +43,7 @@ type DriveOptions struct {
 	// OnProgress is called while waiting, when the state changes and at
 	// least every minute.
 	OnProgress func(Progress)
-	// Now reads the clock for elapsed times; time.Now when nil.
+	// Now reads the clock for elapsed times; the Applier's Now when nil.
 	Now func() time.Time
 }
 
@@ -58,7 +58,10 @@ type DriveOptions struct {
 func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, error) {
 	now := o.Now
 	if now == nil {
-		now = time.Now
+		now = a.Now
+	}
+	if now == nil {
+		return Result{}, errors.New("flux.Drive: a clock (DriveOptions.Now or Applier.Now) is required")
 	}
 	interval := o.Interval
 	if interval <= 0 {
@@ -123,12 +126,16 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 	if reader == nil {
 		reader = a.Reader
 	}
+	state := "the request was not read back yet"
 	for {
 		snap, err := Fetch(ctx, reader, t)
-		var state string
-		if err != nil {
+		switch {
+		case err != nil && ctx.Err() != nil:
+			// The deadline hit during the read: say what was last seen.
+			return fmt.Errorf("request %q: %s: %w", v, state, ctx.Err())
+		case err != nil:
 			state = "cannot read: " + err.Error()
-		} else {
+		default:
 			var done, failed bool
 			state, done, failed = passState(snap.Input.Observation.HelmRelease, v)
 			if failed {

@@ -1,9 +1,12 @@
+//go:build !lite
+
 package main
 
 import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/urfave/cli/v2"
@@ -77,6 +80,7 @@ func controllerAction(c *cli.Context) error {
 		MetricsBindAddress:      c.String("metrics-bind-address"),
 		HealthProbeBindAddress:  c.String("health-probe-bind-address"),
 		Logger:                  log.WithValues("context", contextName),
+		Now:                     time.Now,
 	})
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))

@@ -1,3 +1,5 @@
+//go:build !lite
+
 package main
 
 import (
@@ -90,7 +92,7 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("build a client%s: %w", where, err))
 	}
-	a := &flux.Applier{Reader: cl, Writer: cl, DryRun: o.dryRun}
+	a := &flux.Applier{Reader: cl, Writer: cl, DryRun: o.dryRun, Now: time.Now}
 	target := flux.Target{Namespace: o.namespace, HelmRelease: o.helmRelease}
 
 	start := time.Now()
