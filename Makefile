@@ -17,8 +17,9 @@ help: ## show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## build bin/sylva-planner
-	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/sylva-planner ./cmd/sylva-planner
+build: ## build bin/sylva-planner (offline commands, starts fast) and bin/sylva-planner-cluster (cluster and Helm commands)
+	go build -trimpath -tags lite -ldflags "$(LDFLAGS)" -o bin/sylva-planner ./cmd/sylva-planner
+	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/sylva-planner-cluster ./cmd/sylva-planner
 
 .PHONY: run
 run: build ## build, then plan Sylva 1.4 → 1.6 on the embedded catalog

@@ -1,3 +1,5 @@
+//go:build !lite
+
 package main
 
 import (
@@ -6,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,25 +23,6 @@ import (
 
 // checkRemovedAPIs is the check of the removed-API findings.
 const checkRemovedAPIs = "removed-apis"
-
-// liveFlags are the flags plan and report add for the drain checks.
-func liveFlags() []cli.Flag {
-	return []cli.Flag{prodNamespacesFlag()}
-}
-
-func prodNamespacesFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "prod-namespaces", Usage: "comma-separated namespace `GLOBS` of production workloads (they need 2 replicas)", Value: availability.DefaultProdNamespaces, EnvVars: []string{"SYLVA_PLANNER_PROD_NAMESPACES"}}
-}
-
-func prodNamespaces(c *cli.Context) []string {
-	var out []string
-	for _, g := range strings.Split(c.String("prod-namespaces"), ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			out = append(out, g)
-		}
-	}
-	return out
-}
 
 // factsOptions say where the drain facts come from: a live cluster
 // (kubeconfig or context set) or manifests in dir.

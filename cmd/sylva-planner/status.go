@@ -1,3 +1,5 @@
+//go:build !lite
+
 package main
 
 import (
@@ -38,15 +40,6 @@ func statusCommand() *cli.Command {
 		},
 		Action: statusAction,
 	}
-}
-
-// statusOptions say where the status is read from.
-type statusOptions struct {
-	file        string // offline input; empty for a live cluster
-	kubeconfig  string
-	context     string
-	namespace   string
-	helmRelease string
 }
 
 func statusOptionsOf(c *cli.Context) (statusOptions, error) {

@@ -1,3 +1,5 @@
+//go:build !lite
+
 package main
 
 import (
@@ -113,13 +115,6 @@ func valuesPlanInput(c *cli.Context) (planner.Input, error) {
 		return in, fmt.Errorf("--bootstrap-provider: %w", err)
 	}
 	return in, nil
-}
-
-func noArgs(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("values %s takes no argument, got %q", c.Command.Name, c.Args().First()), true)
-	}
-	return nil
 }
 
 func valuesGenerateAction(c *cli.Context) error {

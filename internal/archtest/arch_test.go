@@ -107,3 +107,21 @@ func TestCorePackagesReadNoClockEnvironmentOrStreams(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteBuildLinksNoClusterClientOrHelm keeps the lite build (what users
+// run as sylva-planner) fast to start: cluster clients and Helm's engine
+// live only in the full build, sylva-planner-cluster.
+func TestLiteBuildLinksNoClusterClientOrHelm(t *testing.T) {
+	root := repoRoot(t)
+	cmd := exec.Command("go", "list", "-deps", "-tags", "lite", "./cmd/sylva-planner")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps -tags lite ./cmd/sylva-planner: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasPrefix(p, "k8s.io/") || strings.HasPrefix(p, "helm.sh/") || strings.HasPrefix(p, "sigs.k8s.io/controller-runtime") || strings.HasPrefix(p, "github.com/fluxcd/") {
+			t.Errorf("the lite build links %s", p)
+		}
+	}
+}

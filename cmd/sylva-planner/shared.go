@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// This file holds what the commands that read a cluster share with the
+// rest of the command line, so that both builds (see lite.go) define the
+// same flags.
+
+// companion is the file name of the full build, which the lite build
+// (lite.go) hands cluster and Helm commands to.
+const companion = "sylva-planner-cluster"
+
+// defaultProdNamespaces is availability.DefaultProdNamespaces, repeated so
+// that the lite build need not link the availability rules (a test keeps
+// them equal).
+const defaultProdNamespaces = "*-prod"
+
+// liveFlags are the flags plan and report add for the drain checks.
+func liveFlags() []cli.Flag {
+	return []cli.Flag{prodNamespacesFlag()}
+}
+
+func prodNamespacesFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "prod-namespaces", Usage: "comma-separated namespace `GLOBS` of production workloads (they need 2 replicas)", Value: defaultProdNamespaces, EnvVars: []string{"SYLVA_PLANNER_PROD_NAMESPACES"}}
+}
+
+func prodNamespaces(c *cli.Context) []string {
+	var out []string
+	for _, g := range strings.Split(c.String("prod-namespaces"), ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// statusOptions say where the status is read from.
+type statusOptions struct {
+	file        string // offline input; empty for a live cluster
+	kubeconfig  string
+	context     string
+	namespace   string
+	helmRelease string
+}
+
+// noArgs refuses positional arguments with the command's help.
+func noArgs(c *cli.Context) error {
+	if c.Args().Len() > 0 {
+		return usageError(c, fmt.Errorf("%s takes no argument, got %q", c.Command.FullName(), c.Args().First()), true)
+	}
+	return nil
+}
