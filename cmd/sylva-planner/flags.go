@@ -19,28 +19,33 @@ const (
 	formatHTML     format = "html"
 )
 
-// formatValue is a cli.Generic that accepts only the formats it was built
-// with and lists them when refusing a value.
-type formatValue struct {
-	allowed []format
-	value   format
+// enumValue is a cli.Generic that accepts one of a fixed set of words and
+// lists them when refusing a value; what names the value in the error
+// ("output format", "--fail-on value").
+type enumValue[T ~string] struct {
+	what    string
+	allowed []T
+	value   T
 }
 
-func (f *formatValue) Set(s string) error {
-	for _, a := range f.allowed {
+func (e *enumValue[T]) Set(s string) error {
+	for _, a := range e.allowed {
 		if string(a) == s {
-			f.value = a
+			e.value = a
 			return nil
 		}
 	}
-	names := make([]string, len(f.allowed))
-	for i, a := range f.allowed {
+	names := make([]string, len(e.allowed))
+	for i, a := range e.allowed {
 		names[i] = string(a)
 	}
-	return fmt.Errorf("unknown output format %q (valid: %s)", s, strings.Join(names, ", "))
+	return fmt.Errorf("unknown %s %q (valid: %s)", e.what, s, strings.Join(names, ", "))
 }
 
-func (f *formatValue) String() string { return string(f.value) }
+func (e *enumValue[T]) String() string { return string(e.value) }
+
+// enumOf returns the value of an enumValue flag.
+func enumOf[T ~string](c *cli.Context, name string) T { return c.Generic(name).(*enumValue[T]).value }
 
 // outputFlag is -o/--output with the given formats, the first one default.
 func outputFlag(allowed ...format) *cli.GenericFlag {
@@ -52,12 +57,12 @@ func outputFlag(allowed ...format) *cli.GenericFlag {
 		Name:    "output",
 		Aliases: []string{"o"},
 		Usage:   "output format: " + strings.Join(names, ", "),
-		Value:   &formatValue{allowed: allowed, value: allowed[0]},
+		Value:   &enumValue[format]{what: "output format", allowed: allowed, value: allowed[0]},
 		EnvVars: []string{"SYLVA_PLANNER_OUTPUT"},
 	}
 }
 
-func outputOf(c *cli.Context) format { return c.Generic("output").(*formatValue).value }
+func outputOf(c *cli.Context) format { return enumOf[format](c, "output") }
 
 // failOn is the --fail-on threshold.
 type failOn string
@@ -68,29 +73,16 @@ const (
 	failOnNever   failOn = "never"
 )
 
-type failOnValue struct{ value failOn }
-
-func (f *failOnValue) Set(s string) error {
-	switch v := failOn(s); v {
-	case failOnBlocker, failOnWarning, failOnNever:
-		f.value = v
-		return nil
-	}
-	return fmt.Errorf("unknown --fail-on value %q (valid: blocker, warning, never)", s)
-}
-
-func (f *failOnValue) String() string { return string(f.value) }
-
 func failOnFlag() *cli.GenericFlag {
 	return &cli.GenericFlag{
 		Name:    "fail-on",
 		Usage:   "lowest finding severity that makes the exit code non-zero: blocker, warning, never",
-		Value:   &failOnValue{value: failOnBlocker},
+		Value:   &enumValue[failOn]{what: "--fail-on value", allowed: []failOn{failOnBlocker, failOnWarning, failOnNever}, value: failOnBlocker},
 		EnvVars: []string{"SYLVA_PLANNER_FAIL_ON"},
 	}
 }
 
-func failOnOf(c *cli.Context) failOn { return c.Generic("fail-on").(*failOnValue).value }
+func failOnOf(c *cli.Context) failOn { return enumOf[failOn](c, "fail-on") }
 
 func asOfFlag() *cli.StringFlag {
 	return &cli.StringFlag{

@@ -25,19 +25,6 @@ const (
 	pruneFailOnNever     pruneFailOn = "never"
 )
 
-type pruneFailOnValue struct{ value pruneFailOn }
-
-func (f *pruneFailOnValue) Set(s string) error {
-	switch v := pruneFailOn(s); v {
-	case pruneFailOnPrunable, pruneFailOnMalformed, pruneFailOnNever:
-		f.value = v
-		return nil
-	}
-	return fmt.Errorf("unknown --fail-on value %q (valid: prunable, malformed, never)", s)
-}
-
-func (f *pruneFailOnValue) String() string { return string(f.value) }
-
 func pruneAuditCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "prune-audit",
@@ -68,7 +55,7 @@ func pruneAuditCommand() *cli.Command {
 			&cli.GenericFlag{
 				Name:    "fail-on",
 				Usage:   "exit 2 when a unit is at least this actionable: prunable (also blocked and malformed), malformed, never",
-				Value:   &pruneFailOnValue{value: pruneFailOnPrunable},
+				Value:   &enumValue[pruneFailOn]{what: "--fail-on value", allowed: []pruneFailOn{pruneFailOnPrunable, pruneFailOnMalformed, pruneFailOnNever}, value: pruneFailOnPrunable},
 				EnvVars: []string{"SYLVA_PLANNER_PRUNE_FAIL_ON"},
 			},
 			&cli.BoolFlag{
@@ -99,7 +86,7 @@ func pruneAuditAction(c *cli.Context) error {
 	}
 	opts := pruneAuditOptions{
 		files: c.StringSlice("values"), release: c.String("release"),
-		output: outputOf(c), failOn: c.Generic("fail-on").(*pruneFailOnValue).value,
+		output: outputOf(c), failOn: enumOf[pruneFailOn](c, "fail-on"),
 	}
 	if len(opts.files) == 0 {
 		return usageError(c, errors.New("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml"), true)
