@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -79,6 +80,9 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 	waited := ""
 	for {
 		res, err := a.Apply(ctx, t)
+		if err != nil && o.Wait && deadlineHit(ctx, err) {
+			return res, fmt.Errorf("%s (last decision): %w", last, context.DeadlineExceeded)
+		}
 		if err != nil {
 			return res, err
 		}
@@ -130,9 +134,9 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 	for {
 		snap, err := Fetch(ctx, reader, t)
 		switch {
-		case err != nil && ctx.Err() != nil:
+		case err != nil && deadlineHit(ctx, err):
 			// The deadline hit during the read: say what was last seen.
-			return fmt.Errorf("request %q: %s: %w", v, state, ctx.Err())
+			return fmt.Errorf("request %q: %s: %w", v, state, context.DeadlineExceeded)
 		case err != nil:
 			state = "cannot read: " + err.Error()
 		default:
@@ -190,6 +194,14 @@ func kustomizationState(ks *status.FluxObject) string {
 		return " (Kustomization Ready)"
 	}
 	return " (Kustomization not Ready" + conditionText(ks.Ready) + ")"
+}
+
+// deadlineHit reports whether err ends the wait at ctx's deadline: the
+// context is done, or client-go's rate limiter refused to wait past the
+// deadline (its error does not wrap context.DeadlineExceeded).
+func deadlineHit(ctx context.Context, err error) bool {
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) ||
+		strings.Contains(err.Error(), "would exceed context deadline")
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
