@@ -164,15 +164,19 @@ func (kb *KB) Check(uses []Use, targets []Target) (findings []planner.Finding, b
 		var f planner.Finding
 		for _, t := range targets {
 			if removed.CompareMinor(t.ControlPlane) <= 0 {
-				f = planner.Finding{Code: CodeRemoved, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
+				f = planner.Finding{
+					Code: CodeRemoved, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
 					Subject: fmt.Sprintf("pass %d", t.Pass),
-					Message: fmt.Sprintf("%s %s is removed in Kubernetes %s; pass %d takes the control plane to %s", u.Kind, u.APIVersion, removed.Short(), t.Pass, t.ControlPlane.Short())}
+					Message: fmt.Sprintf("%s %s is removed in Kubernetes %s; pass %d takes the control plane to %s", u.Kind, u.APIVersion, removed.Short(), t.Pass, t.ControlPlane.Short()),
+				}
 				break
 			}
 		}
 		if f.Code == "" && removed.CompareMinor(next) == 0 {
-			f = planner.Finding{Code: CodeRemovedNext, Severity: planner.SeverityWarning, Subject: "Kubernetes " + next.Short(),
-				Message: fmt.Sprintf("%s %s is removed in Kubernetes %s, the minor after this plan's %s", u.Kind, u.APIVersion, removed.Short(), last.Short())}
+			f = planner.Finding{
+				Code: CodeRemovedNext, Severity: planner.SeverityWarning, Subject: "Kubernetes " + next.Short(),
+				Message: fmt.Sprintf("%s %s is removed in Kubernetes %s, the minor after this plan's %s", u.Kind, u.APIVersion, removed.Short(), last.Short()),
+			}
 		}
 		if f.Code == "" {
 			continue

@@ -55,23 +55,35 @@ func TestCheck(t *testing.T) {
 		want   []string
 		beyond bool
 	}{
-		{name: "an API removed at the second pass's target blocks that pass",
+		{
+			name: "an API removed at the second pass's target blocks that pass",
 			uses: []Use{{APIVersion: "batch/v1beta1", Kind: "CronJob", Namespace: "a", Name: "c", Where: "managedFields"}},
-			want: []string{"removed-api pass 2"}},
-		{name: "an API removed before the first target blocks the first pass",
+			want: []string{"removed-api pass 2"},
+		},
+		{
+			name: "an API removed before the first target blocks the first pass",
 			uses: []Use{{APIVersion: "extensions/v1beta1", Kind: "Ingress", Namespace: "a", Name: "i", Where: "managedFields"}},
-			want: []string{"removed-api pass 1"}},
-		{name: "an API removed in the minor after the last target warns",
+			want: []string{"removed-api pass 1"},
+		},
+		{
+			name: "an API removed in the minor after the last target warns",
 			uses: []Use{{APIVersion: "autoscaling/v2beta2", Kind: "HorizontalPodAutoscaler", Namespace: "a", Name: "h", Where: "manifest x.yaml"}},
-			want: []string{"removed-api-next Kubernetes 1.26"}},
-		{name: "a served API is clean",
-			uses: []Use{{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "a", Name: "d"}}},
-		{name: "a removal stated by the metric is used as is",
+			want: []string{"removed-api-next Kubernetes 1.26"},
+		},
+		{
+			name: "a served API is clean",
+			uses: []Use{{APIVersion: "apps/v1", Kind: "Deployment", Namespace: "a", Name: "d"}},
+		},
+		{
+			name: "a removal stated by the metric is used as is",
 			uses: []Use{{APIVersion: "example.io/v1beta1", Kind: "widgets", Removed: "1.25", Where: "apiserver_requested_deprecated_apis"}},
-			want: []string{"removed-api pass 2"}},
-		{name: "objects of the same API and pass make one finding",
+			want: []string{"removed-api pass 2"},
+		},
+		{
+			name: "objects of the same API and pass make one finding",
 			uses: []Use{{APIVersion: "batch/v1beta1", Kind: "CronJob", Namespace: "a", Name: "c1"}, {APIVersion: "batch/v1beta1", Kind: "CronJob", Namespace: "a", Name: "c2"}},
-			want: []string{"removed-api pass 2"}},
+			want: []string{"removed-api pass 2"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

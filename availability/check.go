@@ -228,8 +228,10 @@ func newChecker(s Snapshot) *checker {
 
 func pdbItem(b *pdbState, f planner.Finding) Item {
 	f.Subject = "pdb " + b.Namespace + "/" + b.Name
-	return Item{Finding: f, Namespace: b.Namespace, Object: "pdb/" + b.Name,
-		Inspect: fmt.Sprintf("kubectl -n %s get pdb %s -o yaml", b.Namespace, b.Name)}
+	return Item{
+		Finding: f, Namespace: b.Namespace, Object: "pdb/" + b.Name,
+		Inspect: fmt.Sprintf("kubectl -n %s get pdb %s -o yaml", b.Namespace, b.Name),
+	}
 }
 
 func workloadItem(w *workloadState, f planner.Finding, inspect string) Item {
@@ -344,16 +346,20 @@ func (c *checker) checkPDB(b *pdbState) []Item {
 	}
 	var out []Item
 	if b.MinAvailable != nil && b.MaxUnavailable == nil {
-		out = append(out, pdbItem(b, planner.Finding{Code: CodeMinAvailable, Severity: planner.SeverityWarning,
+		out = append(out, pdbItem(b, planner.Finding{
+			Code: CodeMinAvailable, Severity: planner.SeverityWarning,
 			Message:     fmt.Sprintf("budget uses %s: it blocks every eviction as soon as the workload scales down to it", budgetText(b.PDB)),
-			Remediation: "use maxUnavailable: 1 instead of minAvailable"}))
+			Remediation: "use maxUnavailable: 1 instead of minAvailable",
+		}))
 	}
 	desired := DesiredHealthy(b.MinAvailable, b.MaxUnavailable, expected)
 	if expected-desired <= 0 {
-		return append(out, pdbItem(b, planner.Finding{Code: CodeDrainHang, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
+		return append(out, pdbItem(b, planner.Finding{
+			Code: CodeDrainHang, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
 			Message: fmt.Sprintf("budget %s allows zero evictions: it requires %d healthy pods out of %d (%s); every drain of a node running them hangs",
 				budgetText(b.PDB), desired, expected, b.workloadNames()),
-			Remediation: "set maxUnavailable: 1 on the budget (and run at least 2 replicas)"}))
+			Remediation: "set maxUnavailable: 1 on the budget (and run at least 2 replicas)",
+		}))
 	}
 	st := b.Status
 	if st == nil || st.ObservedGeneration < b.Generation || st.DisruptionsAllowed > 0 {
@@ -364,25 +370,33 @@ func (c *checker) checkPDB(b *pdbState) []Item {
 	why, rolling := b.rolling()
 	switch {
 	case allHealthy && !rolling:
-		out = append(out, pdbItem(b, planner.Finding{Code: CodeDrainHang, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
+		out = append(out, pdbItem(b, planner.Finding{
+			Code: CodeDrainHang, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
 			Message: fmt.Sprintf("status allows zero disruptions while all %d pods are healthy (desired %d, %s; %s); every drain of a node running them hangs",
 				st.CurrentHealthy, st.DesiredHealthy, budgetText(b.PDB), b.workloadNames()),
-			Remediation: "set maxUnavailable: 1 on the budget and check that its selector matches only the workload's pods"}))
+			Remediation: "set maxUnavailable: 1 on the budget and check that its selector matches only the workload's pods",
+		}))
 	case rolling:
-		out = append(out, pdbItem(b, planner.Finding{Code: CodeRolloutInProgress, Severity: planner.SeverityWarning,
+		out = append(out, pdbItem(b, planner.Finding{
+			Code: CodeRolloutInProgress, Severity: planner.SeverityWarning,
 			Message: fmt.Sprintf("status allows zero disruptions because %s (%d of %d pods healthy, %d desired); a drain waits until the rollout completes",
 				why, st.CurrentHealthy, st.ExpectedPods, st.DesiredHealthy),
-			Remediation: "let the rollout finish before draining nodes"}))
+			Remediation: "let the rollout finish before draining nodes",
+		}))
 	case st.CurrentHealthy < st.DesiredHealthy && b.UnhealthyPodEvictionPolicy != AlwaysAllow:
-		out = append(out, pdbItem(b, planner.Finding{Code: CodeDrainHang, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
+		out = append(out, pdbItem(b, planner.Finding{
+			Code: CodeDrainHang, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
 			Message: fmt.Sprintf("%d of %d pods are not ready and no rollout is in progress: the budget needs %d healthy, so neither healthy nor unhealthy pods can be evicted (unhealthyPodEvictionPolicy IfHealthyBudget)",
 				st.ExpectedPods-st.CurrentHealthy, st.ExpectedPods, st.DesiredHealthy),
-			Remediation: "fix the failing pods, or set unhealthyPodEvictionPolicy: AlwaysAllow on the budget"}))
+			Remediation: "fix the failing pods, or set unhealthyPodEvictionPolicy: AlwaysAllow on the budget",
+		}))
 	default:
-		out = append(out, pdbItem(b, planner.Finding{Code: CodePodsUnhealthy, Severity: planner.SeverityWarning,
+		out = append(out, pdbItem(b, planner.Finding{
+			Code: CodePodsUnhealthy, Severity: planner.SeverityWarning,
 			Message: fmt.Sprintf("status allows zero disruptions because %d of %d pods are not ready; unhealthy pods can still be evicted, healthy ones wait until the others recover",
 				st.ExpectedPods-st.CurrentHealthy, st.ExpectedPods),
-			Remediation: "fix the failing pods before draining nodes"}))
+			Remediation: "fix the failing pods before draining nodes",
+		}))
 	}
 	return out
 }
@@ -417,10 +431,12 @@ func (c *checker) overlaps() []Item {
 	}
 	var out []Item
 	for _, p := range pairs {
-		out = append(out, pdbItem(p.a, planner.Finding{Code: CodeOverlappingPDBs, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
+		out = append(out, pdbItem(p.a, planner.Finding{
+			Code: CodeOverlappingPDBs, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
 			Message: fmt.Sprintf("budgets %s and %s both select %d pods (for example %s): the eviction API refuses to evict a pod with more than one budget",
 				p.a.Name, p.b.Name, count[p], example[p]),
-			Remediation: fmt.Sprintf("delete one of the budgets or narrow its selector (kubectl -n %s get pdb %s %s -o yaml)", p.a.Namespace, p.a.Name, p.b.Name)}))
+			Remediation: fmt.Sprintf("delete one of the budgets or narrow its selector (kubectl -n %s get pdb %s %s -o yaml)", p.a.Namespace, p.a.Name, p.b.Name),
+		}))
 	}
 	return out
 }

@@ -23,13 +23,17 @@ func intOr(s string) *intstr.IntOrString {
 // deploy is a healthy, settled deployment "web" in ns with preStop and the
 // default grace period.
 func deploy(ns string, replicas int32, opts ...func(*Workload)) Workload {
-	w := Workload{Kind: "Deployment", Namespace: ns, Name: "web", Replicas: replicas,
+	w := Workload{
+		Kind: "Deployment", Namespace: ns, Name: "web", Replicas: replicas,
 		Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
 		TemplateLabels: map[string]string{"app": "web"},
 		Containers:     []Container{{Name: "web", PreStop: true, PreStopSleepSeconds: 10}},
 		SpreadKeys:     []string{HostnameLabel, ZoneLabel},
-		Status: WorkloadStatus{Known: true, Generation: 1, ObservedGeneration: 1,
-			UpdatedReplicas: replicas, ReadyReplicas: replicas}}
+		Status: WorkloadStatus{
+			Known: true, Generation: 1, ObservedGeneration: 1,
+			UpdatedReplicas: replicas, ReadyReplicas: replicas,
+		},
+	}
 	for _, o := range opts {
 		o(&w)
 	}
@@ -37,8 +41,10 @@ func deploy(ns string, replicas int32, opts ...func(*Workload)) Workload {
 }
 
 func pdb(ns, name string, opts ...func(*PDB)) PDB {
-	b := PDB{Namespace: ns, Name: name, Generation: 1, MaxUnavailable: intOr("1"),
-		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}}
+	b := PDB{
+		Namespace: ns, Name: name, Generation: 1, MaxUnavailable: intOr("1"),
+		Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+	}
 	for _, o := range opts {
 		o(&b)
 	}
@@ -140,14 +146,16 @@ func TestCheck(t *testing.T) {
 			name: "status at zero during a rollout is a warning, not a hang",
 			snap: Snapshot{
 				Workloads: []Workload{deploy(ns, 2, func(w *Workload) { w.Status.UpdatedReplicas, w.Status.UnavailableReplicas = 1, 1 })},
-				PDBs:      []PDB{pdb(ns, "web", status(0, 1, 1, 2))}, Pods: pods(ns, 2, 1)},
+				PDBs:      []PDB{pdb(ns, "web", status(0, 1, 1, 2))}, Pods: pods(ns, 2, 1),
+			},
 			want: []string{CodeRolloutInProgress},
 		},
 		{
 			name: "status at zero with unobserved generation counts as a rollout",
 			snap: Snapshot{
 				Workloads: []Workload{deploy(ns, 2, func(w *Workload) { w.Status.Generation = 2 })},
-				PDBs:      []PDB{pdb(ns, "web", status(0, 1, 1, 2))}, Pods: pods(ns, 2, 1)},
+				PDBs:      []PDB{pdb(ns, "web", status(0, 1, 1, 2))}, Pods: pods(ns, 2, 1),
+			},
 			want: []string{CodeRolloutInProgress},
 		},
 		{
@@ -157,25 +165,33 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name: "unhealthy pods below the budget only warn with AlwaysAllow",
-			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, Pods: pods(ns, 3, 1),
-				PDBs: []PDB{pdb(ns, "web", status(0, 1, 2, 3), func(b *PDB) { b.UnhealthyPodEvictionPolicy = AlwaysAllow })}},
+			snap: Snapshot{
+				Workloads: []Workload{deploy(ns, 3)}, Pods: pods(ns, 3, 1),
+				PDBs: []PDB{pdb(ns, "web", status(0, 1, 2, 3), func(b *PDB) { b.UnhealthyPodEvictionPolicy = AlwaysAllow })},
+			},
 			want: []string{CodePodsUnhealthy},
 		},
 		{
 			name: "a stale status is not judged",
-			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, Pods: pods(ns, 2, 2),
-				PDBs: []PDB{pdb(ns, "web", status(0, 2, 2, 2), func(b *PDB) { b.Generation = 2 })}},
+			snap: Snapshot{
+				Workloads: []Workload{deploy(ns, 2)}, Pods: pods(ns, 2, 2),
+				PDBs: []PDB{pdb(ns, "web", status(0, 2, 2, 2), func(b *PDB) { b.Generation = 2 })},
+			},
 		},
 		{
 			name: "two budgets selecting the same pods block the eviction API",
-			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, Pods: pods(ns, 2, 2),
-				PDBs: []PDB{pdb(ns, "web"), pdb(ns, "all", func(b *PDB) { b.Selector = &metav1.LabelSelector{} })}},
+			snap: Snapshot{
+				Workloads: []Workload{deploy(ns, 2)}, Pods: pods(ns, 2, 2),
+				PDBs: []PDB{pdb(ns, "web"), pdb(ns, "all", func(b *PDB) { b.Selector = &metav1.LabelSelector{} })},
+			},
 			want: []string{CodeOverlappingPDBs},
 		},
 		{
 			name: "budgets in different namespaces never overlap",
-			snap: Snapshot{Workloads: []Workload{deploy(ns, 2), deploy("other-prod", 2)}, Pods: append(pods(ns, 2, 2), pods("other-prod", 2, 2)...),
-				PDBs: []PDB{pdb(ns, "web"), pdb("other-prod", "web")}},
+			snap: Snapshot{
+				Workloads: []Workload{deploy(ns, 2), deploy("other-prod", 2)}, Pods: append(pods(ns, 2, 2), pods("other-prod", 2, 2)...),
+				PDBs: []PDB{pdb(ns, "web"), pdb("other-prod", "web")},
+			},
 		},
 		{
 			name: "overlapping budgets are found on manifests without pods",
@@ -223,14 +239,18 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name: "all replicas in one zone of a multi-zone cluster is a warning",
-			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "web")}, Pods: pods(ns, 2, 2),
-				Nodes: []Node{{Name: "n0", Zone: "a"}, {Name: "n1", Zone: "a"}, {Name: "n2", Zone: "b"}}},
+			snap: Snapshot{
+				Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "web")}, Pods: pods(ns, 2, 2),
+				Nodes: []Node{{Name: "n0", Zone: "a"}, {Name: "n1", Zone: "a"}, {Name: "n2", Zone: "b"}},
+			},
 			want: []string{CodeOneZone},
 		},
 		{
 			name: "one zone is fine when the cluster has only one",
-			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "web")}, Pods: pods(ns, 2, 2),
-				Nodes: []Node{{Name: "n0", Zone: "a"}, {Name: "n1", Zone: "a"}}},
+			snap: Snapshot{
+				Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "web")}, Pods: pods(ns, 2, 2),
+				Nodes: []Node{{Name: "n0", Zone: "a"}, {Name: "n1", Zone: "a"}},
+			},
 		},
 		{
 			name: "a manifest without spread constraints is a warning",

@@ -32,8 +32,10 @@ type Report struct {
 // blocker, held when every blocker waits or is pinned, unknown when a
 // required check was not fully assessed, ready otherwise. Items are sorted.
 func NewReport(source string, checks []planner.Check, items []Item) Report {
-	r := Report{APIVersion: APIVersion, Kind: Kind, Source: source,
-		Checks: append([]planner.Check{}, checks...), Items: append([]Item{}, items...)}
+	r := Report{
+		APIVersion: APIVersion, Kind: Kind, Source: source,
+		Checks: append([]planner.Check{}, checks...), Items: append([]Item{}, items...),
+	}
 	SortItems(r.Items)
 	r.Verdict = Verdict(r.Checks, Findings(r.Items))
 	return r
@@ -91,7 +93,9 @@ func (r Report) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Name, req, c.Status, c.Detail)
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	ns := "\x00"
 	for _, it := range r.Items {
 		if it.Namespace != ns {

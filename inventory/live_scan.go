@@ -19,7 +19,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
-// Check names of the manifest scan.
+// CheckManifests is the name of the manifest scan's check.
 const CheckManifests = "drain-manifests"
 
 // Scan reads fsys like Read, in the same single pass, and also gathers the

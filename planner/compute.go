@@ -517,8 +517,10 @@ func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release,
 			MachineDeploymentsPaused:         ps.Workers.Paused,
 			AdditionalReconciliationRequired: !last,
 		}
-		ps.ExpectedStatus = ExpectedStatus{SylvaRelease: rel, AdditionalReconciliationRequired: fmt.Sprint(!last),
-			TransitionFrom: hopFrom.Short(), TransitionPass: fmt.Sprint(i)}
+		ps.ExpectedStatus = ExpectedStatus{
+			SylvaRelease: rel, AdditionalReconciliationRequired: fmt.Sprint(!last),
+			TransitionFrom: hopFrom.Short(), TransitionPass: fmt.Sprint(i),
+		}
 		c.passes = append(c.passes, ps)
 	}
 }

@@ -30,15 +30,15 @@ type Observation struct {
 type Progress string
 
 const (
-	// ProgressDone: the Kustomization's target-* annotations match the status.
+	// ProgressDone means the Kustomization's target-* annotations match the status.
 	ProgressDone Progress = "done"
-	// ProgressInProgress: a release or a requested pass is being applied.
+	// ProgressInProgress means a release or a requested pass is being applied.
 	ProgressInProgress Progress = "in-progress"
-	// ProgressInstalling: no status yet, but a first release is being applied.
+	// ProgressInstalling means no status yet, but a first release is being applied.
 	ProgressInstalling Progress = "installing"
-	// ProgressNotInstalled: no status and nothing being applied.
+	// ProgressNotInstalled means no status and nothing being applied.
 	ProgressNotInstalled Progress = "not-installed"
-	// ProgressUnknown: the Kustomization was not read, or carries no target.
+	// ProgressUnknown means the Kustomization was not read, or carries no target.
 	ProgressUnknown Progress = "unknown"
 )
 
@@ -263,21 +263,29 @@ func configMapFindings(cm *Status, v skew.Version, src ReleaseSource) []Finding 
 	}
 	var out []Finding
 	if cm.Name != "" && cm.Name != ConfigMapName {
-		out = append(out, Finding{Code: CodeConfigMapName, Severity: SeverityWarning, Subject: cm.Name,
-			Message: fmt.Sprintf("the ConfigMap is named %s, not %s", cm.Name, ConfigMapName)})
+		out = append(out, Finding{
+			Code: CodeConfigMapName, Severity: SeverityWarning, Subject: cm.Name,
+			Message: fmt.Sprintf("the ConfigMap is named %s, not %s", cm.Name, ConfigMapName),
+		})
 	}
 	for _, k := range slices.Sorted(maps.Keys(cm.Unknown)) {
-		out = append(out, Finding{Code: CodeUnknownKey, Severity: SeverityInfo, Subject: k,
-			Message: fmt.Sprintf("unknown key %s kept as written", k)})
+		out = append(out, Finding{
+			Code: CodeUnknownKey, Severity: SeverityInfo, Subject: k,
+			Message: fmt.Sprintf("unknown key %s kept as written", k),
+		})
 	}
 	if src == SourceSylvaRelease && v.IsPrerelease() {
-		out = append(out, Finding{Code: CodePrereleaseCompare, Severity: SeverityWarning, Subject: KeySylvaRelease,
-			Message: fmt.Sprintf(`sylva_release %s is a pre-release: semverCompare "<%d.%d" is false for it; compare with a "-0" constraint or strip the pre-release`, v, v.Major, v.Minor+1)})
+		out = append(out, Finding{
+			Code: CodePrereleaseCompare, Severity: SeverityWarning, Subject: KeySylvaRelease,
+			Message: fmt.Sprintf(`sylva_release %s is a pre-release: semverCompare "<%d.%d" is false for it; compare with a "-0" constraint or strip the pre-release`, v, v.Major, v.Minor+1),
+		})
 	}
 	if cm.ChartVersion != "" && src != SourceChartVersion && src != SourceSylvaRelease {
 		if _, ok := chartRelease(cm.ChartVersion); !ok {
-			out = append(out, Finding{Code: CodeChartVersion, Severity: SeverityInfo, Subject: KeyChartVersion,
-				Message: fmt.Sprintf("chart version %s is not a release version", cm.ChartVersion)})
+			out = append(out, Finding{
+				Code: CodeChartVersion, Severity: SeverityInfo, Subject: KeyChartVersion,
+				Message: fmt.Sprintf("chart version %s is not a release version", cm.ChartVersion),
+			})
 		}
 	}
 	return out
@@ -387,10 +395,9 @@ func conditionText(c *Condition) string {
 
 func (r *Report) summary(cm *Status, progressWhy, pendingWhy, ns string) []string {
 	var out []string
-	switch {
-	case cm == nil:
+	if cm == nil {
 		out = append(out, fmt.Sprintf("Fresh install: no sylva-units-status ConfigMap in %s, so no release has completed yet.", ns))
-	default:
+	} else {
 		out = append(out, "Installed release: "+r.Release+".")
 	}
 	switch r.Progress {

@@ -119,13 +119,13 @@ type Status struct {
 type ReleaseSource string
 
 const (
-	// SourceSylvaRelease: the sylva_release key.
+	// SourceSylvaRelease is the sylva_release key.
 	SourceSylvaRelease ReleaseSource = "sylva_release"
-	// SourceChartVersion: a release chart version such as 1.4.3.
+	// SourceChartVersion is a release chart version such as 1.4.3.
 	SourceChartVersion ReleaseSource = "chart-version"
-	// SourceBranch: the sylva_branch key.
+	// SourceBranch is the sylva_branch key.
 	SourceBranch ReleaseSource = "branch"
-	// SourceNone: nothing tells the release.
+	// SourceNone means nothing tells the release.
 	SourceNone ReleaseSource = "none"
 )
 

@@ -337,8 +337,10 @@ func TestInterpretWithoutConfigMapIsFreshInstall(t *testing.T) {
 func TestRequestedPassHandled(t *testing.T) {
 	const req = "2025-06-01T10:05:00Z"
 	ready := &status.Condition{Status: "True", ObservedGeneration: 2}
-	ks := &status.FluxObject{Kind: "Kustomization", Name: "sylva-units-status", Generation: 1, ObservedGeneration: 1, Ready: ready,
-		Annotations: map[string]string{status.AnnotationReconciliationRequested: req}}
+	ks := &status.FluxObject{
+		Kind: "Kustomization", Name: "sylva-units-status", Generation: 1, ObservedGeneration: 1, Ready: ready,
+		Annotations: map[string]string{status.AnnotationReconciliationRequested: req},
+	}
 	cm := &status.Status{Name: "sylva-units-status", SylvaRelease: skew.MustParse("1.7")}
 	tests := []struct {
 		name                 string
@@ -351,8 +353,10 @@ func TestRequestedPassHandled(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			hr := &status.FluxObject{Kind: "HelmRelease", Name: "sylva-units", Generation: 2, ObservedGeneration: 2, Ready: ready,
-				LastHandledReconcileAt: tc.handled, Annotations: map[string]string{status.AnnotationReconcileRequestedAt: tc.requestedAt}}
+			hr := &status.FluxObject{
+				Kind: "HelmRelease", Name: "sylva-units", Generation: 2, ObservedGeneration: 2, Ready: ready,
+				LastHandledReconcileAt: tc.handled, Annotations: map[string]string{status.AnnotationReconcileRequestedAt: tc.requestedAt},
+			}
 			r := status.Interpret(status.Observation{ConfigMap: cm, Kustomization: ks, HelmRelease: hr, FluxRead: true})
 			if r.PassPending != tc.pending || r.InProgress != tc.inProgress {
 				t.Errorf("Interpret: PassPending, InProgress = %v, %v, want %v, %v (%q)", r.PassPending, r.InProgress, tc.pending, tc.inProgress, r.Summary)

@@ -99,8 +99,15 @@ func TestAuditStates(t *testing.T) {
 			values: "units: {a: {info: {transitional-unit: from-banana}}, b: {info: {transitional-unit: from-1}}, " +
 				"c: {info: {transitional-unit: 1.4}}, d: {info: {transitional-unit: '1.4'}}, e: {info: {transitional-unit: from-1.4.2}}, " +
 				"f: {info: {transitional-unit: true}}, g: {info: {transitional-unit: from-v1.4}}}",
-			want: []row{{"a", "malformed", "", "", ""}, {"b", "malformed", "", "", ""}, {"c", "malformed", "", "", ""},
-				{"d", "malformed", "", "", ""}, {"e", "malformed", "", "", ""}, {"f", "malformed", "", "", ""}, {"g", "malformed", "", "", ""}},
+			want: []row{
+				{"a", "malformed", "", "", ""},
+				{"b", "malformed", "", "", ""},
+				{"c", "malformed", "", "", ""},
+				{"d", "malformed", "", "", ""},
+				{"e", "malformed", "", "", ""},
+				{"f", "malformed", "", "", ""},
+				{"g", "malformed", "", "", ""},
+			},
 		},
 		{
 			name: "one_shot and removal texts without metadata are untracked, with X inferred when possible", release: "1.7",

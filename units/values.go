@@ -346,8 +346,11 @@ func buildInfo(m map[string]any) (Info, error) {
 		key string
 		dst *string
 	}{
-		{"description", &in.Description}, {"details", &in.Details}, {"kustomization_path", &in.KustomizationPath},
-		{"maturity", &in.Maturity}, {"version", &in.Version},
+		{"description", &in.Description},
+		{"details", &in.Details},
+		{"kustomization_path", &in.KustomizationPath},
+		{"maturity", &in.Maturity},
+		{"version", &in.Version},
 	} {
 		if *f.dst, err = scalarString(m[f.key]); err != nil {
 			return Info{}, fmt.Errorf("%s: %w", f.key, err)

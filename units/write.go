@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 )
@@ -167,15 +168,15 @@ func lessRelease(a, b string) bool {
 
 func splitRelease(s string) [2]int {
 	var out [2]int
-	maj, min, _ := strings.Cut(s, ".")
-	fmt.Sscan(maj, &out[0])
-	fmt.Sscan(min, &out[1])
+	maj, minor, _ := strings.Cut(s, ".")
+	out[0], _ = strconv.Atoi(maj)
+	out[1], _ = strconv.Atoi(minor)
 	return out
 }
 
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@", r))
+		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("-_./=:@", r)
 	}) < 0 {
 		return s
 	}

@@ -73,7 +73,7 @@ func TestWriteBenchValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	if err := WriteYAML(f, benchValues(200, 2000)); err != nil {
 		t.Fatal(err)
 	}

@@ -202,6 +202,7 @@ func lintKeys(f File) ([]planner.Finding, error) {
 				}
 				walk(v, childPath(path, k.Value))
 			}
+		case yaml.ScalarNode, yaml.AliasNode:
 		}
 	}
 	walk(&root, "values")

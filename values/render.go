@@ -101,7 +101,7 @@ func childPath(path, key string) string {
 }
 
 // substitute returns a copy of v with the gotpl strings replaced, in
-// gotplSlots order, by rendered[0], rendered[1], …
+// gotplSlots order, by rendered[0], rendered[1], and so on.
 func substitute(v any, rendered []string, next *int) any {
 	switch t := v.(type) {
 	case map[string]any:

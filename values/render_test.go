@@ -70,8 +70,10 @@ func TestRenderSemantics(t *testing.T) {
 		{name: "the namespace is the release namespace", vals: "a: '{{ .Release.Namespace }}'", opts: RenderOptions{Namespace: "ns1"}, path: "a", want: "ns1"},
 		{name: "missing values render empty", vals: "a: '{{ .Values.nope }}'", path: "a", want: ""},
 		{name: "lists are rendered", vals: "l: ['{{ 1 }}', 2]\na: x", path: "a", want: "x"},
-		{name: "lookup of the status ConfigMap", vals: `a: '{{ (lookup "v1" "ConfigMap" .Release.Namespace "sylva-units-status").data.k }}'`,
-			objs: []map[string]any{statusCM(map[string]any{"k": "v"})}, path: "a", want: "v"},
+		{
+			name: "lookup of the status ConfigMap", vals: `a: '{{ (lookup "v1" "ConfigMap" .Release.Namespace "sylva-units-status").data.k }}'`,
+			objs: []map[string]any{statusCM(map[string]any{"k": "v"})}, path: "a", want: "v",
+		},
 		{name: "lookup of a missing object is empty", vals: `a: '{{ lookup "v1" "ConfigMap" .Release.Namespace "sylva-units-status" | len }}'`, path: "a", want: "0"},
 	}
 	for _, tt := range tests {

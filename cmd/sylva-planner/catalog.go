@@ -199,8 +199,9 @@ func writeData(w io.Writer, f format, v any) error {
 		}
 		_, err = w.Write(b)
 		return err
+	default:
+		return fmt.Errorf("format %s is not supported here", f)
 	}
-	return fmt.Errorf("format %s is not supported here", f)
 }
 
 func versionCommand() *cli.Command {

@@ -3,9 +3,8 @@
 package main
 
 import (
-	"strings"
-
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 

@@ -34,8 +34,10 @@ func readInventory(e *env, cat *catalog.Catalog, dir string) (*planner.Observed,
 	for _, d := range inv.Detect(rules) {
 		obs.Components = append(obs.Components, planner.ObservedComponent{Name: d.Component, Raw: d.Raw, Version: d.Version, Where: d.Where})
 	}
-	check := planner.Check{Name: "inventory", Required: true, Status: planner.CheckAssessed,
-		Detail: fmt.Sprintf("files read: %d, objects: %d, components detected: %d", inv.Files, len(inv.Objects), len(obs.Components))}
+	check := planner.Check{
+		Name: "inventory", Required: true, Status: planner.CheckAssessed,
+		Detail: fmt.Sprintf("files read: %d, objects: %d, components detected: %d", inv.Files, len(inv.Objects), len(obs.Components)),
+	}
 	switch {
 	case inv.Files == 0 || len(inv.Objects) == 0:
 		check.Status, check.Detail = planner.CheckNotAssessed, "no manifest found in "+filepath.ToSlash(dir)

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,7 +43,8 @@ func TestLiteBuildHandsClusterCommandsToTheFullBuild(t *testing.T) {
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
 		code := 0
-		if exit, ok := err.(*exec.ExitError); ok {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
 			code = exit.ExitCode()
 		} else if err != nil {
 			t.Fatal(err)

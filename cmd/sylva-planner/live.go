@@ -64,8 +64,10 @@ func removedAPIFindings(uses []apis.Use, targets []apis.Target) ([]planner.Findi
 	if err != nil {
 		return nil, planner.Check{}, err
 	}
-	check := planner.Check{Name: checkRemovedAPIs, Required: true, Status: planner.CheckAssessed,
-		Detail: fmt.Sprintf("%d API version uses against the removed-API knowledge base (Kubernetes up to %s)", len(uses), kb.Horizon)}
+	check := planner.Check{
+		Name: checkRemovedAPIs, Required: true, Status: planner.CheckAssessed,
+		Detail: fmt.Sprintf("%d API version uses against the removed-API knowledge base (Kubernetes up to %s)", len(uses), kb.Horizon),
+	}
 	findings, beyond := kb.Check(uses, targets)
 	if beyond {
 		check.Status = planner.CheckPartial

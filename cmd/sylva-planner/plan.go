@@ -315,16 +315,16 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	defer os.Remove(f.Name())
-	if err := write(f); err != nil {
-		f.Close()
-		return err
+	// After a successful rename there is nothing left to remove.
+	defer func() { _ = os.Remove(f.Name()) }()
+	err = write(f)
+	if err == nil {
+		err = f.Chmod(0o644)
 	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
+	if err != nil {
 		return err
 	}
 	return os.Rename(f.Name(), path)
@@ -340,8 +340,9 @@ func writePlan(w io.Writer, p *planner.Plan, f format) error {
 		return p.WriteMarkdown(w)
 	case formatTable:
 		return p.WriteTable(w)
+	default:
+		return fmt.Errorf("format %q is not supported by plan", f)
 	}
-	return fmt.Errorf("format %q is not supported by plan", f)
 }
 
 // planExitCode maps a computed plan to the exit code of docs/cli.md:

@@ -47,16 +47,24 @@ func TestVerifyOnARealAPIServer(t *testing.T) {
 	}
 	node("cp-0", "v1.33.5", true)
 	node("md-0", "v1.33.5", false)
-	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "sylva-units-status", Namespace: ns},
-		Data: map[string]string{"sylva_release": "1.6", "additional_reconciliation_required": "true"}}
+	cm := &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "sylva-units-status", Namespace: ns},
+		Data:       map[string]string{"sylva_release": "1.6", "additional_reconciliation_required": "true"},
+	}
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	labels := map[string]string{"app": "longhorn-manager"}
-	ds := &appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Name: "longhorn-manager", Namespace: ns},
-		Spec: appsv1.DaemonSetSpec{Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "m", Image: "docker.io/longhornio/longhorn-manager:v1.9.2"}}}}}}
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: metav1.ObjectMeta{Name: "longhorn-manager", Namespace: ns},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &metav1.LabelSelector{MatchLabels: labels},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: metav1.ObjectMeta{Labels: labels},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "m", Image: "docker.io/longhornio/longhorn-manager:v1.9.2"}}},
+			},
+		},
+	}
 	if _, err := cs.AppsV1().DaemonSets(ns).Create(ctx, ds, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

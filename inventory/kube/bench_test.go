@@ -99,8 +99,10 @@ func seedBench(b *testing.B, cfg *rest.Config) {
 	}
 	for i := range benchNodes {
 		work <- func() error {
-			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("bench-node-%04d", i),
-				Labels: map[string]string{"topology.kubernetes.io/zone": "zone-" + strconv.Itoa(i%3)}}}
+			n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{
+				Name:   fmt.Sprintf("bench-node-%04d", i),
+				Labels: map[string]string{"topology.kubernetes.io/zone": "zone-" + strconv.Itoa(i%3)},
+			}}
 			_, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 			return err
 		}
@@ -108,10 +110,16 @@ func seedBench(b *testing.B, cfg *rest.Config) {
 	for i := range benchPods {
 		work <- func() error {
 			ns := namespaces[i%benchNamespaces]
-			p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pod-%05d", i), Namespace: ns,
-				Labels: map[string]string{"app": fmt.Sprintf("app-%03d", i%benchPDBs/benchNamespaces)}},
-				Spec: corev1.PodSpec{NodeName: fmt.Sprintf("bench-node-%04d", i%benchNodes),
-					Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1.2.3"}}}}
+			p := &corev1.Pod{
+				ObjectMeta: metav1.ObjectMeta{
+					Name: fmt.Sprintf("pod-%05d", i), Namespace: ns,
+					Labels: map[string]string{"app": fmt.Sprintf("app-%03d", i%benchPDBs/benchNamespaces)},
+				},
+				Spec: corev1.PodSpec{
+					NodeName:   fmt.Sprintf("bench-node-%04d", i%benchNodes),
+					Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1.2.3"}},
+				},
+			}
 			_, err := cs.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
 			return err
 		}
@@ -120,9 +128,13 @@ func seedBench(b *testing.B, cfg *rest.Config) {
 		work <- func() error {
 			ns := namespaces[i%benchNamespaces]
 			one := intstr.FromInt32(1)
-			p := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pdb-%04d", i), Namespace: ns},
-				Spec: policyv1.PodDisruptionBudgetSpec{MaxUnavailable: &one,
-					Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": fmt.Sprintf("app-%03d", i/benchNamespaces)}}}}
+			p := &policyv1.PodDisruptionBudget{
+				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("pdb-%04d", i), Namespace: ns},
+				Spec: policyv1.PodDisruptionBudgetSpec{
+					MaxUnavailable: &one,
+					Selector:       &metav1.LabelSelector{MatchLabels: map[string]string{"app": fmt.Sprintf("app-%03d", i/benchNamespaces)}},
+				},
+			}
 			_, err := cs.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, p, metav1.CreateOptions{})
 			return err
 		}

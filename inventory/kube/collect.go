@@ -80,8 +80,10 @@ func Collect(ctx context.Context, cfg *rest.Config, opts Options) (*inventory.Fa
 	if err != nil {
 		return nil, fmt.Errorf("build a metadata client%s: %w", contextText(opts.Context), err)
 	}
-	c := &collector{cs: cs, md: md, limit: opts.PageSize, ctxName: opts.Context,
-		facts: &inventory.Facts{Source: "cluster" + contextText(opts.Context), Inventory: &inventory.Inventory{}}}
+	c := &collector{
+		cs: cs, md: md, limit: opts.PageSize, ctxName: opts.Context,
+		facts: &inventory.Facts{Source: "cluster" + contextText(opts.Context), Inventory: &inventory.Inventory{}},
+	}
 	if c.limit <= 0 {
 		c.limit = defaultPageSize
 	}
@@ -330,8 +332,10 @@ func (c *collector) run(ctx context.Context) (*inventory.Facts, error) {
 		{Name: CheckMetric, Required: false, Status: status[CheckMetric], Detail: "apiserver_requested_deprecated_apis: " + detail[CheckMetric]},
 		{Name: CheckHelm, Required: false, Status: status[CheckHelm], Detail: "running versions from Helm releases: " + detail[CheckHelm]},
 	}
-	inventoryCheck := planner.Check{Name: CheckInventory, Required: true, Status: planner.CheckAssessed,
-		Detail: fmt.Sprintf("read %s in one pass", f.Source)}
+	inventoryCheck := planner.Check{
+		Name: CheckInventory, Required: true, Status: planner.CheckAssessed,
+		Detail: fmt.Sprintf("read %s in one pass", f.Source),
+	}
 	if len(c.refused) > 0 {
 		inventoryCheck.Status = planner.CheckPartial
 		inventoryCheck.Detail += "; refused: " + strings.Join(c.refused, ", ")

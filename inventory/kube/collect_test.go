@@ -45,6 +45,7 @@ func newSeed(t *testing.T, cfg *rest.Config) *seed {
 }
 
 func ctx(t *testing.T) context.Context {
+	t.Helper()
 	c, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return c
@@ -55,20 +56,30 @@ func ctx(t *testing.T) context.Context {
 func (s *seed) deployment(name string, replicas, updated, ready, unavailable int32) {
 	s.t.Helper()
 	labels := map[string]string{"app": name}
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.ns},
-		Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels},
+	d := &appsv1.Deployment{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: s.ns},
+		Spec: appsv1.DeploymentSpec{
+			Replicas: &replicas, Selector: &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
-				Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1.0.0",
-					Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 10}}}}},
-				TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: availability.HostnameLabel,
-					WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: &metav1.LabelSelector{MatchLabels: labels}}},
-			}}}}
+				Containers: []corev1.Container{{
+					Name: "app", Image: "registry.example/app:1.0.0",
+					Lifecycle: &corev1.Lifecycle{PreStop: &corev1.LifecycleHandler{Sleep: &corev1.SleepAction{Seconds: 10}}},
+				}},
+				TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{
+					MaxSkew: 1, TopologyKey: availability.HostnameLabel,
+					WhenUnsatisfiable: corev1.ScheduleAnyway, LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
+				}},
+			}},
+		},
+	}
 	d, err := s.cs.AppsV1().Deployments(s.ns).Create(ctx(s.t), d, metav1.CreateOptions{})
 	if err != nil {
 		s.t.Fatalf("create deployment %s/%s: %v", s.ns, name, err)
 	}
-	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: updated,
-		ReadyReplicas: ready, AvailableReplicas: ready, UnavailableReplicas: unavailable}
+	d.Status = appsv1.DeploymentStatus{
+		ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: updated,
+		ReadyReplicas: ready, AvailableReplicas: ready, UnavailableReplicas: unavailable,
+	}
 	if _, err := s.cs.AppsV1().Deployments(s.ns).UpdateStatus(ctx(s.t), d, metav1.UpdateOptions{}); err != nil {
 		s.t.Fatalf("update status of deployment %s/%s: %v", s.ns, name, err)
 	}
@@ -79,8 +90,10 @@ func (s *seed) deployment(name string, replicas, updated, ready, unavailable int
 func (s *seed) pods(app string, n, ready int) {
 	s.t.Helper()
 	for i := range n {
-		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", app, i), Namespace: s.ns, Labels: map[string]string{"app": app}},
-			Spec: corev1.PodSpec{NodeName: fmt.Sprintf("node-%d", i), Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1.0.0"}}}}
+		p := &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", app, i), Namespace: s.ns, Labels: map[string]string{"app": app}},
+			Spec:       corev1.PodSpec{NodeName: fmt.Sprintf("node-%d", i), Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1.0.0"}}},
+		}
 		p, err := s.cs.CoreV1().Pods(s.ns).Create(ctx(s.t), p, metav1.CreateOptions{})
 		if err != nil {
 			s.t.Fatalf("create pod: %v", err)
@@ -106,8 +119,10 @@ type budget struct {
 
 func (s *seed) pdb(b budget) {
 	s.t.Helper()
-	p := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: b.name, Namespace: s.ns},
-		Spec: policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": b.app}}}}
+	p := &policyv1.PodDisruptionBudget{
+		ObjectMeta: metav1.ObjectMeta{Name: b.name, Namespace: s.ns},
+		Spec:       policyv1.PodDisruptionBudgetSpec{Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": b.app}}},
+	}
 	if b.minAvailable != "" {
 		v := intstr.Parse(b.minAvailable)
 		p.Spec.MinAvailable = &v
@@ -127,8 +142,10 @@ func (s *seed) pdb(b budget) {
 	if !b.withStatus {
 		return
 	}
-	p.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: p.Generation, DisruptionsAllowed: b.allowed,
-		CurrentHealthy: b.current, DesiredHealthy: b.desired, ExpectedPods: b.expected}
+	p.Status = policyv1.PodDisruptionBudgetStatus{
+		ObservedGeneration: p.Generation, DisruptionsAllowed: b.allowed,
+		CurrentHealthy: b.current, DesiredHealthy: b.desired, ExpectedPods: b.expected,
+	}
 	if _, err := s.cs.PolicyV1().PodDisruptionBudgets(s.ns).UpdateStatus(ctx(s.t), p, metav1.UpdateOptions{}); err != nil {
 		s.t.Fatalf("update pdb status: %v", err)
 	}
@@ -274,9 +291,11 @@ func TestRefusedBudgetsMakeTheVerdictUnknown(t *testing.T) {
 	if _, err := cs.RbacV1().ClusterRoles().Create(ctx(t), role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	binding := &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: user},
-		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
-		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}}}
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: user},
+		RoleRef:    rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: user},
+		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
+	}
 	if _, err := cs.RbacV1().ClusterRoleBindings().Create(ctx(t), binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -316,8 +335,10 @@ func TestRefusedBudgetsMakeTheVerdictUnknown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), FromSource: "flag",
-		AsOf: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), Observed: &planner.Observed{Source: "cluster kubetest", Checks: obsChecks}})
+	p, err := planner.Compute(planner.Input{
+		Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), FromSource: "flag",
+		AsOf: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), Observed: &planner.Observed{Source: "cluster kubetest", Checks: obsChecks},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
