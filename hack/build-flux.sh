@@ -19,6 +19,11 @@ set -euo pipefail
 
 HELM_CONTROLLER_VERSION=v1.4.0
 SOURCE_CONTROLLER_VERSION=v1.9.6
+# Extra replace directives per controller, for requirements the module proxy
+# does not serve: github.com/fluxcd/pkg/artifact v0.18.3, required by
+# source-controller v1.9.6, answers 403 here; v0.18.0 is the closest served.
+SOURCE_CONTROLLER_EXTRA_REPLACES=${SOURCE_CONTROLLER_EXTRA_REPLACES-"github.com/fluxcd/pkg/artifact => github.com/fluxcd/pkg/artifact v0.18.0"}
+HELM_CONTROLLER_EXTRA_REPLACES=${HELM_CONTROLLER_EXTRA_REPLACES-}
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${SYLVA_PLANNER_TESTBIN:-$root/.cache/testbin}
@@ -68,10 +73,12 @@ replaces() {
 	' "$1"
 }
 
-# build NAME MODULE VERSION: builds the main package at the root of MODULE.
+# build NAME MODULE VERSION [EXTRA_REPLACE]: builds the main package at the
+# root of MODULE; EXTRA_REPLACE ("OLD => NEW VERSION") overrides one
+# requirement.
 build() {
-	local name=$1 module=$2 version=$3
-	local want="$module@$version $go_version"
+	local name=$1 module=$2 version=$3 extra=${4-}
+	local want="$module@$version $go_version $extra"
 	if [[ -x $out/$name && -f $out/.stamp-$name && $(cat "$out/.stamp-$name") == "$want" ]]; then
 		log "$name: up to date ($want)"
 		return
@@ -83,7 +90,8 @@ build() {
 	mkdir -p "$dir"
 	{
 		printf 'module testbin/%s\n\ngo 1.26\n\nrequire %s %s\n\n' "$name" "$module" "$version"
-		replaces "$gomod"
+		replaces "$gomod" | { if [[ -n $extra ]]; then grep -v "^replace ${extra%% *} " || true; else cat; fi; }
+		if [[ -n $extra ]]; then printf 'replace %s\n' "$extra"; fi
 	} >"$dir/go.mod"
 	cat >"$dir/tools.go" <<EOF
 //go:build tools
@@ -109,8 +117,8 @@ main() {
 	local p
 	for p in "${parts[@]}"; do
 		case $p in
-		helm-controller) build helm-controller github.com/fluxcd/helm-controller "$HELM_CONTROLLER_VERSION" ;;
-		source-controller) build source-controller github.com/fluxcd/source-controller "$SOURCE_CONTROLLER_VERSION" ;;
+		helm-controller) build helm-controller github.com/fluxcd/helm-controller "$HELM_CONTROLLER_VERSION" "$HELM_CONTROLLER_EXTRA_REPLACES" ;;
+		source-controller) build source-controller github.com/fluxcd/source-controller "$SOURCE_CONTROLLER_VERSION" "$SOURCE_CONTROLLER_EXTRA_REPLACES" ;;
 		*)
 			log "unknown part $p (want helm-controller or source-controller)"
 			return 2
