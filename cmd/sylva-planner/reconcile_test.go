@@ -48,10 +48,16 @@ func reconcileFixture(t *testing.T, cfg *rest.Config) string {
 		name string
 		spec map[string]any
 	}{
-		{schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}, "Kustomization", status.KustomizationName,
-			map[string]any{"interval": "10m", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "sylva-core"}}},
-		{schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}, "HelmRelease", status.DefaultHelmRelease,
-			map[string]any{"interval": "10m", "chart": map[string]any{"spec": map[string]any{"chart": "sylva-units", "sourceRef": map[string]any{"kind": "HelmRepository", "name": "sylva-core"}}}}},
+		{
+			schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"},
+			"Kustomization", status.KustomizationName,
+			map[string]any{"interval": "10m", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "sylva-core"}},
+		},
+		{
+			schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"},
+			"HelmRelease", status.DefaultHelmRelease,
+			map[string]any{"interval": "10m", "chart": map[string]any{"spec": map[string]any{"chart": "sylva-units", "sourceRef": map[string]any{"kind": "HelmRepository", "name": "sylva-core"}}}},
+		},
 	}
 	for _, o := range objects {
 		u := &unstructured.Unstructured{Object: map[string]any{
@@ -86,6 +92,9 @@ func runReconcileCLI(kubeconfig string, args ...string) (int, string, string) {
 }
 
 func TestReconcileCommandOnARealAPIServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the real API server; skipped with -short")
+	}
 	cfg := kubetest.Config(t)
 	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
 	ns := reconcileFixture(t, cfg)
@@ -117,6 +126,9 @@ func TestReconcileCommandOnARealAPIServer(t *testing.T) {
 }
 
 func TestRacingReconcileCommandsTriggerOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the real API server; skipped with -short")
+	}
 	cfg := kubetest.Config(t)
 	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
 	for round := 0; round < 3; round++ {
