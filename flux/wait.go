@@ -147,8 +147,8 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 			}
 			if done {
 				ks := snap.Input.Observation.Kustomization
-				switch {
-				case snap.ConfigMapVersion == "" || snap.ConfigMapVersion == cmBefore:
+				switch snap.ConfigMapVersion {
+				case "", cmBefore:
 					state += "; waiting for the status ConfigMap to be rewritten" + kustomizationState(ks)
 				default:
 					p.show(Progress{Request: v, State: state + "; status ConfigMap rewritten"})
