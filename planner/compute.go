@@ -141,8 +141,10 @@ func Compute(in Input) (*Plan, error) {
 	return p, nil
 }
 
-// finish applies suppressions and the baseline, then judges and sorts.
+// finish merges, applies suppressions and the baseline, then judges and
+// sorts.
 func (p *Plan) finish(in Input) {
+	p.Findings = mergeRanges(p.Findings)
 	p.applySuppressions(in.Suppressions, in.AsOf)
 	p.markBaseline(in.Baseline)
 	p.judge()

@@ -226,7 +226,7 @@ func TestSuppressionsAndBaseline(t *testing.T) {
 
 	t.Run("a live suppression silences the blocker and the score ignores it", func(t *testing.T) {
 		in := base
-		in.Suppressions = []planner.Suppression{{Code: planner.CodeComponentK8sRange, Subject: "pass *", Reason: "kyverno upgrade scheduled", Expires: day("2026-12-31")}}
+		in.Suppressions = []planner.Suppression{{Code: planner.CodeComponentK8sRange, Subject: "kyverno", Reason: "kyverno upgrade scheduled", Expires: day("2026-12-31")}}
 		p, err := planner.Compute(in)
 		if err != nil {
 			t.Fatal(err)

@@ -222,6 +222,9 @@ type Finding struct {
 	// InBaseline is true when the --baseline report had the same code and
 	// subject: the finding is not new and does not fail the gate again.
 	InBaseline bool `json:"inBaseline,omitempty"`
+
+	// rng is set on component-k8s-range findings until they are merged.
+	rng *rangeMiss
 }
 
 func compareFindings(a, b Finding) int {

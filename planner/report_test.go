@@ -1,0 +1,50 @@
+package planner_test
+
+import (
+	"bytes"
+	"testing"
+
+	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// TestReportsPerVerdict renders the nightly report (Markdown, HTML) and the
+// metrics of one plan per verdict.
+func TestReportsPerVerdict(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      planner.Input
+		verdict planner.Verdict
+	}{
+		{"ready", planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6")}, planner.VerdictReady},
+		{"blocked", planner.Input{Catalog: gateCat(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), Observed: running("kyverno", "1.13.4")}, planner.VerdictBlocked},
+		{"held", planner.Input{Catalog: gateCat(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), Observed: running("kyverno", "1.13.4", "gadget", "1.0.0", "widget", "1.0.1")}, planner.VerdictHeld},
+		{"unknown", planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.6"), To: skew.MustParse("1.8")}, planner.VerdictUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.in.AsOf, tt.in.ToolVersion = asOf, "test"
+			p, err := planner.Compute(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Verdict != tt.verdict {
+				t.Fatalf("verdict = %s, want %s", p.Verdict, tt.verdict)
+			}
+			var md, html, prom bytes.Buffer
+			if err := p.WriteReportMarkdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.WriteReportHTML(&html); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.WriteMetrics(&prom); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, md.Bytes(), "reports/"+tt.name+".md")
+			golden.Assert(t, html.Bytes(), "reports/"+tt.name+".html")
+			golden.Assert(t, prom.Bytes(), "reports/"+tt.name+".prom")
+		})
+	}
+}
