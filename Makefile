@@ -29,9 +29,13 @@ run: build ## build, then plan Sylva 1.4 → 1.6 on the embedded catalog
 testbin: ## build the real kube-apiserver, etcd and Flux CRDs the cluster tests use (.cache/testbin; slow the first time)
 	bash hack/build-testbin.sh
 
+.PHONY: testbin-flux
+testbin-flux: ## build the real helm-controller and source-controller for the end-to-end test (.cache/testbin; slow the first time)
+	bash hack/build-flux.sh
+
 .PHONY: test
-test: testbin ## run every test (go test ./...), building the test API server first
-	go test ./...
+test: testbin testbin-flux ## run every test (go test ./...), with the real API server and Flux controllers built first
+	SYLVA_PLANNER_E2E=1 go test ./...
 
 .PHONY: test-short
 test-short: ## run the tests that need no API server binaries

@@ -85,7 +85,9 @@ func BenchmarkControllerManyNamespaces(b *testing.B) {
 	go func() { done <- ctl.Start(ctx) }()
 	defer func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			b.Log(err)
+		}
 	}()
 	wctx, wcancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer wcancel()

@@ -58,6 +58,7 @@ func runController(t *testing.T, cfg *rest.Config, o ControllerOptions) (*Contro
 }
 
 func (c *cluster) annotated(t *testing.T, ns, v string) bool {
+	t.Helper()
 	return c.helmRelease(t, ns).GetAnnotations()[AnnotationHandledRequest] == v
 }
 
@@ -294,7 +295,7 @@ func TestControllerServesProbesAndMetrics(t *testing.T) {
 		if err != nil {
 			return 0, err.Error()
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}

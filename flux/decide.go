@@ -79,10 +79,10 @@ const (
 type RequestSource string
 
 const (
-	// SourceAnnotation: the Kustomization's
+	// SourceAnnotation is the Kustomization's
 	// additional-reconciliation-requested annotation, as the chart sets it.
 	SourceAnnotation RequestSource = "kustomization-annotation"
-	// SourceStatus: derived from the status ConfigMap
+	// SourceStatus is derived from the status ConfigMap
 	// (additional_reconciliation_required is "true").
 	SourceStatus RequestSource = "status"
 )
@@ -106,8 +106,9 @@ func (d Decision) Pending() bool {
 	switch d.Outcome {
 	case OutcomeTrigger, OutcomeWaiting, OutcomeSuspended:
 		return d.Request != ""
+	default:
+		return false
 	}
-	return false
 }
 
 // String is the outcome and the reason, as the reconcile command prints

@@ -54,6 +54,7 @@ func newCluster(t *testing.T) *cluster {
 }
 
 func ctxFor(t testing.TB) context.Context {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	return ctx

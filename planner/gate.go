@@ -86,8 +86,10 @@ const (
 // support the Kubernetes minor k during subject ("pass N"). mergeRanges
 // later folds the findings of one component version into one.
 func incompatible(comp *catalog.Component, v skew.Version, r skew.Range, k skew.Version, subject string) Finding {
-	f := Finding{Code: CodeComponentK8sRange, Severity: SeverityBlocker, Subject: comp.Name,
-		rng: &rangeMiss{comp: comp, version: v, supports: r, minors: []skew.Version{k}, passes: []string{subject}}}
+	f := Finding{
+		Code: CodeComponentK8sRange, Severity: SeverityBlocker, Subject: comp.Name,
+		rng: &rangeMiss{comp: comp, version: v, supports: r, minors: []skew.Version{k}, passes: []string{subject}},
+	}
 	f.classify()
 	return f
 }

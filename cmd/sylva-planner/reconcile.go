@@ -123,8 +123,7 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 	case err != nil:
 		return withCode(exitError, fmt.Errorf("namespace %s%s: %w", o.namespace, where, err))
 	}
-	switch res.Decision.Outcome {
-	case flux.OutcomeMissing, flux.OutcomeInvalid:
+	if o := res.Decision.Outcome; o == flux.OutcomeMissing || o == flux.OutcomeInvalid {
 		return withCode(exitError, fmt.Errorf("%s%s", res.Decision, where))
 	}
 	return nil
@@ -142,6 +141,7 @@ func printDecision(stdout, stderr io.Writer, r flux.Result, dryRun bool) {
 			fmt.Fprintf(stdout, "would trigger (dry run): %s\n", d.Reason)
 			return
 		}
+	default:
 	}
 	fmt.Fprintln(stdout, d.String())
 	if r.EventErr != nil {
