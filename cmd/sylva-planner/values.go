@@ -19,22 +19,12 @@ import (
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 func valuesCommand() *cli.Command {
-	planFlags := func() []cli.Flag {
-		return []cli.Flag{
-			&cli.StringFlag{Name: "from", Usage: "Sylva release the cluster runs, for example `1.4`", EnvVars: []string{"SYLVA_PLANNER_FROM"}},
-			&cli.StringFlag{Name: "to", Usage: "Sylva release to go to, for example `1.6`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
-			&cli.StringFlag{Name: "bootstrap-provider", Usage: "Cluster API bootstrap provider: `kubeadm` or rke2", Value: "kubeadm", EnvVars: []string{"SYLVA_PLANNER_BOOTSTRAP_PROVIDER"}},
-			&cli.StringFlag{Name: "workers", Usage: "Kubernetes minor the workers run, when it differs from the management minor of --from"},
-			catalogFlag(),
-		}
-	}
 	valuesFlag := &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does)", TakesFile: true}
 	nsFlag := &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", Value: values.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
 	return &cli.Command{
@@ -95,26 +85,12 @@ func valuesPlanInput(c *cli.Context) (planner.Input, error) {
 	if err != nil {
 		return planner.Input{}, err
 	}
-	in := planner.Input{Catalog: cat, ToolVersion: version, FromSource: "flag", AsOf: envOf(c).today}
-	from, to := c.String("from"), c.String("to")
-	if from == "" || to == "" {
-		return in, fmt.Errorf("--from and --to are required, for example: sylva-planner %s --from 1.4 --to %s", "values "+c.Command.Name, cat.Newest())
+	in, err := planInput(cat, planOptions{from: c.String("from"), to: c.String("to"), workers: c.String("workers"), provider: c.String("bootstrap-provider")})
+	if err != nil {
+		return in, err
 	}
-	if in.From, err = skew.Parse(from); err != nil {
-		return in, fmt.Errorf("--from: %w; give a Sylva release such as 1.4", err)
-	}
-	if in.To, err = skew.Parse(to); err != nil {
-		return in, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
-	}
-	if w := c.String("workers"); w != "" {
-		if in.Workers, err = skew.Parse(w); err != nil {
-			return in, fmt.Errorf("--workers: %w; give a Kubernetes minor such as 1.30", err)
-		}
-	}
-	if in.Provider, err = catalog.ParseProvider(c.String("bootstrap-provider")); err != nil {
-		return in, fmt.Errorf("--bootstrap-provider: %w", err)
-	}
-	return in, nil
+	in.AsOf, err = asOfOf(c)
+	return in, err
 }
 
 func valuesGenerateAction(c *cli.Context) error {
