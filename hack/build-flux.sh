@@ -25,29 +25,9 @@ SOURCE_CONTROLLER_VERSION=v1.9.6
 SOURCE_CONTROLLER_EXTRA_REPLACES=${SOURCE_CONTROLLER_EXTRA_REPLACES-"github.com/fluxcd/pkg/artifact => github.com/fluxcd/pkg/artifact v0.18.0"}
 HELM_CONTROLLER_EXTRA_REPLACES=${HELM_CONTROLLER_EXTRA_REPLACES-}
 
-root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-out=${SYLVA_PLANNER_TESTBIN:-$root/.cache/testbin}
-src=$root/.cache/testbin-src
-
-export GOWORK=off
-export GOFLAGS="-mod=mod -buildvcs=false"
-export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
-
-log() { printf 'build-flux: %s\n' "$*" >&2; }
-
-go_version=$(go env GOVERSION)
-
-# module_gomod MODULE@VERSION: prints the path of the module's go.mod file.
-module_gomod() {
-	local json file
-	json=$(cd "$src/download" && go mod download -json "$1")
-	file=$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",\{0,1\}$/\1/p')
-	if [[ -z $file || ! -f $file ]]; then
-		log "cannot download $1: $json"
-		return 1
-	fi
-	printf '%s\n' "$file"
-}
+log_prefix=build-flux
+# shellcheck source=hack/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 # replaces GOMOD: prints the replace directives of GOMOD, one per line, as
 # "replace OLD => NEW VERSION", leaving out those that point to a local
