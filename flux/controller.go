@@ -27,6 +27,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -60,6 +62,11 @@ type ControllerOptions struct {
 	// GracefulShutdownTimeout bounds the wait for running reconciles on
 	// stop; 30s when zero.
 	GracefulShutdownTimeout time.Duration
+	// Gate, when set, plans the upgrade from the release a namespace's
+	// status ConfigMap says is installed; the controller exports the plan's
+	// verdict gauges (sylva_planner_upgrade_blocked, …) per namespace. A nil
+	// plan (the release cannot be planned) clears them.
+	Gate func(installed skew.Version) *planner.Plan
 }
 
 // Controller requests the sylva-units passes of the watched namespaces:
@@ -271,5 +278,12 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		delete(c.pending, req.Namespace)
 	}
 	pendingPasses.Set(float64(len(c.pending)))
+	if c.opts.Gate != nil {
+		var p *planner.Plan
+		if v, _, ok := res.Snapshot.Input.Observation.ConfigMap.Release(); ok {
+			p = c.opts.Gate(v)
+		}
+		setGateGauges(req.Namespace, p)
+	}
 	return reconcile.Result{}, nil
 }

@@ -13,6 +13,8 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"gitlab.com/sylva-projects/sylva-planner/flux"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
@@ -39,6 +41,8 @@ func controllerCommand() *cli.Command {
 			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables", Value: ":8080", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}},
 			&cli.StringFlag{Name: "health-probe-bind-address", Usage: "`ADDRESS` serving /healthz and /readyz; 0 disables", Value: ":8081", EnvVars: []string{"SYLVA_PLANNER_HEALTH_PROBE_BIND_ADDRESS"}},
 			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}},
+			&cli.StringFlag{Name: "to", Usage: "also export the upgrade gate's gauges (sylva_planner_upgrade_blocked, …) per namespace for an upgrade from its installed release to `RELEASE`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
+			catalogFlag(),
 			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config, then in-cluster)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
 			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
 		},
@@ -71,6 +75,10 @@ func controllerAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	cfg.UserAgent = "sylva-planner-controller/" + version
+	gate, err := controllerGate(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
 	ctl, err := flux.NewController(cfg, flux.ControllerOptions{
 		Namespace:               ns,
 		HelmRelease:             c.String("helmrelease"),
@@ -81,6 +89,7 @@ func controllerAction(c *cli.Context) error {
 		HealthProbeBindAddress:  c.String("health-probe-bind-address"),
 		Logger:                  log.WithValues("context", contextName),
 		Now:                     time.Now,
+		Gate:                    gate,
 	})
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
@@ -89,4 +98,28 @@ func controllerAction(c *cli.Context) error {
 		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
 	}
 	return nil
+}
+
+// controllerGate plans, for --to, the upgrade from a namespace's installed
+// release; nil without --to.
+func controllerGate(c *cli.Context) (func(skew.Version) *planner.Plan, error) {
+	to := c.String("to")
+	if to == "" {
+		return nil, nil
+	}
+	target, err := skew.Parse(to)
+	if err != nil {
+		return nil, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+	}
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return nil, err
+	}
+	return func(installed skew.Version) *planner.Plan {
+		p, err := planner.Compute(planner.Input{Catalog: cat, From: installed, To: target, AsOf: time.Now().UTC(), ToolVersion: version, FromSource: "sylva_release"})
+		if err != nil {
+			return nil
+		}
+		return p
+	}, nil
 }
