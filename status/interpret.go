@@ -124,6 +124,23 @@ type Report struct {
 	ConfigMap     *Status     `json:"configMap,omitempty"`
 	Kustomization *FluxObject `json:"kustomization,omitempty"`
 	HelmRelease   *FluxObject `json:"helmRelease,omitempty"`
+	// Transition is where the cluster stands in the plan to a target
+	// release; the caller fills it (status --to), nil otherwise.
+	Transition *Transition `json:"transition,omitempty"`
+}
+
+// Transition is the cluster's place in the plan to a target release, as
+// plain values (this package does not plan).
+type Transition struct {
+	Target     string   `json:"target"`
+	Route      []string `json:"route,omitempty"`
+	PassesDone int      `json:"passesDone"`
+	Passes     int      `json:"passes"`
+	// PassKnown is false when the status cannot tell which pass completed.
+	PassKnown bool   `json:"passKnown"`
+	Summary   string `json:"summary"`
+	// NextValues are the helper values of the next pass, by value name.
+	NextValues map[string]string `json:"nextValues,omitempty"`
 }
 
 // Interpret decides what obs means. It never fails: what cannot be told is

@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -79,6 +80,21 @@ func (r Report) WriteTable(w io.Writer) error {
 		ew.printf("  - %s\n", reason)
 	}
 
+	if t := r.Transition; t != nil {
+		ew.printf("\nTransition to %s", t.Target)
+		if len(t.Route) > 0 {
+			ew.printf(" (route %s)", strings.Join(t.Route, " → "))
+		}
+		ew.printf(": %s\n", t.Summary)
+		keys := make([]string, 0, len(t.NextValues))
+		for k := range t.NextValues {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ew.printf("  %s: %s\n", k, t.NextValues[k])
+		}
+	}
 	if cm := r.ConfigMap; cm != nil {
 		ew.printf("\nConfigMap %s\n", qualified(cm.Namespace, cm.Name))
 		tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)

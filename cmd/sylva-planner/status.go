@@ -10,6 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
@@ -36,6 +38,9 @@ func statusCommand() *cli.Command {
 			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
 			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` of sylva-units", Value: status.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}},
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
+			&cli.StringFlag{Name: "to", Usage: "also say where the cluster stands in the plan to `RELEASE` (pass k of n) and what the next pass does", EnvVars: []string{"SYLVA_PLANNER_TO"}},
+			asOfFlag(),
+			catalogFlag(),
 			outputFlag(formatTable, formatJSON, formatYAML),
 		},
 		Action: statusAction,
@@ -101,6 +106,11 @@ func statusAction(c *cli.Context) error {
 	}
 	rep := status.Interpret(obs)
 	rep.ToolVersion = version
+	if to := c.String("to"); to != "" {
+		if rep.Transition, err = transition(c, to, obs.ConfigMap); err != nil {
+			return withCode(exitError, err)
+		}
+	}
 	w := envOf(c).stdout
 	switch outputOf(c) {
 	case formatJSON:
@@ -114,4 +124,43 @@ func statusAction(c *cli.Context) error {
 		return withCode(exitError, fmt.Errorf("write status: %w", err))
 	}
 	return nil
+}
+
+// transition places the cluster whose status is cm in the plan to --to.
+func transition(c *cli.Context, to string, cm *status.Status) (*status.Transition, error) {
+	target, err := skew.Parse(to)
+	if err != nil {
+		return nil, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+	}
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return nil, err
+	}
+	asOf, err := asOfOf(c)
+	if err != nil {
+		return nil, err
+	}
+	pr := planner.Progress{Found: cm != nil}
+	if cm != nil {
+		pr.Installed, _, _ = cm.Release()
+		pr.Pending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
+		pr.TransitionFrom, pr.TransitionPass = cm.Unknown["transition_from"], cm.Unknown["transition_pass"]
+	}
+	pos, err := planner.Locate(planner.Input{Catalog: cat, To: target, AsOf: asOf, ToolVersion: version}, pr)
+	if err != nil {
+		return nil, fmt.Errorf("--to %s: %w", to, err)
+	}
+	t := &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Summary: pos.Summary}
+	if pos.Next != nil {
+		v := pos.Next.Values
+		t.NextValues = map[string]string{
+			"sylva_release": v.SylvaRelease, "transition_from_n-2": fmt.Sprint(v.TransitionFromN2),
+			"k8s_version_short": v.K8sVersionShort, "machine_deployments_paused": fmt.Sprint(v.MachineDeploymentsPaused),
+			"additional_reconciliation_required": fmt.Sprint(v.AdditionalReconciliationRequired),
+		}
+		if v.LonghornVersion != "" {
+			t.NextValues["longhorn_version"] = v.LonghornVersion
+		}
+	}
+	return t, nil
 }
