@@ -58,8 +58,8 @@ func Locate(in Input, pr Progress) (*Position, error) {
 	inHop := pr.Installed.CompareMinor(target) == 0
 	in.From = pr.Installed
 	if inHop && pr.Pending {
-		from, err := skew.Parse(pr.TransitionFrom)
-		if err != nil || pr.TransitionPass == "" {
+		from, ok := parseOK(pr.TransitionFrom)
+		if !ok || pr.TransitionPass == "" {
 			pos.Summary = fmt.Sprintf("a further pass to %s is pending, but the status records no transition_from/transition_pass: the pass cannot be placed", target)
 			return pos, nil
 		}
@@ -79,9 +79,9 @@ func Locate(in Input, pr Progress) (*Position, error) {
 		}
 		return pos, nil
 	case inHop:
-		k, err := strconv.Atoi(pr.TransitionPass)
+		k, ok := atoiOK(pr.TransitionPass)
 		hopStart := len(p.Passes) - lastHopPasses(p)
-		if err != nil || k < 1 || hopStart+k >= len(p.Passes) {
+		if !ok || k < 1 || hopStart+k >= len(p.Passes) {
 			pos.PassKnown = false
 			pos.Summary = fmt.Sprintf("the status says pass %q of the hop from %s completed, which the plan to %s does not have", pr.TransitionPass, pr.TransitionFrom, target)
 			return pos, nil
@@ -106,4 +106,16 @@ func lastHopPasses(p *Plan) int {
 		return 0
 	}
 	return p.Passes[len(p.Passes)-1].HopPasses
+}
+
+// parseOK and atoiOK read status values whose being malformed is an
+// answer (the pass cannot be placed), not an error.
+func parseOK(s string) (skew.Version, bool) {
+	v, err := skew.Parse(s)
+	return v, err == nil
+}
+
+func atoiOK(s string) (int, bool) {
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }

@@ -18,18 +18,36 @@ func TestLocate(t *testing.T) {
 		nextK8s    string
 		summaryHas string
 	}{
-		{"a 1.4 cluster has not started the n-2 transition", "1.6",
-			planner.Progress{Found: true, Installed: skew.MustParse("1.4")}, 0, 2, true, "1.32", "pass 0 of 2 done"},
-		{"after pass 1 of 1.4 → 1.6 the second pass comes next", "1.6",
-			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}, 1, 2, true, "1.33", "an additional reconciliation"},
-		{"after pass 2 of 1.5 → 1.7 the third pass comes next", "1.7",
-			planner.Progress{Found: true, Installed: skew.MustParse("1.7"), Pending: true, TransitionFrom: "1.5", TransitionPass: "2"}, 2, 3, true, "1.35", "pass 2 of 3 done"},
-		{"a settled cluster is done", "1.6",
-			planner.Progress{Found: true, Installed: skew.MustParse("1.6")}, 0, 0, true, "", "done"},
-		{"a pending pass without transition keys cannot be placed", "1.6",
-			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true}, 0, 0, false, "", "cannot be placed"},
-		{"a fresh install has no transition", "1.6",
-			planner.Progress{}, 0, 0, false, "", "fresh install"},
+		{
+			"a 1.4 cluster has not started the n-2 transition", "1.6",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.4")},
+			0, 2, true, "1.32", "pass 0 of 2 done",
+		},
+		{
+			"after pass 1 of 1.4 → 1.6 the second pass comes next", "1.6",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
+			1, 2, true, "1.33", "an additional reconciliation",
+		},
+		{
+			"after pass 2 of 1.5 → 1.7 the third pass comes next", "1.7",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.7"), Pending: true, TransitionFrom: "1.5", TransitionPass: "2"},
+			2, 3, true, "1.35", "pass 2 of 3 done",
+		},
+		{
+			"a settled cluster is done", "1.6",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6")},
+			0, 0, true, "", "done",
+		},
+		{
+			"a pending pass without transition keys cannot be placed", "1.6",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true},
+			0, 0, false, "", "cannot be placed",
+		},
+		{
+			"a fresh install has no transition", "1.6",
+			planner.Progress{},
+			0, 0, false, "", "fresh install",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
