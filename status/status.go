@@ -52,6 +52,12 @@ const (
 	KeyAdditionalInfo = "additional-info"
 	// KeySylvaBranch is the sylva-core branch ("main", "release-1.7").
 	KeySylvaBranch = "sylva_branch"
+	// KeyTransitionFrom and KeyTransitionPass record, during a transition,
+	// the release the hop started from and the pass that completed; the
+	// helper values of `values generate` write them (a three-pass hop needs
+	// them to tell its passes apart).
+	KeyTransitionFrom = "transition_from"
+	KeyTransitionPass = "transition_pass"
 )
 
 // Annotations read on the sylva-units-status Kustomization and the
@@ -111,6 +117,10 @@ type Status struct {
 	EnabledUnits   []string `json:"enabledUnits,omitempty"`
 	AdditionalInfo string   `json:"additionalInfo,omitempty"`
 	SylvaBranch    string   `json:"sylvaBranch,omitempty"`
+	// TransitionFrom and TransitionPass are transition_from and
+	// transition_pass, as written ("1.4", "1").
+	TransitionFrom string `json:"transitionFrom,omitempty"`
+	TransitionPass string `json:"transitionPass,omitempty"`
 	// Unknown holds every other data key, as written.
 	Unknown map[string]string `json:"unknown,omitempty"`
 }
@@ -413,6 +423,10 @@ func (s *Status) decodeData(data map[string]string) error {
 			s.AdditionalInfo = v
 		case KeySylvaBranch:
 			s.SylvaBranch = v
+		case KeyTransitionFrom:
+			s.TransitionFrom = v
+		case KeyTransitionPass:
+			s.TransitionPass = v
 		default:
 			if s.Unknown == nil {
 				s.Unknown = map[string]string{}

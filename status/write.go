@@ -185,6 +185,8 @@ func (s *Status) rows() [][2]string {
 		add(KeyEnabledUnits, fmt.Sprintf("%d units: %s", len(s.EnabledUnits), strings.Join(s.EnabledUnits, ", ")))
 	}
 	add(KeyAdditionalInfo, s.AdditionalInfo)
+	add(KeyTransitionFrom, s.TransitionFrom)
+	add(KeyTransitionPass, s.TransitionPass)
 	for _, k := range slices.Sorted(maps.Keys(s.Unknown)) {
 		out = append(out, [2]string{k + " (unknown)", s.Unknown[k]})
 	}

@@ -144,7 +144,7 @@ func transition(c *cli.Context, to string, cm *status.Status) (*status.Transitio
 	if cm != nil {
 		pr.Installed, _, _ = cm.Release()
 		pr.Pending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
-		pr.TransitionFrom, pr.TransitionPass = cm.Unknown["transition_from"], cm.Unknown["transition_pass"]
+		pr.TransitionFrom, pr.TransitionPass = cm.TransitionFrom, cm.TransitionPass
 	}
 	pos, err := planner.Locate(planner.Input{Catalog: cat, To: target, AsOf: asOf, ToolVersion: version}, pr)
 	if err != nil {
