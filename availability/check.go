@@ -104,24 +104,12 @@ func SortItems(items []Item) {
 	slices.SortFunc(items, func(a, b Item) int {
 		return cmp.Or(
 			cmp.Compare(a.Namespace, b.Namespace),
-			cmp.Compare(rank(a.Severity), rank(b.Severity)),
+			cmp.Compare(a.Severity.Rank(), b.Severity.Rank()),
 			cmp.Compare(a.Object, b.Object),
 			cmp.Compare(a.Code, b.Code),
 			cmp.Compare(a.Message, b.Message),
 		)
 	})
-}
-
-func rank(s planner.Severity) int {
-	switch s {
-	case planner.SeverityBlocker:
-		return 0
-	case planner.SeverityWarning:
-		return 1
-	case planner.SeverityInfo:
-		return 2
-	}
-	return 3
 }
 
 // pod is a pod or, for a workload with no pod in the snapshot, the pod its

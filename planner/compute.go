@@ -149,8 +149,8 @@ func (p *Plan) finish(in Input) {
 	p.markBaseline(in.Baseline)
 	p.judge()
 	p.Next = next(p)
-	slices.SortStableFunc(p.Findings, compareFindings)
-	slices.SortStableFunc(p.Suppressed, func(a, b SuppressedFinding) int { return compareFindings(a.Finding, b.Finding) })
+	slices.SortStableFunc(p.Findings, CompareFindings)
+	slices.SortStableFunc(p.Suppressed, func(a, b SuppressedFinding) int { return CompareFindings(a.Finding, b.Finding) })
 }
 
 // looksLikeYAMLNumber reports a release such as 1.40 that YAML would have

@@ -182,7 +182,9 @@ const (
 	SeverityInfo    Severity = "info"
 )
 
-func (s Severity) rank() int {
+// Rank orders severities: 0 for a blocker, 1 a warning, 2 information, 3
+// anything else.
+func (s Severity) Rank() int {
 	switch s {
 	case SeverityBlocker:
 		return 0
@@ -195,7 +197,7 @@ func (s Severity) rank() int {
 }
 
 // AtLeast reports whether s is as severe as t or more.
-func (s Severity) AtLeast(t Severity) bool { return s.rank() <= t.rank() }
+func (s Severity) AtLeast(t Severity) bool { return s.Rank() <= t.Rank() }
 
 // Class says what a blocker waits for.
 type Class string
@@ -227,9 +229,11 @@ type Finding struct {
 	rng *rangeMiss
 }
 
-func compareFindings(a, b Finding) int {
+// CompareFindings is the total order of findings in every output:
+// severity, subject, code, message.
+func CompareFindings(a, b Finding) int {
 	return cmp.Or(
-		cmp.Compare(a.Severity.rank(), b.Severity.rank()),
+		cmp.Compare(a.Severity.Rank(), b.Severity.Rank()),
 		cmp.Compare(a.Subject, b.Subject),
 		cmp.Compare(a.Code, b.Code),
 		cmp.Compare(a.Message, b.Message),

@@ -373,7 +373,7 @@ func (c *checker) finish(lint []planner.Finding) {
 			Remediation: `check the value with regexMatch "^[0-9]+[.][0-9]+" before semverCompare`,
 		})
 	}
-	slices.SortFunc(c.rep.Findings, compareFindings)
+	slices.SortFunc(c.rep.Findings, planner.CompareFindings)
 	c.rep.Findings = slices.CompactFunc(c.rep.Findings, func(a, b planner.Finding) bool { return a == b })
 	if c.rep.Findings == nil {
 		c.rep.Findings = []planner.Finding{}
@@ -382,27 +382,6 @@ func (c *checker) finish(lint []planner.Finding) {
 
 func hasCode(fs []planner.Finding, code string) bool {
 	return slices.ContainsFunc(fs, func(f planner.Finding) bool { return f.Code == code })
-}
-
-func severityRank(s planner.Severity) int {
-	switch s {
-	case planner.SeverityBlocker:
-		return 0
-	case planner.SeverityWarning:
-		return 1
-	case planner.SeverityInfo:
-		return 2
-	}
-	return 3
-}
-
-func compareFindings(a, b planner.Finding) int {
-	return cmp.Or(
-		cmp.Compare(severityRank(a.Severity), severityRank(b.Severity)),
-		cmp.Compare(a.Subject, b.Subject),
-		cmp.Compare(a.Code, b.Code),
-		cmp.Compare(a.Message, b.Message),
-	)
 }
 
 // scenarioMessage names the scenario of an execution error; a parse error
