@@ -235,7 +235,7 @@ func notReady(f *status.FluxObject) string {
 	case f.Suspended:
 		return "is suspended"
 	case !f.Ready.IsTrue():
-		return "is not Ready" + conditionText(f.Ready)
+		return "is not Ready" + f.Ready.Text()
 	case !f.ReadyAtGeneration():
 		gen := f.ObservedGeneration
 		if f.Ready.ObservedGeneration != 0 && f.Ready.ObservedGeneration != f.Generation {
@@ -243,9 +243,9 @@ func notReady(f *status.FluxObject) string {
 		}
 		return fmt.Sprintf("is not Ready at its current generation %d (Ready=True is for generation %d)", f.Generation, gen)
 	case f.Stalled.IsTrue():
-		return "is stalled" + conditionText(f.Stalled)
+		return "is stalled" + f.Stalled.Text()
 	case f.Reconciling.IsTrue():
-		return "is reconciling" + conditionText(f.Reconciling)
+		return "is reconciling" + f.Reconciling.Text()
 	}
 	return ""
 }
@@ -268,21 +268,4 @@ func releaseInProgress(cm *status.Status, ks *status.FluxObject) string {
 		}
 	}
 	return strings.Join(differ, "; ")
-}
-
-func conditionText(c *status.Condition) string {
-	if c == nil {
-		return " (no Ready condition)"
-	}
-	var parts []string
-	if c.Reason != "" {
-		parts = append(parts, c.Reason)
-	}
-	if c.Message != "" {
-		parts = append(parts, c.Message)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ": ") + ")"
 }

@@ -172,18 +172,18 @@ func passState(hr *status.FluxObject, v string) (state string, done, failed bool
 	}
 	name := "HelmRelease " + hr.Name
 	if hr.LastHandledReconcileAt != v {
-		return fmt.Sprintf("%s has not picked up the request yet%s", name, conditionText(hr.Ready)), false, false
+		return fmt.Sprintf("%s has not picked up the request yet%s", name, hr.Ready.Text()), false, false
 	}
 	if hr.Suspended {
 		return name + " is suspended", false, false
 	}
 	if hr.Stalled.IsTrue() && hr.Stalled.ObservedGeneration == hr.Generation {
-		return name + " is stalled" + conditionText(hr.Stalled), false, true
+		return name + " is stalled" + hr.Stalled.Text(), false, true
 	}
 	if why := notReady(hr); why != "" {
 		return name + " " + why, false, false
 	}
-	return fmt.Sprintf("%s is Ready at generation %d%s", name, hr.Generation, conditionText(hr.Ready)), true, false
+	return fmt.Sprintf("%s is Ready at generation %d%s", name, hr.Generation, hr.Ready.Text()), true, false
 }
 
 func kustomizationState(ks *status.FluxObject) string {
@@ -193,7 +193,7 @@ func kustomizationState(ks *status.FluxObject) string {
 	if ks.Ready.IsTrue() {
 		return " (Kustomization Ready)"
 	}
-	return " (Kustomization not Ready" + conditionText(ks.Ready) + ")"
+	return " (Kustomization not Ready" + ks.Ready.Text() + ")"
 }
 
 // deadlineHit reports whether err ends the wait at ctx's deadline: the

@@ -370,7 +370,7 @@ func startReasons(ks, hr *FluxObject, fluxRead bool, ns string) []string {
 	case ks == nil:
 		out = append(out, fmt.Sprintf("Kustomization %s is absent from %s", KustomizationName, ns))
 	case !ks.Ready.IsTrue():
-		out = append(out, fmt.Sprintf("Kustomization %s is not Ready%s", ks.Name, conditionText(ks.Ready)))
+		out = append(out, fmt.Sprintf("Kustomization %s is not Ready%s", ks.Name, ks.Ready.Text()))
 	}
 	if hr == nil {
 		return append(out, "the sylva-units HelmRelease is absent from "+ns)
@@ -380,24 +380,26 @@ func startReasons(ks, hr *FluxObject, fluxRead bool, ns string) []string {
 	}
 	switch {
 	case !hr.Ready.IsTrue():
-		out = append(out, fmt.Sprintf("HelmRelease %s is not Ready%s", hr.Name, conditionText(hr.Ready)))
+		out = append(out, fmt.Sprintf("HelmRelease %s is not Ready%s", hr.Name, hr.Ready.Text()))
 	case !hr.ReadyAtGeneration():
 		out = append(out, fmt.Sprintf("HelmRelease %s is not Ready at its current generation %d (observed %d)", hr.Name, hr.Generation, readyGen(hr)))
 	}
 	if hr.Reconciling.IsTrue() {
-		out = append(out, fmt.Sprintf("HelmRelease %s is reconciling%s", hr.Name, conditionText(hr.Reconciling)))
+		out = append(out, fmt.Sprintf("HelmRelease %s is reconciling%s", hr.Name, hr.Reconciling.Text()))
 	}
 	if hr.Stalled.IsTrue() {
-		out = append(out, fmt.Sprintf("HelmRelease %s is stalled%s", hr.Name, conditionText(hr.Stalled)))
+		out = append(out, fmt.Sprintf("HelmRelease %s is stalled%s", hr.Name, hr.Stalled.Text()))
 	}
 	return out
 }
 
-func conditionText(c *Condition) string {
+// Text describes c for a message: " (Reason: Message)", " (no Ready
+// condition)" when c is nil, or "" when it carries neither.
+func (c *Condition) Text() string {
 	if c == nil {
 		return " (no Ready condition)"
 	}
-	parts := []string{}
+	var parts []string
 	if c.Reason != "" {
 		parts = append(parts, c.Reason)
 	}
