@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/base64"
 	"encoding/json"
@@ -68,6 +69,16 @@ type Detected struct {
 // that does not parse is listed in Skipped, not an error.
 func Read(fsys fs.FS) (*Inventory, error) {
 	inv := &Inventory{}
+	if err := inv.walk(fsys, func(p string, data []byte) error { return inv.addDocuments(p, data, 0) }); err != nil {
+		return nil, err
+	}
+	return inv, nil
+}
+
+// walk hands every *.yaml, *.yml and *.json file of fsys to add, counts
+// the files, lists those add refuses in Skipped, then sorts the objects
+// by file, kind, namespace and name.
+func (inv *Inventory) walk(fsys fs.FS, add func(path string, data []byte) error) error {
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -82,21 +93,21 @@ func Read(fsys fs.FS) (*Inventory, error) {
 		}
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
-			return fmt.Errorf("inventory: %w", err)
+			return fmt.Errorf("read manifest %s: %w", p, err)
 		}
 		inv.Files++
-		if err := inv.addDocuments(p, data, 0); err != nil {
+		if err := add(p, data); err != nil {
 			inv.Skipped = append(inv.Skipped, p+": "+err.Error())
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	slices.SortFunc(inv.Objects, func(a, b Object) int {
-		return strings.Compare(a.File+"\x00"+a.Kind+"\x00"+a.Namespace+"\x00"+a.Name, b.File+"\x00"+b.Kind+"\x00"+b.Namespace+"\x00"+b.Name)
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
-	return inv, nil
+	return nil
 }
 
 func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {

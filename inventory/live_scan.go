@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"path"
-	"slices"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -28,36 +26,10 @@ const CheckManifests = "drain-manifests"
 // rules then judge the workloads' pod templates and the budgets' specs.
 func Scan(fsys fs.FS, source string) (*Facts, error) {
 	f := &Facts{Source: source, Inventory: &Inventory{}}
-	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return nil
-		}
-		switch path.Ext(p) {
-		case ".yaml", ".yml", ".json":
-		default:
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return fmt.Errorf("scan %s: %w", p, err)
-		}
-		f.Inventory.Files++
-		if err := f.addFile(p, data); err != nil {
-			f.Inventory.Skipped = append(f.Inventory.Skipped, p+": "+err.Error())
-		}
-		return nil
-	})
-	if err != nil {
+	if err := f.Inventory.walk(fsys, f.addFile); err != nil {
 		return nil, err
 	}
-	inv := f.Inventory
-	slices.SortFunc(inv.Objects, func(a, b Object) int {
-		return strings.Compare(a.File+"\x00"+a.Kind+"\x00"+a.Namespace+"\x00"+a.Name, b.File+"\x00"+b.Kind+"\x00"+b.Namespace+"\x00"+b.Name)
-	})
-	s := &f.Snapshot
+	inv, s := f.Inventory, &f.Snapshot
 	check := planner.Check{
 		Name: CheckManifests, Required: true, Status: planner.CheckAssessed,
 		Detail: fmt.Sprintf("%d files, %d objects: %d PodDisruptionBudgets, %d workloads, %d pods, %d nodes; statuses only where the manifests carry them",
