@@ -33,19 +33,29 @@ const (
 	// StateUntracked: a one_shot unit, or one whose description says it
 	// will be removed, that carries no transitional-unit metadata.
 	StateUntracked State = "untracked"
+	// StateUndecided: the release is unknown, so whether a supported
+	// source still needs the unit cannot be decided; PrunableIn still says
+	// from which release on it is prunable.
+	StateUndecided State = "undecided"
 	// StateKeep: a supported upgrade source still needs the unit.
 	StateKeep State = "keep"
 )
 
 // States lists every state in report order.
-var States = []State{StatePrunable, StateBlocked, StateMalformed, StateUntracked, StateKeep}
+var States = []State{StatePrunable, StateBlocked, StateMalformed, StateUntracked, StateUndecided, StateKeep}
 
 func (s State) rank() int { return slices.Index(States, s) }
 
 // AuditInput is what Audit needs.
 type AuditInput struct {
-	Values  *Values
+	Values *Values
+	// Release is the release to audit for. When ReleaseUnknown is set it
+	// is ignored: the audit runs without a release, lists untracked units
+	// and unresolved entries, and reports transitional units as undecided.
 	Release skew.Version
+	// ReleaseUnknown says why no release is known (a note of the report,
+	// with the fix); "" when Release is set.
+	ReleaseUnknown string
 	// ReleaseFrom says where Release was read when it came from the values
 	// ("" when the user named it); the report notes it.
 	ReleaseFrom string
@@ -64,7 +74,7 @@ type Report struct {
 	APIVersion string   `json:"apiVersion"`
 	Kind       string   `json:"kind"`
 	Metadata   Metadata `json:"metadata"`
-	// Release is the audited release, MAJOR.MINOR.
+	// Release is the audited release, MAJOR.MINOR; "" when unknown.
 	Release string `json:"release"`
 	// SupportedSources are the releases Release supports upgrading from,
 	// oldest first.
@@ -74,9 +84,15 @@ type Report struct {
 	SourcesAssumed bool `json:"sourcesAssumed,omitempty"`
 	// Notes explain how the release and its sources were chosen.
 	Notes []string `json:"notes,omitempty"`
+	// Resolution says how the values' gotpl was handled: literal (read as
+	// written) or chart (interpreted as the chart does).
+	Resolution Resolution `json:"resolution"`
 	// Units lists transitional units and untracked candidates, sorted by
 	// state (in the order of States), then name.
 	Units []AuditedUnit `json:"units"`
+	// Unresolved lists every gotpl entry the units were built from that
+	// was not interpreted, sorted by unit and field.
+	Unresolved []Unresolved `json:"unresolved,omitempty"`
 
 	files []string
 }
@@ -98,8 +114,14 @@ type AuditedUnit struct {
 	// before Release for prunable and blocked units, after it for kept
 	// ones. Empty for malformed and untracked units.
 	PrunableIn string `json:"prunableIn,omitempty"`
-	// Dependents are the units that block pruning, sorted.
+	// Dependents are, for a blocked unit, the units that block pruning;
+	// for an untracked, undecided or kept unit, every unit that may be
+	// enabled and depends on it. Sorted.
 	Dependents []string `json:"dependents,omitempty"`
+	// ConditionalDependents is the part of Dependents that depends on the
+	// unit only possibly: through a gotpl depends_on value, or while
+	// enabled by a template (or a one_shot unit the chart may skip).
+	ConditionalDependents []string `json:"conditionalDependents,omitempty"`
 	Reason     string   `json:"reason"`
 	// SuggestedMetadata is the line to add to an untracked unit.
 	SuggestedMetadata string `json:"suggestedMetadata,omitempty"`
@@ -122,21 +144,31 @@ func (r *Report) Count(s State) int {
 // oldest supported source is newer than X. The error wraps
 // ErrUnknownRelease when the policy cannot place the release.
 func Audit(in AuditInput) (*Report, error) {
+	known := in.ReleaseUnknown == ""
 	rel := in.Release.MinorOnly()
-	sources, assumed, err := in.Policy.Sources(rel)
-	if err != nil {
-		return nil, err
+	var sources []skew.Version
+	var assumed bool
+	if known {
+		var err error
+		if sources, assumed, err = in.Policy.Sources(rel); err != nil {
+			return nil, err
+		}
 	}
 	r := &Report{
 		APIVersion: APIVersion, Kind: KindAudit,
 		Metadata:         Metadata{ToolVersion: in.ToolVersion, CatalogVersion: in.CatalogVersion},
-		Release:          rel.Short(),
 		SupportedSources: shorts(sources),
 		SourcesAssumed:   assumed,
+		Resolution:       ResolutionLiteral,
 		Units:            []AuditedUnit{},
 		files:            slices.Clone(in.Files),
 	}
-	if in.ReleaseFrom != "" {
+	if known {
+		r.Release = rel.Short()
+	} else {
+		r.Notes = append(r.Notes, "no release: "+in.ReleaseUnknown+"; transitional units are undecided")
+	}
+	if in.ReleaseFrom != "" && known {
 		r.Notes = append(r.Notes, fmt.Sprintf("release %s read from %s", r.Release, in.ReleaseFrom))
 	}
 	if assumed {
@@ -147,7 +179,13 @@ func Audit(in AuditInput) (*Report, error) {
 	var units []Unit
 	if in.Values != nil {
 		units = in.Values.Units
+		r.Resolution = in.Values.Resolution
+		r.Unresolved = slices.Clone(in.Values.Unresolved)
 	}
+	if n := len(r.Unresolved); n > 0 {
+		r.Notes = append(r.Notes, unresolvedNote(r.Resolution, r.Unresolved))
+	}
+	graph := reverseDeps(in.Values)
 	candidates := map[string]bool{}
 	for _, u := range units {
 		t := u.Info.Transitional
@@ -162,6 +200,13 @@ func Audit(in AuditInput) (*Report, error) {
 		case t.Problem != "":
 			e.State = StateMalformed
 			e.Reason = "transitional-unit " + t.Problem
+		case !known:
+			e.State = StateUndecided
+			e.Reason = fmt.Sprintf("needed by upgrades from %s or older; pass --release to decide", t.From.Short())
+			if p, _, ok := firstPrunable(in.Policy, t.From, t.From.AddMinor(1)); ok {
+				e.PrunableIn = p.Short()
+				e.Reason += fmt.Sprintf(" (prunable from %s on)", e.PrunableIn)
+			}
 		default:
 			x := t.From
 			var needing []string
@@ -194,13 +239,12 @@ func Audit(in AuditInput) (*Report, error) {
 	}
 
 	// A prunable unit is blocked while a unit that stays (enabled, or
-	// enabled by a template) lists it in depends_on. Units pruned together
-	// do not block each other, so shrink the prunable set to a fixpoint.
-	rdeps := reverseDeps(units)
-	blockers := func(name string) []string {
-		var out []string
-		for _, d := range rdeps[name] {
-			if !candidates[d] {
+	// possibly enabled) lists it in depends_on. Units pruned together do
+	// not block each other, so shrink the prunable set to a fixpoint.
+	blockers := func(name string) []edge {
+		var out []edge
+		for _, d := range graph[name] {
+			if !candidates[d.from] {
 				out = append(out, d)
 			}
 		}
@@ -217,23 +261,23 @@ func Audit(in AuditInput) (*Report, error) {
 	}
 	for i := range r.Units {
 		e := &r.Units[i]
-		if e.State != StatePrunable || candidates[e.Name] {
+		switch e.State {
+		case StateUntracked, StateUndecided, StateKeep:
+			e.Dependents, e.ConditionalDependents = edgeNames(graph[e.Name])
+			continue
+		case StatePrunable:
+			if candidates[e.Name] {
+				continue
+			}
+		default:
 			continue
 		}
 		e.State = StateBlocked
-		e.Dependents = blockers(e.Name)
-		var named []string
-		for _, d := range e.Dependents {
-			du, _ := in.Values.Unit(d)
-			f, _ := du.DependsOnUnit(e.Name)
-			switch {
-			case f.IsTemplate():
-				named = append(named, d+" (depends_on set by a template)")
-			case du.Enablement() == EnabledMaybe:
-				named = append(named, d+" (enabled by a template)")
-			default:
-				named = append(named, d)
-			}
+		bl := blockers(e.Name)
+		e.Dependents, e.ConditionalDependents = edgeNames(bl)
+		named := make([]string, len(bl))
+		for j, d := range bl {
+			named[j] = d.describe()
 		}
 		e.Reason += "; but " + andList(named) + " still depend" + plural(len(named), "s", "") + " on it: remove " +
 			plural(len(named), "that dependency", "those dependencies") + ", or prune it together with " + plural(len(named), "that unit", "those units")
@@ -247,18 +291,99 @@ func Audit(in AuditInput) (*Report, error) {
 	return r, nil
 }
 
-// reverseDeps maps each unit name to the sorted units that may depend on it
-// and may be enabled.
-func reverseDeps(units []Unit) map[string][]string {
-	out := map[string][]string{}
-	for _, u := range units {
-		if u.Enablement() == EnabledNo {
+// unresolvedNote summarises the unresolved entries by kind.
+func unresolvedNote(res Resolution, list []Unresolved) string {
+	counts := map[UnresolvedKind]int{}
+	for _, u := range list {
+		counts[u.Kind]++
+	}
+	var parts []string
+	for _, k := range []struct {
+		kind UnresolvedKind
+		what string
+	}{
+		{UnresolvedCondition, "conditions read as possibly true"},
+		{UnresolvedUnitTemplate, "unit_templates entries not applied"},
+		{UnresolvedDependsOn, "depends_on maps not read"},
+		{UnresolvedDependencyKey, "depends_on keys not read"},
+		{UnresolvedInfo, "info fields read as written"},
+	} {
+		if n := counts[k.kind]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, k.what))
+		}
+	}
+	prefix := "values read literally"
+	if res == ResolutionChart {
+		prefix = "the chart left gotpl"
+	}
+	return fmt.Sprintf("%s: %d gotpl entries are unresolved (%s); dependents reached only through them are missing", prefix, len(list), strings.Join(parts, ", "))
+}
+
+// edge is one dependency seen from the unit depended on.
+type edge struct {
+	from string
+	key  string // the depends_on key, "namespace/unit" or the unit name
+	// why is "" for a sure dependency, else what makes it conditional.
+	why string
+}
+
+func (e edge) describe() string {
+	s := e.from
+	if e.key != "" && strings.Contains(e.key, "/") {
+		s += " (as " + e.key + ")"
+	}
+	if e.why != "" {
+		s += " (" + e.why + ")"
+	}
+	return s
+}
+
+func edgeNames(edges []edge) (all, conditional []string) {
+	for _, e := range edges {
+		all = append(all, e.from)
+		if e.why != "" {
+			conditional = append(conditional, e.from)
+		}
+	}
+	return all, conditional
+}
+
+// reverseDeps maps each unit name to the units that may be enabled and may
+// depend on it, under its name or a namespace/name key, sorted by name
+// (one edge per dependent: a sure edge wins over a conditional one).
+func reverseDeps(v *Values) map[string][]edge {
+	out := map[string][]edge{}
+	if v == nil {
+		return out
+	}
+	for _, u := range v.Units {
+		en := u.Enablement()
+		if en == EnabledNo {
 			continue
 		}
+		seen := map[string]int{}
 		for _, d := range u.DependsOn {
-			if d.Unit != u.Name && (d.When.IsTrue() || d.When.IsTemplate()) {
-				out[d.Unit] = append(out[d.Unit], u.Name)
+			if d.Unit == u.Name || !(d.When.IsTrue() || d.When.IsTemplate()) {
+				continue
 			}
+			e := edge{from: u.Name, key: d.Key}
+			switch {
+			case d.When.IsTemplate():
+				e.why = "depends_on set by a template"
+			case en == EnabledMaybe:
+				e.why = "enabled by a template"
+				if u.OneShot.IsTrue() && !u.Enabled.IsTemplate() && !slices.ContainsFunc(u.EnabledConditions, Flag.IsTemplate) {
+					e.why = "one_shot, skipped once done"
+				}
+			}
+			if i, ok := seen[d.Unit]; ok {
+				if out[d.Unit][i].why != "" && e.why == "" {
+					out[d.Unit][i] = e
+				}
+				continue
+			}
+			seen[d.Unit] = len(out[d.Unit])
+			out[d.Unit] = append(out[d.Unit], e)
 		}
 	}
 	return out // units are sorted by name, so each list is too
@@ -305,7 +430,10 @@ func mustSources(p Policy, r skew.Version) []skew.Version {
 
 var (
 	removalRe = regexp.MustCompile(`(?i)\b(?:removed?|deleted?|drop(?:ped)?|pruned?)\s+(after|in|with|by|from)\s+(?:the\s+)?(?:sylva\s+)?(?:release[\s-]+)?v?(\d+)\.(\d+)`)
-	upgradeRe = regexp.MustCompile(`(?i)\b(?:upgrad(?:e|es|ing)|migrat(?:e|es|ing|ion)|transition(?:s|ing)?)\s+from\s+(?:sylva\s+)?(?:release[\s-]+)?v?(\d+)\.(\d+)`)
+	// removalSoonRe finds the unit's removal announced without a release
+	// ("This unit can be removed after next release").
+	removalSoonRe = regexp.MustCompile(`(?i)\b(?:this\s+unit|it)\s+(?:should|will|can|must)\s+be\s+(?:removed|deleted|dropped|pruned)\b[^.;()]*`)
+	upgradeRe     = regexp.MustCompile(`(?i)\b(?:upgrad(?:e|es|ing)|migrat(?:e|es|ing|ion)|transition(?:s|ing)?)\s+from\s+(?:sylva\s+)?(?:release[\s-]+)?v?(\d+)\.(\d+)`)
 )
 
 // untracked reports a unit that looks transitional but carries no metadata:
@@ -316,8 +444,12 @@ var (
 func untracked(u Unit, p Policy) (AuditedUnit, bool) {
 	text := strings.Join(strings.Fields(u.Info.Description+" "+u.Info.Details), " ")
 	removal := removalRe.FindStringSubmatch(text)
+	soon := ""
+	if removal == nil {
+		soon = strings.TrimSpace(removalSoonRe.FindString(text))
+	}
 	oneShot := u.OneShot.IsTrue() || u.OneShot.IsTemplate()
-	if removal == nil && !oneShot {
+	if removal == nil && soon == "" && !oneShot {
 		return AuditedUnit{}, false
 	}
 	e := AuditedUnit{Name: u.Name, State: StateUntracked}
@@ -325,8 +457,11 @@ func untracked(u Unit, p Policy) (AuditedUnit, bool) {
 	if oneShot {
 		why = append(why, "one_shot unit")
 	}
-	if removal != nil {
+	switch {
+	case removal != nil:
 		why = append(why, fmt.Sprintf("info says %q", removal[0]))
+	case soon != "":
+		why = append(why, fmt.Sprintf("info says %q", soon))
 	}
 	e.Reason = strings.Join(why, ", ") + ", but no transitional-unit metadata"
 

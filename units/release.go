@@ -9,8 +9,9 @@ import (
 )
 
 // ErrNoRelease is returned by ReleaseOf when the values do not say which
-// Sylva release they belong to.
-var ErrNoRelease = errors.New("no usable Sylva release in the values")
+// Sylva release they belong to (the audit can still run without one). A
+// release that is written but unusable is another error.
+var ErrNoRelease = errors.New("no Sylva release in the values")
 
 // DetectedRelease is the release values belong to and where it was read.
 type DetectedRelease struct {
@@ -24,16 +25,17 @@ type DetectedRelease struct {
 // sylva_release ("1.7-pre" is 1.7: the release main is preparing),
 // _internal.sylva_branch ("release-1.6" is 1.6; "main" says nothing), then
 // chartVersion (the sylva-units chart version, "" when unknown; a 0.x
-// development chart says nothing). Errors wrap ErrNoRelease and say what to
-// pass instead.
+// development chart says nothing). When none names a release the error
+// wraps ErrNoRelease and says what to pass instead; a sylva_release that is
+// not a release is another error.
 func ReleaseOf(v *Values, chartVersion string) (DetectedRelease, error) {
 	if v.releaseProblem != "" {
-		return DetectedRelease{}, fmt.Errorf("%w: %s", ErrNoRelease, v.releaseProblem)
+		return DetectedRelease{}, errors.New(v.releaseProblem)
 	}
 	if s := v.SylvaRelease; s != "" {
 		r, err := skew.Parse(strings.TrimSpace(s))
 		if err != nil {
-			return DetectedRelease{}, fmt.Errorf("%w: sylva_release %q is not a release such as 1.7 or 1.7-pre; pass --release", ErrNoRelease, s)
+			return DetectedRelease{}, fmt.Errorf("sylva_release %q is not a release such as 1.7 or 1.7-pre; fix it or pass --release", s)
 		}
 		return DetectedRelease{Release: r.MinorOnly(), From: fmt.Sprintf("sylva_release %q", s)}, nil
 	}

@@ -33,6 +33,13 @@ type Values struct {
 	SylvaBranch string
 	// Templates are the names of `unit_templates`, sorted.
 	Templates []string
+	// Resolution says how gotpl was handled: ResolutionLiteral (read as
+	// written) or ResolutionChart (interpreted by a Resolver).
+	Resolution Resolution
+	// Unresolved lists every entry the units were built from that is a
+	// gotpl string the chart interprets at render time, sorted by unit,
+	// then field. With a Resolver it lists what the resolver left as gotpl.
+	Unresolved []Unresolved
 
 	index map[string]int
 	// releaseProblem records a sylva_release that is present but not a
@@ -49,21 +56,101 @@ func (v *Values) Unit(name string) (Unit, bool) {
 	return v.Units[i], true
 }
 
+// Resolution is how the gotpl of the values was handled.
+type Resolution string
+
+// Resolutions.
+const (
+	// ResolutionLiteral: values read as written; gotpl entries are listed
+	// in Values.Unresolved.
+	ResolutionLiteral Resolution = "literal"
+	// ResolutionChart: units built and interpreted by a Resolver, as the
+	// chart builds them.
+	ResolutionChart Resolution = "chart"
+)
+
+// UnresolvedKind says what a gotpl entry hides and how the literal
+// reading treats it.
+type UnresolvedKind string
+
+// Unresolved kinds.
+const (
+	// UnresolvedCondition: a boolean decided at render time (enabled, an
+	// enabled_conditions entry, a depends_on value, one_shot,
+	// units_enabled_default, units_override_enabled); read as possibly
+	// true.
+	UnresolvedCondition UnresolvedKind = "condition"
+	// UnresolvedUnitTemplate: a unit_templates entry (such as the chart's
+	// `tuple "base-deps" … | include "set-only-if"`); the template it names
+	// is not applied.
+	UnresolvedUnitTemplate UnresolvedKind = "unit-template"
+	// UnresolvedDependsOn: the whole depends_on is gotpl; the unit's
+	// dependencies are unknown.
+	UnresolvedDependsOn UnresolvedKind = "depends-on"
+	// UnresolvedDependencyKey: a depends_on key is gotpl; the unit it names
+	// is unknown.
+	UnresolvedDependencyKey UnresolvedKind = "dependency-key"
+	// UnresolvedInfo: an info field the audit reads (transitional-unit,
+	// description, details) is gotpl; it is read as written.
+	UnresolvedInfo UnresolvedKind = "info"
+)
+
+// Unresolved is one gotpl entry the literal reading cannot interpret.
+type Unresolved struct {
+	// Unit is the unit the entry belongs to ("" for a top-level value such
+	// as units_enabled_default).
+	Unit string `json:"unit,omitempty"`
+	// Field is the path in the unit's built definition:
+	// "unit_templates[1]", "depends_on", "depends_on[{{ … }}]",
+	// "depends_on.calico", "enabled_conditions[0]", "info.description";
+	// or a top-level key.
+	Field string         `json:"field"`
+	Kind  UnresolvedKind `json:"kind"`
+	// Template is the gotpl text as written.
+	Template string `json:"template"`
+}
+
+// Resolver interprets the chart's gotpl for the units: given the merged
+// values, it returns every unit's definition as the chart builds it
+// (unit_definition_defaults, then its unit_templates in order, then its own
+// fields) with each gotpl string interpreted, and "enabled" set to the
+// chart's own verdict for the unit (a boolean). Units absent from the
+// result are an error. A resolver that renders the real chart lets the
+// audit follow every dependency; without one the values are read
+// literally.
+type Resolver interface {
+	ResolveUnits(merged map[string]any) (map[string]map[string]any, error)
+}
+
+// ResolverFunc adapts a function to Resolver.
+type ResolverFunc func(merged map[string]any) (map[string]map[string]any, error)
+
+// ResolveUnits calls f.
+func (f ResolverFunc) ResolveUnits(merged map[string]any) (map[string]map[string]any, error) {
+	return f(merged)
+}
+
 // Unit is one sylva-units unit after unit_definition_defaults and its
 // unit_templates were applied. Only the fields the planner reads are kept.
 type Unit struct {
 	Name string
 	Info Info
-	// Enabled is the unit's `enabled`; unset means enabled.
+	// Enabled is the unit's own `enabled` (the chart reads it from the
+	// unit, never from its templates); unset means units_enabled_default.
 	Enabled Flag
-	// EnabledConditions are ANDed with Enabled.
+	// EnabledConditions are the unit's own enabled_conditions, ANDed with
+	// Enabled.
 	EnabledConditions []Flag
-	// DependsOn lists the units this unit waits for, sorted by unit name;
-	// entries set to null were removed.
+	// DependsOn lists the units this unit waits for, sorted by key;
+	// entries set to null were removed and gotpl keys are in
+	// Values.Unresolved.
 	DependsOn []Dependency
-	OneShot   Flag
+	// OneShot is one_shot as built (templates included).
+	OneShot Flag
 	// UnitTemplates are the templates applied, in the order applied.
 	UnitTemplates []string
+
+	enablement Enablement
 }
 
 // Info is a unit's `info` block.
@@ -103,7 +190,14 @@ func (f Flag) IsTemplate() bool { return f.Set && f.Template != "" }
 
 // Dependency is one entry of a unit's depends_on.
 type Dependency struct {
+	// Key is the key as written: "calico", or "sylva-system/os-image-server"
+	// for a Kustomization of another namespace (the management cluster's
+	// units, seen from a workload cluster).
+	Key string
+	// Unit is the unit the key names: Key without its namespace.
 	Unit string
+	// Namespace is the namespace of a "namespace/unit" key, "" otherwise.
+	Namespace string
 	// When is true, false, or a template deciding at render time.
 	When Flag
 }
@@ -114,19 +208,30 @@ type Enablement string
 
 // Enablements.
 const (
-	// EnabledYes: enabled is unset or true and no condition is false or a
-	// template.
+	// EnabledYes: enabled for sure.
 	EnabledYes Enablement = "enabled"
-	// EnabledNo: enabled or one of enabled_conditions is literally false.
+	// EnabledNo: disabled for sure (enabled, units_enabled_default or one
+	// of enabled_conditions is literally false, or units_override_enabled
+	// does not list it).
 	EnabledNo Enablement = "disabled"
-	// EnabledMaybe: decided at render time by a template.
+	// EnabledMaybe: decided at render time by a template, or a one_shot
+	// unit the chart skips once it ran.
 	EnabledMaybe Enablement = "conditional"
 )
 
-// Enablement combines Enabled and EnabledConditions.
+// Enablement is whether the unit is enabled, computed as the chart's
+// unit-enabled helper does: units_override_enabled when set (the unit is
+// enabled if listed), else the unit's own enabled, else
+// units_enabled_default (true when the values do not set it); then a
+// one_shot unit is possibly skipped, and enabled_conditions are ANDed.
 func (u Unit) Enablement() Enablement {
-	flags := append([]Flag{u.Enabled}, u.EnabledConditions...)
-	e := EnabledYes
+	if u.enablement != "" {
+		return u.enablement
+	}
+	return andEnablement(EnabledYes, append([]Flag{u.Enabled}, u.EnabledConditions...)...)
+}
+
+func andEnablement(e Enablement, flags ...Flag) Enablement {
 	for _, f := range flags {
 		switch {
 		case f.IsFalse():
@@ -138,15 +243,16 @@ func (u Unit) Enablement() Enablement {
 	return e
 }
 
-// DependsOnUnit reports whether u waits for name: a literal true or a
-// template (which may render true).
+// DependsOnUnit reports whether u waits for the unit called name, under any
+// key (name or namespace/name): a literal true or a template (which may
+// render true). The flag returned is the first such entry's.
 func (u Unit) DependsOnUnit(name string) (Flag, bool) {
-	i, ok := slices.BinarySearchFunc(u.DependsOn, name, func(d Dependency, n string) int { return strings.Compare(d.Unit, n) })
-	if !ok {
-		return Flag{}, false
+	for _, d := range u.DependsOn {
+		if d.Unit == name && (d.When.IsTrue() || d.When.IsTemplate()) {
+			return d.When, true
+		}
 	}
-	d := u.DependsOn[i]
-	return d.When, d.When.IsTrue() || d.When.IsTemplate()
+	return Flag{}, false
 }
 
 // MaxNameLength is the longest unit name accepted.
@@ -175,11 +281,12 @@ func ValidName(name string) error {
 	return nil
 }
 
-// Merge merges values files in order, as Helm merges several -f files:
-// maps merge recursively, later files win, lists are replaced, and null
-// deletes a key. Nulls stay in the result as tombstones, so that a null in
-// a unit also deletes what its defaults or templates set; Build treats them
-// as absent. An empty file is an empty map.
+// Merge merges values files in order, as Helm merges values (its
+// chartutil.CoalesceTables, each later file authoritative): maps merge
+// recursively, a later non-null value replaces an earlier one (lists
+// included), and a null deletes the value an earlier file set. A null with
+// nothing to delete stays in the result; Build reads it as absent. An
+// empty file is an empty map.
 func Merge(files ...File) (map[string]any, error) {
 	out := map[string]any{}
 	for _, f := range files {
@@ -190,7 +297,7 @@ func Merge(files ...File) (map[string]any, error) {
 		switch m := doc.(type) {
 		case nil:
 		case map[string]any:
-			mergeInto(out, m, true)
+			out = coalesce(m, out)
 		default:
 			return nil, fmt.Errorf("values file %s holds %s, not a map of values; pass a sylva-units values file", f.Name, describe(doc))
 		}
@@ -198,20 +305,39 @@ func Merge(files ...File) (map[string]any, error) {
 	return out, nil
 }
 
-// Parse merges the files (see Merge) and builds every unit. Errors name the
-// file or the unit and field at fault.
+// Parse merges the files (see Merge) and builds every unit, reading the
+// values literally (see Build). Errors name the file or the unit and field
+// at fault.
 func Parse(files ...File) (*Values, error) {
+	return ParseWith(nil, files...)
+}
+
+// ParseWith is Parse with a Resolver; a nil resolver reads the values
+// literally.
+func ParseWith(r Resolver, files ...File) (*Values, error) {
 	merged, err := Merge(files...)
 	if err != nil {
 		return nil, err
 	}
-	return Build(merged)
+	return BuildWith(r, merged)
 }
 
-// Build builds the units of an already merged values tree. The tree is not
-// modified.
+// Build builds the units of an already merged values tree, reading it
+// literally: each unit is unit_definition_defaults, then its
+// unit_templates in order, then its own fields, merged as the chart's
+// merge-append helper does; a gotpl string that decides a boolean is read
+// as possibly true; any other gotpl entry (a unit_templates entry, a whole
+// depends_on, a depends_on key) is skipped. Every gotpl entry is listed in
+// Values.Unresolved; none is an error. The tree is not modified.
 func Build(merged map[string]any) (*Values, error) {
-	v := &Values{index: map[string]int{}}
+	return BuildWith(nil, merged)
+}
+
+// BuildWith is Build with a Resolver: the units are the resolver's
+// definitions, and what it left as gotpl is listed in Values.Unresolved. A
+// nil resolver reads the values literally.
+func BuildWith(r Resolver, merged map[string]any) (*Values, error) {
+	v := &Values{index: map[string]int{}, Resolution: ResolutionLiteral}
 	switch s := merged["sylva_release"].(type) {
 	case nil:
 	case string:
@@ -246,6 +372,7 @@ func Build(merged map[string]any) (*Values, error) {
 	if err != nil {
 		return nil, err
 	}
+	names := make([]string, 0, len(unitMap))
 	for _, name := range slices.Sorted(maps.Keys(unitMap)) {
 		if err := ValidName(name); err != nil {
 			return nil, fmt.Errorf("units: %w", err)
@@ -253,53 +380,152 @@ func Build(merged map[string]any) (*Values, error) {
 		if unitMap[name] == nil {
 			continue // deleted by a null
 		}
-		own, ok := unitMap[name].(map[string]any)
-		if !ok {
+		if _, ok := unitMap[name].(map[string]any); !ok {
 			return nil, fmt.Errorf("units.%s is %s, want a map", name, describe(unitMap[name]))
 		}
-		u, err := buildUnit(name, own, defaults, templates)
+		names = append(names, name)
+	}
+
+	var resolved map[string]map[string]any
+	var sel selection
+	if r != nil {
+		v.Resolution = ResolutionChart
+		if resolved, err = r.ResolveUnits(merged); err != nil {
+			return nil, fmt.Errorf("resolve units: %w", err)
+		}
+	} else if sel, err = readSelection(merged, &v.Unresolved); err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		own := unitMap[name].(map[string]any)
+		var u Unit
+		if r != nil {
+			def, ok := resolved[name]
+			if !ok {
+				return nil, fmt.Errorf("units.%s: the resolver returned no definition for it", name)
+			}
+			u, err = buildResolved(name, def, &v.Unresolved)
+		} else {
+			u, err = buildUnit(name, own, defaults, templates, sel, &v.Unresolved)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("units.%s: %w", name, err)
 		}
 		v.index[name] = len(v.Units)
 		v.Units = append(v.Units, u)
 	}
+	slices.SortStableFunc(v.Unresolved, func(a, b Unresolved) int {
+		if c := strings.Compare(a.Unit, b.Unit); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Field, b.Field)
+	})
 	return v, nil
 }
 
-// Resolve returns the definition of unit own after Sylva's order:
-// unit_definition_defaults, then each of own's unit_templates in order, then
-// own's fields, deep-merged (see Merge for the rules).
-func Resolve(own, defaults, templates map[string]any) (map[string]any, []string, error) {
-	def := deepCopy(defaults, false).(map[string]any)
-	names, err := stringList(own["unit_templates"])
-	if err != nil {
-		return nil, nil, fmt.Errorf("unit_templates: %w", err)
-	}
-	for _, t := range names {
-		tm, ok := templates[t].(map[string]any)
-		if !ok {
-			return nil, nil, fmt.Errorf("unit_templates: template %q is not defined under unit_templates", t)
-		}
-		mergeInto(def, tm, false)
-	}
-	mergeInto(def, own, false)
-	return def, names, nil
+// selection is the top-level values that decide which units are enabled.
+type selection struct {
+	// enabledDefault is units_enabled_default; unset reads as true.
+	enabledDefault Flag
+	// override is units_override_enabled when set: a unit is enabled iff
+	// listed. overrideTemplated is set when the list, or one of its
+	// entries, is gotpl.
+	overrideSet       bool
+	override          map[string]bool
+	overrideTemplated bool
 }
 
-func buildUnit(name string, own, defaults, templates map[string]any) (Unit, error) {
-	def, tmpls, err := Resolve(own, defaults, templates)
+func readSelection(merged map[string]any, unresolved *[]Unresolved) (selection, error) {
+	var s selection
+	var err error
+	if s.enabledDefault, err = flagField(merged, "units_enabled_default"); err != nil {
+		return s, err
+	}
+	noteFlag(unresolved, "", "units_enabled_default", s.enabledDefault)
+	raw, ok := merged["units_override_enabled"]
+	if !ok || raw == nil {
+		return s, nil
+	}
+	s.overrideSet, s.override = true, map[string]bool{}
+	switch l := raw.(type) {
+	case string:
+		if !isTemplate(l) {
+			return s, fmt.Errorf("units_override_enabled is a string, want a list of unit names")
+		}
+		s.overrideTemplated = true
+		*unresolved = append(*unresolved, Unresolved{Field: "units_override_enabled", Kind: UnresolvedCondition, Template: l})
+	case []any:
+		for i, e := range l {
+			n, ok := e.(string)
+			if !ok {
+				return s, fmt.Errorf("units_override_enabled[%d] is %s, want a unit name", i, describe(e))
+			}
+			if isTemplate(n) {
+				s.overrideTemplated = true
+				*unresolved = append(*unresolved, Unresolved{Field: fmt.Sprintf("units_override_enabled[%d]", i), Kind: UnresolvedCondition, Template: n})
+				continue
+			}
+			s.override[n] = true
+		}
+	default:
+		return s, fmt.Errorf("units_override_enabled is %s, want a list of unit names", describe(raw))
+	}
+	return s, nil
+}
+
+// Resolve returns the definition of unit own as sylva-units builds it:
+// unit_definition_defaults, then each of its unit_templates in order (the
+// defaults' list followed by the unit's own), then its own fields, merged
+// as the chart's merge-append helper does (maps merge, lists append, other
+// values replace). It also returns the templates applied and, for each
+// unit_templates entry that is gotpl, its index and text: those are not
+// applied.
+func Resolve(own, defaults, templates map[string]any) (def map[string]any, applied []string, skipped []Unresolved, err error) {
+	first := deepCopy(defaults).(map[string]any)
+	mergeAppend(first, own)
+	names, err := stringList(first["unit_templates"])
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("unit_templates: %w", err)
+	}
+	merged := map[string]any{}
+	for i, t := range names {
+		if isTemplate(t) {
+			skipped = append(skipped, Unresolved{Field: fmt.Sprintf("unit_templates[%d]", i), Kind: UnresolvedUnitTemplate, Template: t})
+			continue
+		}
+		tm, ok := templates[t].(map[string]any)
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("unit_templates: template %q is not defined under unit_templates", t)
+		}
+		mergeAppend(merged, tm)
+		applied = append(applied, t)
+	}
+	def = deepCopy(defaults).(map[string]any)
+	mergeAppend(def, merged)
+	mergeAppend(def, own)
+	return def, applied, skipped, nil
+}
+
+func buildUnit(name string, own, defaults, templates map[string]any, sel selection, unresolved *[]Unresolved) (Unit, error) {
+	def, tmpls, skipped, err := Resolve(own, defaults, templates)
 	if err != nil {
 		return Unit{}, err
 	}
+	for _, s := range skipped {
+		s.Unit = name
+		*unresolved = append(*unresolved, s)
+	}
 	u := Unit{Name: name, UnitTemplates: tmpls}
-	if u.Enabled, err = flagField(def, "enabled"); err != nil {
+	if err := readCommon(&u, def, unresolved); err != nil {
 		return Unit{}, err
 	}
-	if u.OneShot, err = flagField(def, "one_shot"); err != nil {
+	// The chart's unit-enabled helper reads enabled, enabled_conditions and
+	// one_shot from the unit's own values, not from its templates.
+	if u.Enabled, err = flagField(own, "enabled"); err != nil {
 		return Unit{}, err
 	}
-	switch c := def["enabled_conditions"].(type) {
+	noteFlag(unresolved, name, "enabled", u.Enabled)
+	switch c := own["enabled_conditions"].(type) {
 	case nil:
 	case []any:
 		for i, e := range c {
@@ -307,34 +533,125 @@ func buildUnit(name string, own, defaults, templates map[string]any) (Unit, erro
 			if err != nil {
 				return Unit{}, fmt.Errorf("enabled_conditions[%d]: %w", i, err)
 			}
+			noteFlag(unresolved, name, fmt.Sprintf("enabled_conditions[%d]", i), f)
 			u.EnabledConditions = append(u.EnabledConditions, f)
 		}
 	default:
 		return Unit{}, fmt.Errorf("enabled_conditions is %s, want a list", describe(c))
 	}
-	deps, err := mapField(def, "depends_on")
+	ownOneShot, err := flagField(own, "one_shot")
 	if err != nil {
 		return Unit{}, err
 	}
-	for _, d := range slices.Sorted(maps.Keys(deps)) {
-		f, err := toFlag(deps[d])
-		if err != nil {
-			return Unit{}, fmt.Errorf("depends_on.%s: %w", d, err)
-		}
-		if !f.Set {
-			continue
-		}
-		u.DependsOn = append(u.DependsOn, Dependency{Unit: d, When: f})
+
+	e := EnabledYes
+	switch {
+	case sel.overrideSet && sel.override[name]:
+	case sel.overrideSet && sel.overrideTemplated:
+		e = EnabledMaybe
+	case sel.overrideSet:
+		e = EnabledNo
+	case u.Enabled.Set:
+		e = andEnablement(e, u.Enabled)
+	case sel.enabledDefault.Set:
+		e = andEnablement(e, sel.enabledDefault)
 	}
-	info, err := mapField(def, "info")
-	if err != nil {
+	if e == EnabledYes && (ownOneShot.IsTrue() || ownOneShot.IsTemplate()) {
+		e = EnabledMaybe // skipped once the status records it as done
+	}
+	if e != EnabledNo {
+		e = andEnablement(e, u.EnabledConditions...)
+	}
+	u.enablement = e
+	return u, nil
+}
+
+// buildResolved builds a unit from a Resolver's definition, whose enabled
+// is the chart's verdict.
+func buildResolved(name string, def map[string]any, unresolved *[]Unresolved) (Unit, error) {
+	u := Unit{Name: name}
+	var err error
+	if u.UnitTemplates, err = stringList(def["unit_templates"]); err != nil {
+		return Unit{}, fmt.Errorf("unit_templates: %w", err)
+	}
+	if err := readCommon(&u, def, unresolved); err != nil {
 		return Unit{}, err
 	}
-	if u.Info, err = buildInfo(info); err != nil {
-		return Unit{}, fmt.Errorf("info.%w", err)
+	if u.Enabled, err = flagField(def, "enabled"); err != nil {
+		return Unit{}, err
+	}
+	noteFlag(unresolved, name, "enabled", u.Enabled)
+	u.enablement = andEnablement(EnabledYes, u.Enabled)
+	if !u.Enabled.Set {
+		u.enablement = EnabledMaybe
 	}
 	return u, nil
 }
+
+// readCommon reads one_shot, depends_on and info from a built definition.
+func readCommon(u *Unit, def map[string]any, unresolved *[]Unresolved) error {
+	var err error
+	if u.OneShot, err = flagField(def, "one_shot"); err != nil {
+		return err
+	}
+	noteFlag(unresolved, u.Name, "one_shot", u.OneShot)
+	switch deps := def["depends_on"].(type) {
+	case nil:
+	case string:
+		if !isTemplate(deps) {
+			return fmt.Errorf("depends_on is a string that is not a template, want a map of unit names")
+		}
+		*unresolved = append(*unresolved, Unresolved{Unit: u.Name, Field: "depends_on", Kind: UnresolvedDependsOn, Template: deps})
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(deps)) {
+			f, err := toFlag(deps[k])
+			if err != nil {
+				return fmt.Errorf("depends_on.%s: %w", k, err)
+			}
+			if !f.Set {
+				continue
+			}
+			if isTemplate(k) {
+				*unresolved = append(*unresolved, Unresolved{Unit: u.Name, Field: "depends_on[" + k + "]", Kind: UnresolvedDependencyKey, Template: k})
+				continue
+			}
+			noteFlag(unresolved, u.Name, "depends_on."+k, f)
+			d := Dependency{Key: k, Unit: k, When: f}
+			if ns, n, ok := strings.Cut(k, "/"); ok {
+				d.Namespace, d.Unit = ns, n
+			}
+			u.DependsOn = append(u.DependsOn, d)
+		}
+	default:
+		return fmt.Errorf("depends_on is %s, want a map", describe(deps))
+	}
+	info, err := mapField(def, "info")
+	if err != nil {
+		return err
+	}
+	if u.Info, err = buildInfo(info); err != nil {
+		return fmt.Errorf("info.%w", err)
+	}
+	for _, f := range []struct{ key, val string }{{"description", u.Info.Description}, {"details", u.Info.Details}} {
+		if isTemplate(f.val) {
+			*unresolved = append(*unresolved, Unresolved{Unit: u.Name, Field: "info." + f.key, Kind: UnresolvedInfo, Template: f.val})
+		}
+	}
+	if t := u.Info.Transitional; t != nil && isTemplate(t.Raw) {
+		*unresolved = append(*unresolved, Unresolved{Unit: u.Name, Field: "info." + TransitionalKey, Kind: UnresolvedInfo, Template: t.Raw})
+	}
+	return nil
+}
+
+// noteFlag lists a templated flag as unresolved.
+func noteFlag(unresolved *[]Unresolved, unit, field string, f Flag) {
+	if f.IsTemplate() {
+		*unresolved = append(*unresolved, Unresolved{Unit: unit, Field: field, Kind: UnresolvedCondition, Template: f.Template})
+	}
+}
+
+// isTemplate reports a string Helm's tpl would interpret.
+func isTemplate(s string) bool { return strings.Contains(s, "{{") }
 
 // TransitionalKey is the info key that marks a transitional unit.
 const TransitionalKey = "transitional-unit"

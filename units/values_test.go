@@ -35,7 +35,7 @@ func unit(t *testing.T, v *units.Values, name string) units.Unit {
 func deps(u units.Unit) string {
 	var out []string
 	for _, d := range u.DependsOn {
-		s := d.Unit + "="
+		s := d.Key + "="
 		switch {
 		case d.When.IsTemplate():
 			s += "tpl"
@@ -107,12 +107,58 @@ units:
 			want: "true|enabled",
 		},
 		{
-			name: "a template can disable and the unit can re-enable with a template string",
-			docs: []string{"unit_templates: {opt: {enabled: false}}\nunits: {plain: {unit_templates: [opt]}, tpl: {unit_templates: [opt], enabled: '{{ .Values.x }}'}, quoted: {unit_templates: [opt], enabled: 'true'}}"},
+			name: "enabled comes from the unit's own values, never from a template, as the chart's unit-enabled reads it",
+			docs: []string{"unit_templates: {opt: {enabled: false}}\nunits: {plain: {unit_templates: [opt]}, tpl: {unit_templates: [opt], enabled: '{{ .Values.x }}'}, quoted: {enabled: 'false'}}"},
 			check: func(v *units.Values) string {
 				return string(unit(t, v, "plain").Enablement()) + "|" + string(unit(t, v, "tpl").Enablement()) + "|" + string(unit(t, v, "quoted").Enablement())
 			},
-			want: "disabled|conditional|enabled",
+			want: "enabled|conditional|disabled",
+		},
+		{
+			name: "units_enabled_default decides for units without enabled; a one_shot unit is conditional",
+			docs: []string{"units_enabled_default: false\nunits: {a: {}, b: {enabled: true}, c: {enabled: true, one_shot: true}, d: {one_shot: true}}"},
+			check: func(v *units.Values) string {
+				var out []string
+				for _, n := range []string{"a", "b", "c", "d"} {
+					out = append(out, string(unit(t, v, n).Enablement()))
+				}
+				return strings.Join(out, "|")
+			},
+			want: "disabled|enabled|conditional|disabled",
+		},
+		{
+			name: "units_override_enabled enables exactly the units it lists; a gotpl entry makes the others conditional",
+			docs: []string{"units_override_enabled: [a, '{{ .Values.x }}']\nunits: {a: {enabled: false}, b: {enabled: true}}", "units_override_enabled: [a]\nunits: {c: {}}"},
+			check: func(v *units.Values) string {
+				return string(unit(t, v, "a").Enablement()) + "|" + string(unit(t, v, "b").Enablement()) + "|" + string(unit(t, v, "c").Enablement())
+			},
+			want: "enabled|disabled|disabled",
+		},
+		{
+			name: "lists merge as the chart's merge-append: defaults, templates and the unit's own entries appended",
+			docs: []string{`
+unit_definition_defaults: {unit_templates: [base]}
+unit_templates:
+  base: {depends_on: {root: true}}
+  extra: {depends_on: {flux: true}}
+units:
+  u: {unit_templates: [extra]}
+`},
+			check: func(v *units.Values) string {
+				u := unit(t, v, "u")
+				return strings.Join(u.UnitTemplates, ",") + "|" + deps(u)
+			},
+			want: "base,extra|flux=true root=true",
+		},
+		{
+			name: "namespace/unit keys name the unit after the slash",
+			docs: []string{"units: {cluster: {depends_on: {sylva-system/os-image-server: '{{ .Values.x }}', capm3: true}}, os-image-server: {}}"},
+			check: func(v *units.Values) string {
+				u := unit(t, v, "cluster")
+				f, ok := u.DependsOnUnit("os-image-server")
+				return deps(u) + "|" + u.DependsOn[1].Namespace + "|" + boolString(ok && f.IsTemplate())
+			},
+			want: "capm3=true sylva-system/os-image-server=tpl|sylva-system|true",
 		},
 		{
 			name:  "sylva_release and _internal.sylva_branch are read",
@@ -194,14 +240,18 @@ func TestReleaseOf(t *testing.T) {
 		{"main falls back to the chart version", "_internal: {sylva_branch: main}", "1.5.3", "1.5", `chart version "1.5.3"`, false},
 		{"a development chart says nothing", "", "0.0.0-git-c2cf24ef+9675be9d", "", "", true},
 		{"a numeric sylva_release is refused", "sylva_release: 1.10", "", "", "", true},
+		{"an unparsable sylva_release is refused", "sylva_release: banana", "", "", "", true},
 		{"nothing at all", "units: {}", "", "", "", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := units.ReleaseOf(parse(t, tt.doc), tt.chart)
 			if tt.err {
-				if !errors.Is(err, units.ErrNoRelease) {
-					t.Fatalf("ReleaseOf() error = %v, want ErrNoRelease", err)
+				// A release written wrong is bad input; no release at all
+				// is ErrNoRelease, which the audit survives.
+				written := strings.Contains(tt.doc, "sylva_release")
+				if err == nil || errors.Is(err, units.ErrNoRelease) == written {
+					t.Fatalf("ReleaseOf() error = %v, want an error that is ErrNoRelease only when no release is written", err)
 				}
 				return
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -22,8 +23,12 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // the command to run next.
 func (r *Report) WriteTable(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Prune audit for Sylva %s (supported upgrade sources: %s; catalog %s)\n",
-		r.Release, orDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion)
+	if r.Release == "" {
+		fmt.Fprintf(&b, "Prune audit, release unknown (catalog %s)\n", r.Metadata.CatalogVersion)
+	} else {
+		fmt.Fprintf(&b, "Prune audit for Sylva %s (supported upgrade sources: %s; catalog %s)\n",
+			r.Release, orDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "Note: %s\n", n)
 	}
@@ -39,12 +44,26 @@ func (r *Report) WriteTable(w io.Writer) error {
 				meta = u.SuggestedMetadata
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.State, u.Name, orDash(meta), orDash(u.PrunableIn),
-				orDash(strings.Join(u.Dependents, ",")), u.Reason)
+				orDash(strings.Join(u.markedDependents(), ",")), u.Reason)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 		fmt.Fprintf(&b, "\n%s\n", r.summary())
+	}
+	if len(r.Unresolved) > 0 {
+		groups := r.unresolvedByUnit()
+		fmt.Fprintf(&b, "\nUnresolved gotpl entries: %d in %d units, %s reading (-o json and -o markdown show each template):\n",
+			len(r.Unresolved), len(groups), r.Resolution)
+		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "UNIT\tFIELDS")
+		for _, g := range groups {
+			fmt.Fprintf(tw, "%s\t%s\n", orDash(g.unit), strings.Join(g.fields, ", "))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Next: %s\n", r.next())
 	_, err := io.WriteString(w, b.String())
@@ -56,9 +75,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 // the command to run next.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### Prune audit: Sylva %s\n\n", r.Release)
-	fmt.Fprintf(&b, "Supported upgrade sources of %s: %s. Catalog %s, sylva-planner %s.\n",
-		r.Release, orDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion, r.Metadata.ToolVersion)
+	if r.Release == "" {
+		fmt.Fprintf(&b, "### Prune audit: release unknown\n\n")
+		fmt.Fprintf(&b, "Catalog %s, sylva-planner %s.\n", r.Metadata.CatalogVersion, r.Metadata.ToolVersion)
+	} else {
+		fmt.Fprintf(&b, "### Prune audit: Sylva %s\n\n", r.Release)
+		fmt.Fprintf(&b, "Supported upgrade sources of %s: %s. Catalog %s, sylva-planner %s.\n",
+			r.Release, orDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion, r.Metadata.ToolVersion)
+	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\n> **Note:** %s\n", mdEscape(n))
 	}
@@ -78,8 +102,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if u.TransitionalFrom != "" {
 				meta = "`" + mdEscape(u.TransitionalFrom) + "`"
 			}
-			deps := make([]string, len(u.Dependents))
-			for i, d := range u.Dependents {
+			deps := u.markedDependents()
+			for i, d := range deps {
 				deps[i] = "`" + d + "`"
 			}
 			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", state, u.Name, meta, u.PrunableIn,
@@ -99,6 +123,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 			b.WriteString("```\n\n</details>\n\n")
 		}
+	}
+	if len(r.Unresolved) > 0 {
+		fmt.Fprintf(&b, "<details><summary>Unresolved gotpl entries (%d, %s reading)</summary>\n\n", len(r.Unresolved), r.Resolution)
+		b.WriteString("| Unit | Field | Kind | Template |\n|---|---|---|---|\n")
+		for _, u := range r.Unresolved {
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCode(u.Unit), mdCode(u.Field), u.Kind, mdCode(u.Template))
+		}
+		b.WriteString("\n</details>\n\n")
 	}
 	fmt.Fprintf(&b, "**Next:** %s\n", mdEscape(r.next()))
 	_, err := io.WriteString(w, b.String())
@@ -128,6 +160,8 @@ func (r *Report) next() string {
 	}
 	again := "`" + r.command(r.Release) + "`"
 	switch {
+	case r.Release == "":
+		return fmt.Sprintf("name the release to audit for: `%s`", r.command("X.Y"))
 	case r.Count(StatePrunable) > 0:
 		return fmt.Sprintf("delete %s from the values, then run %s", names(StatePrunable), again)
 	case r.Count(StateBlocked) > 0:
@@ -156,6 +190,60 @@ func (r *Report) command(rel string) string {
 		parts = append(parts, "-f", shellQuote(f))
 	}
 	return strings.Join(append(parts, "--release", rel), " ")
+}
+
+type unresolvedGroup struct {
+	unit   string
+	fields []string
+}
+
+// unresolvedByUnit groups the unresolved entries by unit, in order; a
+// field that is not a condition is followed by its kind.
+func (r *Report) unresolvedByUnit() []unresolvedGroup {
+	var out []unresolvedGroup
+	for _, u := range r.Unresolved {
+		if len(out) == 0 || out[len(out)-1].unit != u.Unit {
+			out = append(out, unresolvedGroup{unit: u.Unit})
+		}
+		f := oneLine(u.Field, 80)
+		if u.Kind != UnresolvedCondition {
+			f += " (" + string(u.Kind) + ")"
+		}
+		out[len(out)-1].fields = append(out[len(out)-1].fields, f)
+	}
+	return out
+}
+
+// markedDependents returns Dependents with a "?" after each conditional
+// one.
+func (u AuditedUnit) markedDependents() []string {
+	out := make([]string, len(u.Dependents))
+	for i, d := range u.Dependents {
+		out[i] = d
+		if slices.Contains(u.ConditionalDependents, d) {
+			out[i] += "?"
+		}
+	}
+	return out
+}
+
+// oneLine folds whitespace and cuts s to at most n runes, marking a cut
+// with "…".
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// mdCode writes s as inline code on one line (a pipe escaped), or "-".
+func mdCode(s string) string {
+	if s == "" {
+		return "-"
+	}
+	s = strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "`", "'")
+	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
 }
 
 func lessRelease(a, b string) bool {

@@ -129,20 +129,23 @@ func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(stri
 		return nil, err
 	}
 	var rel skew.Version
-	var from string
+	var from, unknown string
 	if opts.release != "" {
 		if rel, err = skew.Parse(opts.release); err != nil {
 			return nil, fmt.Errorf("--release %q: %w; use MAJOR.MINOR, for example --release 1.7", opts.release, err)
 		}
 	} else {
 		d, err := units.ReleaseOf(values, chartVersion(opts.files[0], readFile))
-		if err != nil {
+		switch {
+		case errors.Is(err, units.ErrNoRelease):
+			unknown = strings.TrimPrefix(err.Error(), units.ErrNoRelease.Error()+": ")
+		case err != nil:
 			return nil, err
 		}
 		rel, from = d.Release, d.From
 	}
 	report, err := units.Audit(units.AuditInput{
-		Values: values, Release: rel, ReleaseFrom: from, Policy: policyOf(cat),
+		Values: values, Release: rel, ReleaseFrom: from, ReleaseUnknown: unknown, Policy: policyOf(cat),
 		ToolVersion: versionString(), CatalogVersion: cat.Version, Files: opts.files,
 	})
 	if err != nil {
