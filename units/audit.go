@@ -122,7 +122,7 @@ type AuditedUnit struct {
 	// unit only possibly: through a gotpl depends_on value, or while
 	// enabled by a template (or a one_shot unit the chart may skip).
 	ConditionalDependents []string `json:"conditionalDependents,omitempty"`
-	Reason     string   `json:"reason"`
+	Reason                string   `json:"reason"`
 	// SuggestedMetadata is the line to add to an untracked unit.
 	SuggestedMetadata string `json:"suggestedMetadata,omitempty"`
 }
