@@ -264,3 +264,82 @@ func TestReleaseOf(t *testing.T) {
 		})
 	}
 }
+
+func TestBuildWithAResolverTakesTheChartsDefinitions(t *testing.T) {
+	merged, err := units.Merge(units.File{Name: "v.yaml", Data: []byte(`
+unit_templates: {base: {depends_on: {root: true}}}
+units:
+  root: {}
+  app: {unit_templates: ['{{ tuple "base" true | include "set-only-if" }}'], enabled: '{{ .Values.x }}'}
+  old: {}
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen map[string]any
+	r := units.ResolverFunc(func(m map[string]any) (map[string]map[string]any, error) {
+		seen = m
+		return map[string]map[string]any{
+			"root": {"enabled": true},
+			"app":  {"enabled": true, "unit_templates": []any{"base"}, "depends_on": map[string]any{"root": true, "old": "{{ .Values.y }}"}},
+			"old":  {"enabled": false, "info": map[string]any{"description": "d", "transitional-unit": "from-1.4"}},
+		}, nil
+	})
+	v, err := units.BuildWith(r, merged)
+	if err != nil {
+		t.Fatalf("BuildWith() error = %v", err)
+	}
+	if seen == nil {
+		t.Fatal("the resolver was not called with the merged values")
+	}
+	app, old := unit(t, v, "app"), unit(t, v, "old")
+	got := []string{string(v.Resolution), string(app.Enablement()), deps(app), strings.Join(app.UnitTemplates, ","), string(old.Enablement()), old.Info.Transitional.Raw}
+	want := []string{"chart", "enabled", "old=tpl root=true", "base", "disabled", "from-1.4"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("BuildWith() (-want +got):\n%s", diff)
+	}
+	if len(v.Unresolved) != 1 || v.Unresolved[0].Field != "depends_on.old" {
+		t.Errorf("Unresolved = %+v, want only what the resolver left as gotpl (app depends_on.old)", v.Unresolved)
+	}
+
+	missing := units.ResolverFunc(func(map[string]any) (map[string]map[string]any, error) {
+		return map[string]map[string]any{"root": {"enabled": true}}, nil
+	})
+	if _, err := units.BuildWith(missing, merged); err == nil || !strings.Contains(err.Error(), "units.app: the resolver returned no definition") {
+		t.Errorf("BuildWith(resolver missing app) error = %v, want it to name units.app", err)
+	}
+}
+
+func TestLiteralReadingListsEveryGotplEntry(t *testing.T) {
+	v := parse(t, `
+units_enabled_default: '{{ .Values.x }}'
+unit_templates: {base: {depends_on: {root: '{{ .Values.r }}'}}}
+units:
+  root: {}
+  app:
+    unit_templates: [base, '{{ tuple "extra" true | include "set-only-if" }}']
+    enabled_conditions: [true, '{{ .Values.c }}']
+    depends_on: {'{{ .Values.storage }}': true, sylva-system/root: true}
+    info: {description: '{{ .Values.d }}'}
+  pivot: {depends_on: '{{ omit .Values.units.app.depends_on "x" | include "preserve-type" }}'}
+`)
+	var got []string
+	for _, u := range v.Unresolved {
+		got = append(got, u.Unit+" "+u.Field+" "+string(u.Kind))
+	}
+	want := []string{
+		" units_enabled_default condition",
+		"app depends_on.root condition",
+		"app depends_on[{{ .Values.storage }}] dependency-key",
+		"app enabled_conditions[1] condition",
+		"app info.description info",
+		"app unit_templates[1] unit-template",
+		"pivot depends_on depends-on",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Unresolved (-want +got):\n%s", diff)
+	}
+	if got := deps(unit(t, v, "app")); got != "root=tpl sylva-system/root=true" {
+		t.Errorf("app depends_on = %q, want the literal entries only", got)
+	}
+}
