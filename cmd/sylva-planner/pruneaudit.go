@@ -37,6 +37,11 @@ func pruneAuditCommand() *cli.Command {
 			"but it has no metadata: the line to add is suggested), keep (a supported source still needs it).\n\n" +
 			"The release comes from --release, else sylva_release (1.7-pre is 1.7), else\n" +
 			"_internal.sylva_branch (release-1.6), else the version in the Chart.yaml beside the first -f file.\n\n" +
+			"The chart's schema forbids unknown keys under info: --print-schema-patch prints the JSON Patch\n" +
+			"that adds info.transitional-unit; --print-schema-patch --schema charts/sylva-units/values.schema.json\n" +
+			"prints that file patched.\n\n" +
+			"Without a release in the values or --release, the audit still runs: transitional units are\n" +
+			"undecided. Gotpl entries are read literally and listed as unresolved.\n\n" +
 			"Exit codes: 0 nothing at or above --fail-on; 1 bad input (unreadable or invalid values file,\n" +
 			"unknown release); 2 --fail-on prunable (default) found a prunable, blocked or malformed unit, or\n" +
 			"--fail-on malformed found a malformed one. --fail-on never always exits 0 once the audit ran.\n\n" +
@@ -60,7 +65,11 @@ func pruneAuditCommand() *cli.Command {
 			},
 			&cli.BoolFlag{
 				Name:  "print-schema-patch",
-				Usage: "print the values.schema.json property that allows info.transitional-unit, and exit",
+				Usage: "print the JSON Patch (RFC 6902) that lets values.schema.json accept info.transitional-unit, and exit",
+			},
+			&cli.StringFlag{
+				Name: "schema", TakesFile: true,
+				Usage: "with --print-schema-patch: print this values.schema.json `FILE` with the patch applied instead (the rest of the file unchanged)",
 			},
 			catalogFlag(),
 		},
@@ -81,8 +90,10 @@ func pruneAuditAction(c *cli.Context) error {
 	}
 	w := envOf(c).stdout
 	if c.Bool("print-schema-patch") {
-		_, err := io.WriteString(w, units.SchemaPatch)
-		return err
+		return printSchemaPatch(w, c.String("schema"), envOf(c).path)
+	}
+	if c.String("schema") != "" {
+		return usageError(c, errors.New("--schema goes with --print-schema-patch"), true)
 	}
 	opts := pruneAuditOptions{
 		files: c.StringSlice("values"), release: c.String("release"),
@@ -158,6 +169,24 @@ func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(stri
 		return nil, err
 	}
 	return report, nil
+}
+
+// printSchemaPatch writes the schema patch, or the schema file patched.
+func printSchemaPatch(w io.Writer, schemaFile string, path func(string) string) error {
+	if schemaFile == "" {
+		_, err := io.WriteString(w, units.SchemaPatch)
+		return err
+	}
+	data, err := os.ReadFile(path(schemaFile))
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("read schema (check the --schema path): %w", err))
+	}
+	patched, err := units.PatchSchema(data)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("--schema %s: %w; pass the chart's charts/sylva-units/values.schema.json, or apply the patch printed without --schema", schemaFile, err))
+	}
+	_, err = w.Write(patched)
+	return err
 }
 
 // chartVersion returns the version of the Chart.yaml beside the first values
