@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
@@ -72,6 +73,35 @@ func BenchmarkAudit(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		v, err := units.Parse(units.File{Name: "generated.yaml", Data: data})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r, err := units.Audit(units.AuditInput{Values: v, Release: rel, Policy: p})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := r.WriteJSON(io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAuditRealMain measures the literal prune audit of the real
+// chart's main with the management values: merging the two files,
+// building every unit, the audit and the JSON output.
+func BenchmarkAuditRealMain(b *testing.B) {
+	tree := sylvacore.At(b, "main")
+	files := readChartFiles(b, tree, "values.yaml", "management.values.yaml")
+	p, _ := policy(b)
+	rel := skew.MustParse("1.4")
+	var size int64
+	for _, f := range files {
+		size += int64(len(f.Data))
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		v, err := units.Parse(files...)
 		if err != nil {
 			b.Fatal(err)
 		}
