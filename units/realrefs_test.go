@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -41,7 +42,29 @@ func readChartFiles(t testing.TB, tree sylvacore.Tree, names ...string) []units.
 	return files
 }
 
+type audited struct {
+	v *units.Values
+	r *units.Report
+}
+
+// audits caches auditTree's results per tree and file set: the reports are
+// read, never modified, by the tests.
+var audits sync.Map
+
+// auditTree reads the tree's values files literally and audits them for
+// the ref's release, once per test binary.
 func auditTree(t testing.TB, tree sylvacore.Tree, names ...string) (*units.Values, *units.Report) {
+	t.Helper()
+	key := tree.Dir + "|" + strings.Join(names, "+")
+	if a, ok := audits.Load(key); ok {
+		return a.(audited).v, a.(audited).r
+	}
+	v, r := auditTreeFresh(t, tree, names...)
+	audits.Store(key, audited{v, r})
+	return v, r
+}
+
+func auditTreeFresh(t testing.TB, tree sylvacore.Tree, names ...string) (*units.Values, *units.Report) {
 	t.Helper()
 	v, err := units.Parse(readChartFiles(t, tree, names...)...)
 	if err != nil {
@@ -75,7 +98,7 @@ func TestRealValuesAuditOnEveryRef(t *testing.T) {
 				if v.Resolution != units.ResolutionLiteral || len(r.Unresolved) == 0 {
 					t.Errorf("resolution %s with %d unresolved entries, want literal with the chart's gotpl listed", v.Resolution, len(r.Unresolved))
 				}
-				_, r2 := auditTree(t, tree, set...)
+				_, r2 := auditTreeFresh(t, tree, set...)
 				for _, w := range []func(*units.Report, *bytes.Buffer) error{
 					func(r *units.Report, b *bytes.Buffer) error { return r.WriteJSON(b) },
 					func(r *units.Report, b *bytes.Buffer) error { return r.WriteTable(b) },

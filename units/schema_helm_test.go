@@ -18,17 +18,12 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
-// probeUnit is the real unit whose info the schema tests mark; every ref
-// has it.
-const probeUnit = "cert-manager"
-
-// realValuesFor returns the ref's values.yaml with units.<probeUnit>.info
-// given info.transitional-unit = tu (none when tu is nil). Helm v3.22's
+// realValues returns the ref's values.yaml as Helm reads it. Helm v3.22's
 // validator no longer asserts "format", so on main the chart's own
 // cluster_virtual_ip "" matches both branches of its oneOf (format: ipv4,
 // enum [""]) and every values file fails; the document sets it to a
 // documentation address, which matches only the ipv4 branch on every ref.
-func realValuesFor(t *testing.T, tree sylvacore.Tree, tu any) map[string]any {
+func realValues(t *testing.T, tree sylvacore.Tree) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(tree.Chart(), "values.yaml"))
 	if err != nil {
@@ -39,13 +34,28 @@ func realValuesFor(t *testing.T, tree sylvacore.Tree, tu any) map[string]any {
 		t.Fatal(err)
 	}
 	v["cluster_virtual_ip"] = "192.0.2.10"
-	u, _ := v["units"].(map[string]any)[probeUnit].(map[string]any)
-	info, _ := u["info"].(map[string]any)
-	if info == nil {
-		t.Fatalf("%s: units.%s.info missing", tree.Ref, probeUnit)
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if tu != nil {
-		info[units.TransitionalKey] = tu
+	return out
+}
+
+// marked returns the values with info.transitional-unit set on the real
+// units named in tu.
+func marked(t *testing.T, values []byte, tu map[string]any) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(values, &v); err != nil {
+		t.Fatal(err)
+	}
+	for name, val := range tu {
+		u, _ := v["units"].(map[string]any)[name].(map[string]any)
+		info, _ := u["info"].(map[string]any)
+		if info == nil {
+			t.Fatalf("units.%s.info missing", name)
+		}
+		info[units.TransitionalKey] = val
 	}
 	return v
 }
@@ -86,24 +96,30 @@ func TestSchemaPatchIsAcceptedByHelmOnEveryRef(t *testing.T) {
 				t.Errorf("PatchSchema(patched) error = %v, want ErrSchemaLayout (already patched)", err)
 			}
 
-			validate := func(s []byte, tu any) error {
-				return chartutil.ValidateAgainstSingleSchema(realValuesFor(t, tree, tu), s)
+			values := realValues(t, tree)
+			validate := func(s []byte, tu map[string]any) error {
+				return chartutil.ValidateAgainstSingleSchema(marked(t, values, tu), s)
 			}
+			good := map[string]any{"cert-manager": "from-1.4"}
 			if err := validate(schema, nil); err != nil {
 				t.Fatalf("the real values do not validate against the ref's own schema: %v", err)
 			}
-			if err := validate(schema, "from-1.4"); err == nil || !strings.Contains(err.Error(), units.TransitionalKey) {
+			if err := validate(schema, good); err == nil || !strings.Contains(err.Error(), units.TransitionalKey) {
 				t.Errorf("unpatched schema with info.transitional-unit: error = %v, want a rejection naming %s", err, units.TransitionalKey)
 			}
 			if err := validate(viaUnits, nil); err != nil {
 				t.Errorf("patched schema rejects the real values: %v", err)
 			}
-			if err := validate(viaUnits, "from-1.4"); err != nil {
+			if err := validate(viaUnits, good); err != nil {
 				t.Errorf("patched schema rejects info.transitional-unit: from-1.4: %v", err)
 			}
-			for _, bad := range []any{"1.4", "from-banana", "from-1", "from-1.4.2", 1.4, true} {
-				if err := validate(viaUnits, bad); err == nil {
-					t.Errorf("patched schema accepts info.transitional-unit: %v", bad)
+			// Each malformed value on its own real unit, validated at once:
+			// Helm reports every failing path.
+			bad := map[string]any{"cert-manager": "1.4", "flux-system": "from-banana", "kyverno": "from-1", "capi": "from-1.4.2", "calico": 1.4, "metallb": true}
+			err = validate(viaUnits, bad)
+			for name, val := range bad {
+				if err == nil || !strings.Contains(err.Error(), "/units/"+name+"/info/"+units.TransitionalKey) {
+					t.Errorf("patched schema accepts info.transitional-unit: %v (on units.%s): error = %v", val, name, err)
 				}
 			}
 		})
