@@ -56,6 +56,7 @@ func catalogCommand() *cli.Command {
 				Flags:     []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
 				Action:    catalogShow,
 			},
+			catalogImportCommand(),
 		},
 	}
 }
