@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 
@@ -256,8 +257,11 @@ func (r *Result) readKubernetes(vals *values) {
 		if !ok {
 			continue
 		}
-		if e.keyTag != "!!str" && e.key != minor.String() {
-			r.note(e.source, fmt.Sprintf("key written as a YAML number; read as its text %q", e.key))
+		if f, err := strconv.ParseFloat(e.key, 64); err == nil && e.keyTag == "!!float" && strconv.FormatFloat(f, 'f', -1, 64) != e.key {
+			// Helm reads values through JSON, where this key becomes the
+			// number's shortest form: k8s_version_short "1.30" would not
+			// find it.
+			r.note(e.source, fmt.Sprintf("key written as the YAML number %s, which Helm reads as %s; read as written (quote it in sylva-core)", e.key, strconv.FormatFloat(f, 'f', -1, 64)))
 		}
 		r.KubeVersions = append(r.KubeVersions, kv)
 	}
