@@ -200,7 +200,9 @@ func isTag(name string) bool {
 
 func isTemplate(s string) bool { return strings.Contains(s, "{{") }
 
-func (r *Result) note(source, text string) { r.Notes = append(r.Notes, Note{Source: source, Text: text}) }
+func (r *Result) note(source, text string) {
+	r.Notes = append(r.Notes, Note{Source: source, Text: text})
+}
 
 func (r *Result) readKubernetes(vals *values) {
 	n, src := vals.get("k8s_version_short")
