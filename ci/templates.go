@@ -79,6 +79,7 @@ func ReadTemplates(fsys fs.FS) (*Templates, error) {
 						for _, x := range v.Content {
 							tpl.Extends = append(tpl.Extends, x.Value)
 						}
+					default: // not a form GitLab accepts for extends
 					}
 				case "variables":
 					for k := 0; k+1 < len(v.Content); k += 2 {

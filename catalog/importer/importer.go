@@ -241,13 +241,15 @@ func (r *Result) readKubernetes(vals *values) {
 		for _, p := range providers {
 			full, why := fullVersion(e.value, p.value)
 			if why == "" {
-				if v, err := skew.Parse(full); err != nil || !v.HasPatch {
+				v, err := skew.Parse(full)
+				switch {
+				case err != nil || !v.HasPatch:
 					why = fmt.Sprintf("gives %q for %s, not a full version", full, p.p)
-				} else if v.CompareMinor(minor) != 0 {
+				case v.CompareMinor(minor) != 0:
 					why = fmt.Sprintf("gives %s for %s, not a %s version", full, p.p, minor)
-				} else if p.p == catalog.ProviderRKE2 {
+				case p.p == catalog.ProviderRKE2:
 					kv.RKE2 = v
-				} else {
+				default:
 					kv.Kubeadm = v
 				}
 			}
