@@ -57,6 +57,14 @@ bench-values-render: ## time values render against helm template on 200 units an
 golden: ## rewrite golden files (review the diff!)
 	go test $(GOLDEN_PKGS) -update
 
+.PHONY: catalog
+catalog: ## re-import releases 1.0, 1.2, 1.3 and 1.4 of the embedded catalog from sylva-core (SYLVA_CORE_DIR, else the bundle)
+	bash hack/catalog-import.sh
+
+.PHONY: verify-catalog
+verify-catalog: ## check that the imported blocks of the embedded catalog are what sylva-core says (regenerates into a temp dir and diffs)
+	bash hack/catalog-import.sh --verify
+
 .PHONY: fmt
 fmt: ## format the code
 	gofmt -w $$(git ls-files '*.go')

@@ -114,18 +114,49 @@ func (d Date) IsZero() bool { return d.Time.IsZero() }
 
 // Release is one Sylva minor release.
 type Release struct {
-	Release     skew.Version       `json:"release"`
-	UpgradeFrom []skew.Version     `json:"upgrade_from,omitempty"`
-	Kubernetes  Kubernetes         `json:"kubernetes"`
-	Components  []ReleaseComponent `json:"components,omitempty"`
-	PassThrough []ReleaseComponent `json:"pass_through,omitempty"`
-	Notes       string             `json:"notes,omitempty"`
+	Release     skew.Version   `json:"release"`
+	UpgradeFrom []skew.Version `json:"upgrade_from,omitempty"`
+	// Development marks a release still developed on main: its data is
+	// what main said when it was imported, not a tagged release.
+	Development bool `json:"development,omitempty"`
+	// ImportedFrom names the sylva-core ref the imported parts of the entry
+	// were read from; nil for an entry kept by hand.
+	ImportedFrom *ImportSource      `json:"imported_from,omitempty"`
+	Kubernetes   Kubernetes         `json:"kubernetes"`
+	Components   []ReleaseComponent `json:"components,omitempty"`
+	PassThrough  []ReleaseComponent `json:"pass_through,omitempty"`
+	// Units are the versions the release deploys per sylva-units unit, as
+	// read from sylva-core. They are information: the gate judges
+	// Components only.
+	Units []UnitVersion `json:"units,omitempty"`
+	Notes string        `json:"notes,omitempty"`
+}
+
+// ImportSource is the sylva-core ref (a tag or a branch) and commit an
+// imported release entry was read from.
+type ImportSource struct {
+	Ref    string `json:"ref"`
+	Commit string `json:"commit,omitempty"`
+}
+
+// UnitVersion is the version one sylva-units unit deploys: a Helm chart
+// version (Chart names the chart), or the release of the upstream project
+// whose manifests a Kustomize unit applies (Chart empty). Source is where
+// it was read, as REF:PATH#KEY.
+type UnitVersion struct {
+	Unit    string `json:"unit"`
+	Chart   string `json:"chart,omitempty"`
+	Version string `json:"version"`
+	Source  string `json:"source"`
 }
 
 // Kubernetes is what a release ships of Kubernetes.
 type Kubernetes struct {
 	// Management is the minor the management cluster runs.
 	Management skew.Version `json:"management"`
+	// ManagementSource is where Management was read (REF:PATH#KEY), for
+	// an imported entry.
+	ManagementSource string `json:"management_source,omitempty"`
 	// Versions are the minors this release maps to full versions, oldest
 	// first; they are the minors a workload cluster may run.
 	Versions []KubeVersion `json:"versions"`
@@ -136,6 +167,9 @@ type KubeVersion struct {
 	Minor   skew.Version `json:"minor"`
 	Kubeadm skew.Version `json:"kubeadm"`
 	RKE2    skew.Version `json:"rke2"`
+	// Source is where the mapping was read (REF:PATH#KEY), for an imported
+	// entry.
+	Source string `json:"source,omitempty"`
 }
 
 // For returns the full version for provider p.
@@ -152,6 +186,9 @@ type ReleaseComponent struct {
 	Version skew.Version `json:"version"`
 	// Chart is the Helm chart version, when it differs from Version.
 	Chart string `json:"chart,omitempty"`
+	// Source is where the version was read (REF:PATH#KEY), for an
+	// imported entry.
+	Source string `json:"source,omitempty"`
 }
 
 // Component is a component the planner steps or checks.

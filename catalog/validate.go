@@ -14,7 +14,8 @@ import (
 // source must be an older release of the catalog, every Kubernetes minor
 // mapped once and in order with full versions of the same minor, the
 // management minor among them, every component a release names must be
-// known, with a known version.
+// known, with a known version; units sorted by name, each with a version
+// and a source.
 func (c *Catalog) Validate() error {
 	var errs []error
 	if len(c.Releases) == 0 {
@@ -99,6 +100,17 @@ func (c *Catalog) Validate() error {
 			}
 		}
 		known[r.Release.Short()] = true
+		for j, u := range r.Units {
+			switch {
+			case u.Unit == "" || u.Version == "" || u.Source == "":
+				errs = append(errs, fmt.Errorf("catalog: release %s: unit #%d: unit, version and source are required", name, j+1))
+			case j > 0 && r.Units[j-1].Unit >= u.Unit:
+				errs = append(errs, fmt.Errorf("catalog: release %s: unit %s: duplicate or out of order (units are sorted by name)", name, u.Unit))
+			}
+		}
+		if r.ImportedFrom != nil && r.ImportedFrom.Ref == "" {
+			errs = append(errs, fmt.Errorf("catalog: release %s: imported_from.ref is missing", name))
+		}
 		errs = append(errs, validateKubernetes(name, r.Kubernetes)...)
 		for _, list := range [][]ReleaseComponent{r.Components, r.PassThrough} {
 			for _, rc := range list {

@@ -56,6 +56,7 @@ func catalogCommand() *cli.Command {
 				Flags:     []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
 				Action:    catalogShow,
 			},
+			catalogImportCommand(),
 		},
 	}
 }
@@ -119,7 +120,16 @@ func catalogShow(c *cli.Context) error {
 			Updated: cat.Updated.Format("2006-01-02"), Releases: []catalog.Release{*r},
 		})
 	}
-	fmt.Fprintf(w, "Sylva %s\n\n", r.Release)
+	fmt.Fprintf(w, "Sylva %s\n", r.Release)
+	switch {
+	case r.ImportedFrom != nil && r.Development:
+		fmt.Fprintf(w, "Development line, imported from sylva-core %s (commit %s)\n", r.ImportedFrom.Ref, shortCommit(r.ImportedFrom.Commit))
+	case r.ImportedFrom != nil:
+		fmt.Fprintf(w, "Imported from sylva-core %s (commit %s)\n", r.ImportedFrom.Ref, shortCommit(r.ImportedFrom.Commit))
+	case r.Development:
+		fmt.Fprintln(w, "Development line")
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Management cluster Kubernetes: %s\n", r.Kubernetes.Management.Short())
 	fmt.Fprintf(w, "Supported upgrade sources:     %s\n\n", orDash(versionList(r.UpgradeFrom)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
@@ -138,6 +148,19 @@ func catalogShow(c *cli.Context) error {
 	}
 	for _, rc := range r.PassThrough {
 		fmt.Fprintf(tw, "%s\t%s\t%s\tpass-through step\n", rc.Name, rc.Version, componentRange(cat, rc))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Units) == 0 {
+		return nil
+	}
+	// Unit versions are information: the gate judges the components above.
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "UNIT\tVERSION\tCHART\tSOURCE")
+	for _, u := range r.Units {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Unit, u.Version, orDash(u.Chart), u.Source)
 	}
 	return tw.Flush()
 }
