@@ -33,8 +33,12 @@ testbin: ## build the real kube-apiserver, etcd and Flux CRDs the cluster tests 
 testbin-flux: ## build the real helm-controller and source-controller for the end-to-end test (.cache/testbin; slow the first time)
 	bash hack/build-flux.sh
 
+.PHONY: tools
+tools: ## build kustomize for the manifest tests (.cache/testbin)
+	bash hack/build-tools.sh
+
 .PHONY: test
-test: testbin testbin-flux ## run every test (go test ./...), with the real API server and Flux controllers built first
+test: testbin testbin-flux tools ## run every test (go test ./...), with the real API server, Flux controllers and kustomize built first
 	SYLVA_PLANNER_E2E=1 go test ./...
 
 .PHONY: test-short
