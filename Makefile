@@ -8,6 +8,9 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo "")
 LDFLAGS := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 GOLANGCI_LINT_VERSION ?= v2.15.0
+IMAGE ?= registry.gitlab.com/sylva-projects/sylva-planner
+IMAGE_TAG ?= $(subst +,-,$(VERSION))
+IMAGE_ARCH ?= amd64
 # Packages whose tests take the -update flag (they import internal/golden or
 # define it themselves).
 GOLDEN_PKGS = $(shell grep -rl --include='*_test.go' -e 'internal/golden"' -e 'updateScripts' . | xargs -r -n1 dirname | sort -u)
@@ -25,6 +28,12 @@ build: ## build bin/sylva-planner (offline commands, starts fast) and bin/sylva-
 run: build ## build, then plan Sylva 1.4 → 1.6 on the embedded catalog
 	./bin/sylva-planner plan --from 1.4 --to 1.6
 
+.PHONY: image
+image: ## build the OCI image offline into bin/sylva-planner-image.tar (static binary, user 65532, no shell; the same binary gives the same digest, printed and written to bin/sylva-planner-image.digest)
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(IMAGE_ARCH) go build -trimpath -buildvcs=false -ldflags "$(LDFLAGS) -s -w -buildid=" -o bin/linux_$(IMAGE_ARCH)/sylva-planner ./cmd/sylva-planner
+	cd hack/image && GOWORK=off go run . -binary ../../bin/linux_$(IMAGE_ARCH)/sylva-planner -arch $(IMAGE_ARCH) -version $(VERSION) -ref $(IMAGE):$(IMAGE_TAG) -out ../../bin/sylva-planner-image.tar >../../bin/sylva-planner-image.digest
+	@echo "$(IMAGE):$(IMAGE_TAG)@$$(cat bin/sylva-planner-image.digest) in bin/sylva-planner-image.tar (docker load -i, or crane push)"
+
 .PHONY: testbin
 testbin: ## build the real kube-apiserver, etcd and Flux CRDs the cluster tests use (.cache/testbin; slow the first time)
 	bash hack/build-testbin.sh
@@ -33,9 +42,14 @@ testbin: ## build the real kube-apiserver, etcd and Flux CRDs the cluster tests 
 testbin-flux: ## build the real helm-controller and source-controller for the end-to-end test (.cache/testbin; slow the first time)
 	bash hack/build-flux.sh
 
+.PHONY: tools
+tools: ## build kustomize for the manifest tests (.cache/testbin)
+	bash hack/build-tools.sh
+
 .PHONY: test
-test: testbin testbin-flux ## run every test (go test ./...), with the real API server and Flux controllers built first
+test: testbin testbin-flux tools ## run every test (go test ./...), with the real API server, Flux controllers and kustomize built first
 	SYLVA_PLANNER_E2E=1 go test ./...
+	cd hack/image && GOWORK=off go test ./...
 
 .PHONY: test-short
 test-short: ## run the tests that need no API server binaries

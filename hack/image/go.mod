@@ -1,0 +1,13 @@
+// The image builder is a separate module, so that go-containerregistry is a
+// build tool of the project and not one of its dependencies.
+module gitlab.com/sylva-projects/sylva-planner/hack/image
+
+go 1.26
+
+require github.com/google/go-containerregistry v0.22.1
+
+require (
+	github.com/klauspost/compress v1.19.2 // indirect
+	github.com/opencontainers/go-digest v1.0.0 // indirect
+	github.com/opencontainers/image-spec v1.1.1 // indirect
+)
