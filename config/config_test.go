@@ -14,12 +14,17 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/availability"
@@ -141,21 +146,21 @@ var (
 
 // apply creates the cluster-scoped and namespaced objects of config/default
 // on the test API server, as kubectl apply -k would.
-func apply(t *testing.T, ctx context.Context, dyn dynamic.Interface, objs []map[string]any) {
+func apply(t *testing.T, ctx context.Context, cfg *rest.Config, dyn dynamic.Interface, objs []map[string]any) {
 	t.Helper()
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(cfg)))
 	for _, o := range objs {
 		u := &unstructured.Unstructured{Object: o}
 		gvk := u.GroupVersionKind()
-		plural := strings.ToLower(gvk.Kind) + "s"
-		switch gvk.Kind {
-		case "PodDisruptionBudget":
-			plural = "poddisruptionbudgets"
-		case "ValidatingAdmissionPolicy":
-			plural = "validatingadmissionpolicies"
+		m, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			t.Fatalf("%s %s: %v", gvk, u.GetName(), err)
 		}
-		gvr := gvk.GroupVersion().WithResource(plural)
-		var err error
-		if ns := u.GetNamespace(); ns != "" {
+		gvr := m.Resource
+		// kustomize's namespace transformer does not know that admission
+		// policies are cluster-scoped and sets a namespace on them; kubectl
+		// drops it for cluster-scoped kinds, and so does this.
+		if ns := u.GetNamespace(); ns != "" && m.Scope.Name() == meta.RESTScopeNameNamespace {
 			_, err = dyn.Resource(gvr).Namespace(ns).Create(ctx, u, metav1.CreateOptions{})
 		} else {
 			_, err = dyn.Resource(gvr).Create(ctx, u, metav1.CreateOptions{})
@@ -175,7 +180,7 @@ func TestTheControllerServiceAccountMayOnlyChangeTheReconcileAnnotations(t *test
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	adminDyn := dynamic.NewForConfigOrDie(admin)
-	apply(t, ctx, adminDyn, objs)
+	apply(t, ctx, admin, adminDyn, objs)
 
 	ns := kubetest.Namespace(t, admin)
 	hr := &unstructured.Unstructured{Object: map[string]any{
