@@ -144,9 +144,6 @@ func gateAction(c *cli.Context, report bool) error {
 	}
 	e := envOf(c)
 	opts := gateOptionsOf(c)
-	if elsewhere, err := runElsewhere(c, opts); elsewhere {
-		return err
-	}
 	asOf, err := asOfOf(c)
 	if err != nil {
 		return withCode(exitError, err)
