@@ -1,5 +1,3 @@
-//go:build !lite
-
 package main
 
 import (
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/flux"
@@ -88,11 +87,17 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 		cfg.Timeout = reconcileRequestTimeout
 	}
 	cfg.UserAgent = "sylva-planner/" + version
-	cl, err := client.New(cfg, client.Options{})
+	cl, err := client.New(cfg, client.Options{Scheme: flux.Scheme()})
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("build a client%s: %w", where, err))
 	}
-	a := &flux.Applier{Reader: cl, Writer: cl, DryRun: o.dryRun, Now: time.Now}
+	core, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("build a client%s: %w", where, err))
+	}
+	rec := flux.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
+	defer rec.Close()
+	a := &flux.Applier{Reader: cl, Writer: cl, Recorder: rec, DryRun: o.dryRun, Now: time.Now}
 	target := flux.Target{Namespace: o.namespace, HelmRelease: o.helmRelease}
 
 	start := time.Now()
