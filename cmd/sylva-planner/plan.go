@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -165,7 +165,7 @@ func gateAction(c *cli.Context, report bool) error {
 		return withCode(exitError, err)
 	}
 	if opts.metricsFile != "" {
-		if err := writeFileAtomic(e.path(opts.metricsFile), p.WriteMetrics); err != nil {
+		if err := flux.WriteGateMetrics(e.path(opts.metricsFile), p); err != nil {
 			return withCode(exitGateFail, fmt.Errorf("--metrics-file: %w", err))
 		}
 	}
@@ -303,28 +303,6 @@ func readBaseline(path string) ([]planner.Finding, error) {
 		return nil, fmt.Errorf("kind %q, want %s (a report of sylva-planner plan -o json)", prev.Kind, planner.Kind)
 	}
 	return append([]planner.Finding{}, prev.Findings...), nil
-}
-
-// writeFileAtomic writes through a temporary file in the same directory and
-// renames it, so a collector never reads half a file.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".sylva-planner-*")
-	if err != nil {
-		return err
-	}
-	// After a successful rename there is nothing left to remove.
-	defer func() { _ = os.Remove(f.Name()) }()
-	err = write(f)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 func writePlan(w io.Writer, p *planner.Plan, f format) error {
