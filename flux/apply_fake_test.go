@@ -15,6 +15,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -149,5 +150,28 @@ func TestFetchDecodesTheTypedObjects(t *testing.T) {
 	}
 	if d := Decide(snap.Input); d.Outcome != OutcomeSuspended {
 		t.Errorf("Decide = %s, want suspended", d)
+	}
+}
+
+// TestOneShotRecorderFlushWaitsForTheWrite checks that a one-shot process
+// loses no Event: Flush returns once the broadcaster wrote it.
+func TestOneShotRecorderFlushWaitsForTheWrite(t *testing.T) {
+	_, _, hr := readyObjects(t, "sylva-system")
+	hr.UID = "uid-1"
+	cs := kubefake.NewClientset()
+	rec := NewOneShotRecorder(cs.CoreV1(), "sylva-planner")
+	defer rec.Close()
+	rec.Eventf(hr, corev1.EventTypeNormal, EventReason, "requested reconciliation %q", "req-1")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := rec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	list, err := cs.CoreV1().Events("sylva-system").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].Reason != EventReason || list.Items[0].InvolvedObject.Kind != helmv2.HelmReleaseKind {
+		t.Fatalf("Events after Flush = %+v, want the one ReconcileRequested on the HelmRelease", list.Items)
 	}
 }
