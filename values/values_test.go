@@ -3,6 +3,7 @@ package values
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -39,10 +40,19 @@ func codes(fs []planner.Finding) []string {
 }
 
 func TestGenerateMatchesGoldenFiles(t *testing.T) {
-	for _, pair := range [][2]string{{"1.4", "1.6"}, {"1.5", "1.7"}, {"1.6", "1.7"}, {"1.0", "1.1"}} {
-		name := pair[0] + "-to-" + pair[1]
+	tests := []struct {
+		name string
+		in   planner.Input
+	}{
+		{"1.4-to-1.6", input(t, "1.4", "1.6")},
+		{"1.0-to-1.1", input(t, "1.0", "1.1")},
+		// Longhorn moves on the first pass: the overlay sets its chart.
+		{"1.2-to-1.4", input12To14(t)},
+	}
+	for _, tt := range tests {
+		name := tt.name
 		t.Run(name, func(t *testing.T) {
-			g, err := Generate(input(t, pair[0], pair[1]))
+			g, err := Generate(tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +66,7 @@ func TestGenerateMatchesGoldenFiles(t *testing.T) {
 			golden.Assert(t, y.Bytes(), "generate/"+name+".yaml")
 			golden.Assert(t, j.Bytes(), "generate/"+name+".json")
 			// The same inputs give the same bytes.
-			g2, _ := Generate(input(t, pair[0], pair[1]))
+			g2, _ := Generate(tt.in)
 			var y2 bytes.Buffer
 			_ = g2.WriteYAML(&y2)
 			if !bytes.Equal(y.Bytes(), y2.Bytes()) {
@@ -66,16 +76,32 @@ func TestGenerateMatchesGoldenFiles(t *testing.T) {
 	}
 }
 
-// Every pair of catalog releases: the generated values, written as YAML
-// and read back as a values file, check clean, and every pass renders
-// exactly the plan's values.
+// A pass that moves Longhorn to a version whose chart version the catalog
+// does not know makes Generate fail, naming the version and the fix.
+func TestGenerateNamesAMissingLonghornChartVersion(t *testing.T) {
+	_, err := Generate(input(t, "1.6", "1.7"))
+	if !errors.Is(err, ErrChartVersionUnknown) {
+		t.Fatalf("Generate(1.6 → 1.7) error = %v, want ErrChartVersionUnknown", err)
+	}
+	for _, want := range []string{"Longhorn 1.9.2", "add chart:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+}
+
+// Every pair of catalog releases (with chart versions for every Longhorn
+// version): the generated values, written as YAML and read back as a
+// values file, check clean, and every pass renders exactly the plan's
+// values.
 func TestGeneratedValuesCheckCleanForEveryPair(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogWithLonghornCharts(t)
 	names := cat.ReleaseNames()
 	for i, from := range names {
 		for _, to := range names[i:] {
 			t.Run(from+"-to-"+to, func(t *testing.T) {
 				in := input(t, from, to)
+				in.Catalog = cat
 				g, err := Generate(in)
 				if err != nil {
 					t.Fatal(err)
@@ -123,7 +149,9 @@ func TestGeneratedValuesCheckCleanForEveryPair(t *testing.T) {
 }
 
 func TestThreePassHopRecordsItsPassInTheStatus(t *testing.T) {
-	rep, err := Check(context.Background(), CheckInput{Plan: input(t, "1.5", "1.7")})
+	in := input(t, "1.5", "1.7")
+	in.Catalog = catalogWithLonghornCharts(t)
+	rep, err := Check(context.Background(), CheckInput{Plan: in})
 	if err != nil {
 		t.Fatal(err)
 	}
