@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -82,21 +81,20 @@ func input12To14(t testing.TB) planner.Input {
 	return planner.Input{Catalog: catalogWith12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 }
 
-var (
-	mainChartOnce sync.Once
-	mainChart     *chart.Chart
-	mainChartErr  error
-)
+// loadChart loads the sylva-units chart of a bundle ref.
+func loadChart(t testing.TB, ref string) *chart.Chart {
+	t.Helper()
+	ch, err := loader.Load(sylvacore.At(t, ref).Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
 
-// loadMainChart loads the sylva-units chart of the bundle's main once.
+// loadMainChart loads the sylva-units chart of the bundle's main.
 func loadMainChart(t testing.TB) *chart.Chart {
 	t.Helper()
-	dir := sylvacore.At(t, "main").Chart()
-	mainChartOnce.Do(func() { mainChart, mainChartErr = loader.Load(dir) })
-	if mainChartErr != nil {
-		t.Fatal(mainChartErr)
-	}
-	return mainChart
+	return loadChart(t, "main")
 }
 
 // renderChart renders the whole chart as helm-controller would (schema
@@ -162,17 +160,39 @@ func statusAfter(t *testing.T, pass planner.Pass) map[string]string {
 	}
 }
 
-// The overlay generated for 1.2 → 1.4 (a test catalog in which 1.4
-// supports 1.2), laid over main's chart (the 1.4 line) with its
-// management values, renders with Helm's engine what the plan says on a
-// fresh install and on each pass: the Kubernetes version in the values of
-// the cluster unit, Longhorn's chart version in the longhorn and
-// longhorn-crd HelmReleases, and the status keys in the additional-info
-// the sylva-units-status Kustomization writes.
+// chartTransition is a transition run by the chart of a bundle ref.
+type chartTransition struct {
+	ref      string
+	from, to string
+	// widen makes the to release of the catalog support from.
+	widen [2]string
+	// passes is how many passes the plan's last hop must have.
+	passes int
+}
+
+// The overlay generated for a transition, laid over the chart of its
+// target (a bundle ref) with the chart's management values, renders with
+// Helm's engine what the plan says on a fresh install and on each pass:
+// the Kubernetes version in the values of the cluster unit, Longhorn's
+// chart version in the longhorn and longhorn-crd HelmReleases (when the
+// overlay sets it), and the status keys in the additional-info the
+// sylva-units-status Kustomization writes. main is the 1.4 line and
+// 1.3.10 a 1.3 release; test catalogs let them run two passes.
 func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
-	ch := loadMainChart(t)
-	in := input12To14(t)
-	g, err := GenerateFor(in, &Chart{Name: "main", Values: ch.Values})
+	for _, tr := range []chartTransition{
+		{ref: "main", from: "1.2", to: "1.4", passes: 2, widen: [2]string{
+			"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n"}},
+		{ref: "1.3.10", from: "1.1", to: "1.3", passes: 2, widen: [2]string{
+			"  - release: \"1.3\"\n    upgrade_from: [\"1.2\"]\n", "  - release: \"1.3\"\n    upgrade_from: [\"1.1\", \"1.2\"]\n"}},
+	} {
+		t.Run(tr.ref, func(t *testing.T) { runChartTransition(t, tr) })
+	}
+}
+
+func runChartTransition(t *testing.T, tr chartTransition) {
+	ch := loadChart(t, tr.ref)
+	in := planner.Input{Catalog: testCatalog(t, tr.widen), From: skew.MustParse(tr.from), To: skew.MustParse(tr.to), FromSource: "flag", ToolVersion: "test"}
+	g, err := GenerateFor(in, &Chart{Name: tr.ref, Values: ch.Values})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,10 +201,10 @@ func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	hop := lastHop(plan)
-	if len(hop) != 2 {
-		t.Fatalf("plan 1.2 → 1.4 has %d passes in its last hop, want 2", len(hop))
+	if len(hop) != tr.passes {
+		t.Fatalf("plan %s → %s has %d passes in its last hop, want %d", tr.from, tr.to, len(hop), tr.passes)
 	}
-	mgmt, err := os.ReadFile(filepath.Join(sylvacore.At(t, "main").Chart(), "management.values.yaml"))
+	mgmt, err := os.ReadFile(filepath.Join(sylvacore.At(t, tr.ref).Chart(), "management.values.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,14 +212,21 @@ func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
 	if err := yaml.Unmarshal(mgmt, &mv); err != nil {
 		t.Fatal(err)
 	}
-	// Longhorn runs on capm3 only; the test enables it on capd.
+	// Longhorn runs on capm3 only (1.3: when enabled); the test enables it
+	// on capd.
 	user := map[string]any{
 		"cluster": map[string]any{"capi_providers": map[string]any{"infra_provider": "capd", "bootstrap_provider": "cabpr"}},
-		"units":   map[string]any{"longhorn": map[string]any{"enabled_conditions": []any{}}},
+		"units":   map[string]any{"longhorn": map[string]any{"enabled": true, "enabled_conditions": []any{}}},
 	}
 	vals := Merge(mv, user, g.Values())
 
+	// Longhorn's chart version of a pass: the overlay's, else the chart's own.
+	own, _ := valueAt(ch.Values, longhornVersionPath("longhorn"))
 	chartOf := func(v string) string {
+		if !g.Longhorn {
+			s, _ := own.(string)
+			return s
+		}
 		c, ok := in.Catalog.ChartVersion("longhorn", skew.MustParse(v))
 		if !ok {
 			t.Fatalf("no chart version for Longhorn %s", v)
@@ -213,10 +240,10 @@ func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
 	cases := []chartCase{{
 		name: "a fresh install applies the release's own versions and records no transition",
 		k8s:  last.Values.K8sVersionShort, longhornChart: chartOf(last.Values.LonghornVersion),
-		info: map[string]string{KeySylvaRelease: "1.4", KeyAdditionalReconciliationRequired: "false", KeyTransitionFrom: "", KeyTransitionPass: ""},
+		info: map[string]string{KeySylvaRelease: tr.to, KeyAdditionalReconciliationRequired: "false", KeyTransitionFrom: "", KeyTransitionPass: ""},
 	}}
 	for i, pass := range hop {
-		st := map[string]string{"release-revision": "7", "sylva-units-chart-version": "1.2.1", "values-checksum": "x", AdditionalInfo: "{}\n"}
+		st := map[string]string{"release-revision": "7", "sylva-units-chart-version": tr.from + ".1", "values-checksum": "x", AdditionalInfo: "{}\n"}
 		if i > 0 {
 			st = statusAfter(t, hop[i-1])
 		}
