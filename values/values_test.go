@@ -250,6 +250,15 @@ func TestLintRules(t *testing.T) {
 			want: []string{CodeGotplReference},
 		},
 		{
+			name: "reading _internal.state from a later value is fine: the chart interprets it first",
+			vals: "_internal:\n  state:\n    s: '{{ true }}'\n  x: '{{ .Values._internal.state.s }}'\nc: '{{ if .Values._internal.state.s }}x{{ end }}'\nd: '{{ .Values._internal.x }}'",
+		},
+		{
+			name: "reading _internal from _internal.state sees the raw text",
+			vals: "_internal:\n  a: '{{ true }}'\n  state:\n    s: '{{ .Values._internal.a }}'",
+			want: []string{CodeGotplReference},
+		},
+		{
 			name: "ternary on a plain bool value is fine",
 			vals: `a: true` + "\n" + `c: '{{ .Values.a | ternary "x" "y" }}'`,
 		},
@@ -275,6 +284,43 @@ func TestLintRules(t *testing.T) {
 			slices.Sort(want)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("lint codes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// GenerateFor refuses, in one line naming the chart and the fix, a chart
+// that lacks what the overlay is wired to.
+func TestGenerateForRefusesAChartWithoutWhatTheOverlayNeeds(t *testing.T) {
+	good := func() map[string]any {
+		return map[string]any{
+			"cluster":                            map[string]any{"k8s_version": "{{ x }}"},
+			"additional_sylva_units_status_info": map[string]any{},
+			"_internal":                          map[string]any{"k8s_version_map": map[string]any{"1.32": "a", "1.33": "b"}},
+		}
+	}
+	tests := []struct {
+		name string
+		edit func(map[string]any)
+		want string
+	}{
+		{"a chart with all of it is fine", func(map[string]any) {}, ""},
+		{"no cluster.k8s_version", func(v map[string]any) { delete(v["cluster"].(map[string]any), "k8s_version") }, "no cluster.k8s_version"},
+		{"no status info value", func(v map[string]any) { delete(v, "additional_sylva_units_status_info") }, "no additional_sylva_units_status_info"},
+		{"a pass's minor missing from the version map", func(v map[string]any) {
+			delete(v["_internal"].(map[string]any)["k8s_version_map"].(map[string]any), "1.32")
+		}, "_internal.k8s_version_map has no Kubernetes 1.32, which pass 1.4/1 sets (it maps 1.33)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := good()
+			tt.edit(v)
+			_, err := GenerateFor(input(t, "1.4", "1.6"), &Chart{Name: "test", Values: v})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("GenerateFor: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("GenerateFor error = %v, want it to contain %q", err, tt.want)
 			}
 		})
 	}
