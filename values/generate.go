@@ -200,12 +200,13 @@ func GenerateFor(in planner.Input, ch *Chart) (*Generated, error) {
 	var paused []string
 	for _, s := range g.States {
 		if s.Values[KeyMachineDeploymentsPaused] == "true" {
-			paused = append(paused, s.Name)
+			src, n, _ := strings.Cut(s.Name, "/")
+			paused = append(paused, "pass "+n+" from "+src)
 		}
 	}
 	if len(paused) > 0 {
-		g.Notes = append(g.Notes, fmt.Sprintf("MachineDeployments: the plan holds the workers during passes %s, but the chart has no value that pauses them "+
-			"(the cluster values it passes to sylva-capi-cluster have none): the workers follow cluster.k8s_version and roll on each of these passes too",
+		g.Notes = append(g.Notes, fmt.Sprintf("MachineDeployments: the plan holds the workers during %s, but the chart has no value that pauses them "+
+			"(the cluster values it passes to sylva-capi-cluster have none): the workers follow cluster.k8s_version and roll on these passes too.",
 			strings.Join(paused, ", ")))
 	}
 	return g, nil
