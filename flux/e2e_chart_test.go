@@ -100,7 +100,7 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	if err := yaml.Unmarshal(mustRead(t, filepath.Join(tree.Chart(), "values.yaml")), &chartValues); err != nil {
 		t.Fatal(err)
 	}
-	g, err := values.GenerateFor(in, &values.Chart{Name: "main", Values: chartValues})
+	g, err := values.GenerateFor(in, &values.TargetChart{Name: "main", Values: chartValues})
 	if err != nil {
 		t.Fatal(err)
 	}

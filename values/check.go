@@ -430,9 +430,11 @@ func renderPhased(ctx context.Context, vals map[string]any, opts RenderOptions) 
 	got := map[string]string{}
 	errs := map[string]*TemplateError{}
 	phases := []func(string) bool{
-		func(p string) bool { return under(p, "values._internal.state") },
-		func(p string) bool { return under(p, "values._internal") && !under(p, "values._internal.state") },
-		func(p string) bool { return !under(p, "values._internal") },
+		func(p string) bool { return underPath(p, "values._internal.state") },
+		func(p string) bool {
+			return underPath(p, "values._internal") && !underPath(p, "values._internal.state")
+		},
+		func(p string) bool { return !underPath(p, "values._internal") },
 	}
 	cur := vals
 	for _, in := range phases {
@@ -467,7 +469,7 @@ func renderPhased(ctx context.Context, vals map[string]any, opts RenderOptions) 
 }
 
 // under reports whether the values path p is prefix or below it.
-func under(p, prefix string) bool {
+func underPath(p, prefix string) bool {
 	return p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[")
 }
 

@@ -94,9 +94,9 @@ type PassState struct {
 	Values map[string]string
 }
 
-// Chart is what Generate needs to know of the sylva-units chart the
+// TargetChart is what Generate needs to know of the sylva-units chart the
 // overlay is for: its default values (values.yaml).
-type Chart struct {
+type TargetChart struct {
 	// Name names the chart in the output (a path or a ref).
 	Name string
 	// Values are the chart's default values.
@@ -118,7 +118,7 @@ func Generate(in planner.Input) (*Generated, error) { return GenerateFor(in, nil
 // strings, never as booleans or with semverCompare. With a chart, it
 // checks that the chart has what the overlay is wired to, and takes
 // Longhorn's chart version of the release from it.
-func GenerateFor(in planner.Input, ch *Chart) (*Generated, error) {
+func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 	if in.Catalog == nil {
 		return nil, errors.New("generate values: no catalog")
 	}
@@ -214,7 +214,7 @@ func GenerateFor(in planner.Input, ch *Chart) (*Generated, error) {
 
 // wireLonghorn decides whether the overlay sets Longhorn's chart version
 // and fills longhorn_chart_version in every state.
-func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *Chart) error {
+func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *TargetChart) error {
 	own := g.Final[KeyLonghornVersion]
 	for _, s := range g.States {
 		if v := s.Values[KeyLonghornVersion]; v != "" && v != own {
@@ -261,12 +261,13 @@ func longhornVersionPath(unit string) []string {
 
 // checkChart refuses a chart that lacks what the overlay is wired to, or
 // that maps no full Kubernetes version for a minor a pass sets.
-func (g *Generated) checkChart(ch *Chart) error {
+func (g *Generated) checkChart(ch *TargetChart) error {
 	v := ch.Values
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("generate values: chart %s: "+format, append([]any{ch.Name}, args...)...)
 	}
-	if s, ok := valueAt(v, []string{"cluster", "k8s_version"}); !ok || !isString(s) {
+	kv, _ := valueAt(v, []string{"cluster", "k8s_version"})
+	if _, ok := kv.(string); !ok {
 		return fail("no cluster.k8s_version to set the control plane's version; is it a sylva-units chart?")
 	}
 	if _, ok := valueAt(v, []string{StatusInfoKey}); !ok {
@@ -285,8 +286,6 @@ func (g *Generated) checkChart(ch *Chart) error {
 	}
 	return nil
 }
-
-func isString(v any) bool { _, ok := v.(string); return ok }
 
 // hopSource is the release the last hop of p starts from.
 func hopSource(p *planner.Plan) string {

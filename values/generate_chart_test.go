@@ -24,9 +24,9 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
-// testCatalog is the embedded catalog's data with each pair's first
+// editedCatalog is the embedded catalog's data with each pair's first
 // string replaced by its second (each must occur once).
-func testCatalog(t testing.TB, edits ...[2]string) *catalog.Catalog {
+func editedCatalog(t testing.TB, edits ...[2]string) *catalog.Catalog {
 	t.Helper()
 	fsys := fstest.MapFS{}
 	for _, name := range []string{"components.yaml", "releases.yaml"} {
@@ -57,7 +57,7 @@ func testCatalog(t testing.TB, edits ...[2]string) *catalog.Catalog {
 // 1.31, Longhorn 1.6.3 → 1.7.3 → 1.8.1).
 func catalogWith12To14(t testing.TB) *catalog.Catalog {
 	t.Helper()
-	return testCatalog(t, [2]string{"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n"})
+	return editedCatalog(t, [2]string{"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n"})
 }
 
 // catalogWithLonghornCharts is the embedded catalog with chart versions
@@ -73,7 +73,7 @@ func catalogWithLonghornCharts(t testing.TB) *catalog.Catalog {
 			fmt.Sprintf(`{name: longhorn, version: "%s", chart: "9%d.0.0+up%s"}`, v, i, v),
 		})
 	}
-	return testCatalog(t, edits...)
+	return editedCatalog(t, edits...)
 }
 
 func input12To14(t testing.TB) planner.Input {
@@ -81,8 +81,8 @@ func input12To14(t testing.TB) planner.Input {
 	return planner.Input{Catalog: catalogWith12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 }
 
-// loadChart loads the sylva-units chart of a bundle ref.
-func loadChart(t testing.TB, ref string) *chart.Chart {
+// loadBundleChart loads the sylva-units chart of a bundle ref.
+func loadBundleChart(t testing.TB, ref string) *chart.Chart {
 	t.Helper()
 	ch, err := loader.Load(sylvacore.At(t, ref).Chart())
 	if err != nil {
@@ -91,16 +91,16 @@ func loadChart(t testing.TB, ref string) *chart.Chart {
 	return ch
 }
 
-// loadMainChart loads the sylva-units chart of the bundle's main.
-func loadMainChart(t testing.TB) *chart.Chart {
+// loadBundleMainChart loads the sylva-units chart of the bundle's main.
+func loadBundleMainChart(t testing.TB) *chart.Chart {
 	t.Helper()
-	return loadChart(t, "main")
+	return loadBundleChart(t, "main")
 }
 
-// renderChart renders the whole chart as helm-controller would (schema
+// renderWholeChart renders the whole chart as helm-controller would (schema
 // validation skipped, see docs/values.md), with lookup served from objs,
 // and returns the rendered objects.
-func renderChart(t testing.TB, ch *chart.Chart, vals map[string]any, revision int, objs ...map[string]any) ([]map[string]any, error) {
+func renderWholeChart(t testing.TB, ch *chart.Chart, vals map[string]any, revision int, objs ...map[string]any) ([]map[string]any, error) {
 	t.Helper()
 	caps := chartutil.DefaultCapabilities.Copy()
 	caps.KubeVersion = chartutil.KubeVersion{Version: "v1.31.8", Major: "1", Minor: "31"}
@@ -134,8 +134,8 @@ func renderChart(t testing.TB, ch *chart.Chart, vals map[string]any, revision in
 	return objsOut, nil
 }
 
-// chartCase is one render of main's chart with the overlay of 1.2 → 1.4.
-type chartCase struct {
+// overlayCase is one render of main's chart with the overlay of 1.2 → 1.4.
+type overlayCase struct {
 	name string
 	// status is the data of the sylva-units-status ConfigMap served to
 	// lookup; nil means none (a fresh install).
@@ -160,8 +160,8 @@ func statusAfter(t *testing.T, pass planner.Pass) map[string]string {
 	}
 }
 
-// chartTransition is a transition run by the chart of a bundle ref.
-type chartTransition struct {
+// overlayTransition is a transition run by the chart of a bundle ref.
+type overlayTransition struct {
 	ref      string
 	from, to string
 	// widen makes the to release of the catalog support from.
@@ -179,20 +179,20 @@ type chartTransition struct {
 // sylva-units-status Kustomization writes. main is the 1.4 line and
 // 1.3.10 a 1.3 release; test catalogs let them run two passes.
 func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
-	for _, tr := range []chartTransition{
+	for _, tr := range []overlayTransition{
 		{ref: "main", from: "1.2", to: "1.4", passes: 2, widen: [2]string{
 			"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n"}},
 		{ref: "1.3.10", from: "1.1", to: "1.3", passes: 2, widen: [2]string{
 			"  - release: \"1.3\"\n    upgrade_from: [\"1.2\"]\n", "  - release: \"1.3\"\n    upgrade_from: [\"1.1\", \"1.2\"]\n"}},
 	} {
-		t.Run(tr.ref, func(t *testing.T) { runChartTransition(t, tr) })
+		t.Run(tr.ref, func(t *testing.T) { runOverlayTransition(t, tr) })
 	}
 }
 
-func runChartTransition(t *testing.T, tr chartTransition) {
-	ch := loadChart(t, tr.ref)
-	in := planner.Input{Catalog: testCatalog(t, tr.widen), From: skew.MustParse(tr.from), To: skew.MustParse(tr.to), FromSource: "flag", ToolVersion: "test"}
-	g, err := GenerateFor(in, &Chart{Name: tr.ref, Values: ch.Values})
+func runOverlayTransition(t *testing.T, tr overlayTransition) {
+	ch := loadBundleChart(t, tr.ref)
+	in := planner.Input{Catalog: editedCatalog(t, tr.widen), From: skew.MustParse(tr.from), To: skew.MustParse(tr.to), FromSource: "flag", ToolVersion: "test"}
+	g, err := GenerateFor(in, &TargetChart{Name: tr.ref, Values: ch.Values})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func runChartTransition(t *testing.T, tr chartTransition) {
 		return map[string]string{KeySylvaRelease: s.SylvaRelease, KeyAdditionalReconciliationRequired: s.AdditionalReconciliationRequired, KeyTransitionFrom: s.TransitionFrom, KeyTransitionPass: s.TransitionPass}
 	}
 	last := hop[len(hop)-1]
-	cases := []chartCase{{
+	cases := []overlayCase{{
 		name: "a fresh install applies the release's own versions and records no transition",
 		k8s:  last.Values.K8sVersionShort, longhornChart: chartOf(last.Values.LonghornVersion),
 		info: map[string]string{KeySylvaRelease: tr.to, KeyAdditionalReconciliationRequired: "false", KeyTransitionFrom: "", KeyTransitionPass: ""},
@@ -247,7 +247,7 @@ func runChartTransition(t *testing.T, tr chartTransition) {
 		if i > 0 {
 			st = statusAfter(t, hop[i-1])
 		}
-		cases = append(cases, chartCase{
+		cases = append(cases, overlayCase{
 			name: fmt.Sprintf("pass %d of %d", pass.HopPass, pass.HopPasses), status: st,
 			k8s: pass.Values.K8sVersionShort, longhornChart: chartOf(pass.Values.LonghornVersion), info: infoOf(pass.ExpectedStatus),
 		})
@@ -259,11 +259,11 @@ func runChartTransition(t *testing.T, tr chartTransition) {
 			if tc.status != nil {
 				objs = append(objs, statusObject(DefaultNamespace, tc.status))
 			}
-			rendered, err := renderChart(t, ch, vals, 2, objs...)
+			rendered, err := renderWholeChart(t, ch, vals, 2, objs...)
 			if err != nil {
 				t.Fatalf("render: %v", err)
 			}
-			got := chartFacts(t, rendered)
+			got := overlayFacts(t, rendered)
 			if v, err := skew.Parse(got.k8s); err != nil || v.Short() != tc.k8s {
 				t.Errorf("cluster unit k8s_version = %q, want Kubernetes %s", got.k8s, tc.k8s)
 			}
@@ -279,26 +279,26 @@ func runChartTransition(t *testing.T, tr chartTransition) {
 	}
 }
 
-// renderedFacts are what a render of the chart says of a transition.
-type renderedFacts struct {
+// overlayRender are what a render of the chart says of a transition.
+type overlayRender struct {
 	k8s      string
 	longhorn map[string]string
 	info     map[string]string
 }
 
-// chartFacts reads the cluster unit's values (the VALUES_B64 of its
+// overlayFacts reads the cluster unit's values (the VALUES_B64 of its
 // substitution Secret), the chart version of the longhorn and
 // longhorn-crd HelmReleases (the /spec patch of their Kustomizations) and
 // the additional-info of the sylva-units-status Kustomization's patch.
-func chartFacts(t *testing.T, objs []map[string]any) renderedFacts {
+func overlayFacts(t *testing.T, objs []map[string]any) overlayRender {
 	t.Helper()
-	f := renderedFacts{longhorn: map[string]string{}}
+	f := overlayRender{longhorn: map[string]string{}}
 	for _, o := range objs {
 		kind, _ := o["kind"].(string)
-		name, _ := nestedString(o, "metadata", "name")
+		name, _ := stringAt(o, "metadata", "name")
 		switch {
 		case kind == "Secret" && strings.HasPrefix(name, "kustomization-unit-substitute-cluster-"):
-			b64, _ := nestedString(o, "stringData", "VALUES_B64")
+			b64, _ := stringAt(o, "stringData", "VALUES_B64")
 			raw, err := base64.StdEncoding.DecodeString(b64)
 			if err != nil {
 				t.Fatalf("%s VALUES_B64: %v", name, err)
@@ -309,7 +309,7 @@ func chartFacts(t *testing.T, objs []map[string]any) renderedFacts {
 			}
 			f.k8s, _ = v["k8s_version"].(string)
 		case kind == "Kustomization" && (name == "longhorn" || name == "longhorn-crd"):
-			for _, p := range kustomizationPatches(t, o) {
+			for _, p := range patchesOf(t, o) {
 				var ops []map[string]any
 				if yaml.Unmarshal([]byte(p), &ops) != nil {
 					continue
@@ -319,17 +319,17 @@ func chartFacts(t *testing.T, objs []map[string]any) renderedFacts {
 						continue
 					}
 					if spec, ok := op["value"].(map[string]any); ok {
-						f.longhorn[name], _ = nestedString(spec, "chart", "spec", "version")
+						f.longhorn[name], _ = stringAt(spec, "chart", "spec", "version")
 					}
 				}
 			}
 		case kind == "Kustomization" && name == StatusConfigMap:
-			for _, p := range kustomizationPatches(t, o) {
+			for _, p := range patchesOf(t, o) {
 				var cm map[string]any
 				if yaml.Unmarshal([]byte(p), &cm) != nil {
 					continue
 				}
-				info, ok := nestedString(cm, "data", AdditionalInfo)
+				info, ok := stringAt(cm, "data", AdditionalInfo)
 				if !ok {
 					continue
 				}
@@ -347,7 +347,7 @@ func chartFacts(t *testing.T, objs []map[string]any) renderedFacts {
 	return f
 }
 
-func kustomizationPatches(t *testing.T, ks map[string]any) []string {
+func patchesOf(t *testing.T, ks map[string]any) []string {
 	t.Helper()
 	spec, _ := ks["spec"].(map[string]any)
 	list, _ := spec["patches"].([]any)
@@ -362,7 +362,7 @@ func kustomizationPatches(t *testing.T, ks map[string]any) []string {
 	return out
 }
 
-func nestedString(m map[string]any, path ...string) (string, bool) {
+func stringAt(m map[string]any, path ...string) (string, bool) {
 	v, ok := valueAt(m, path)
 	if !ok {
 		return "", false

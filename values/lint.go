@@ -141,10 +141,10 @@ func interpretedBefore(ref []string, path string) bool {
 	if len(ref) == 0 || ref[0] != "_internal" {
 		return false
 	}
-	if len(ref) > 1 && ref[1] == "state" && !under(path, "values._internal.state") {
+	if len(ref) > 1 && ref[1] == "state" && !underPath(path, "values._internal.state") {
 		return true
 	}
-	return !under(path, "values._internal")
+	return !underPath(path, "values._internal")
 }
 
 // referencedValues lists the value paths an action reads with .Values.a.b

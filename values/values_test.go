@@ -315,7 +315,7 @@ func TestGenerateForRefusesAChartWithoutWhatTheOverlayNeeds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			v := good()
 			tt.edit(v)
-			_, err := GenerateFor(input(t, "1.4", "1.6"), &Chart{Name: "test", Values: v})
+			_, err := GenerateFor(input(t, "1.4", "1.6"), &TargetChart{Name: "test", Values: v})
 			switch {
 			case tt.want == "" && err != nil:
 				t.Fatalf("GenerateFor: %v", err)

@@ -111,13 +111,13 @@ func valuesGenerateAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	var ch *values.Chart
+	var ch *values.TargetChart
 	if name := c.String("chart"); name != "" {
 		loaded, err := loader.Load(envOf(c).path(name))
 		if err != nil {
 			return withCode(exitError, fmt.Errorf("--chart %s: %w; give the charts/sylva-units directory of a sylva-core checkout", name, err))
 		}
-		ch = &values.Chart{Name: loaded.Name() + " " + loaded.Metadata.Version, Values: loaded.Values}
+		ch = &values.TargetChart{Name: loaded.Name() + " " + loaded.Metadata.Version, Values: loaded.Values}
 	}
 	g, err := values.GenerateFor(in, ch)
 	if err != nil {
