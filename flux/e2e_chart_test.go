@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -274,9 +275,13 @@ func (k *kustomizePlayer) step(ctx context.Context, handled int64) (int64, error
 	if err != nil {
 		return 0, err
 	}
-	k8s, err := k.clusterVersion(ctx)
+	k8s, ok, err := k.clusterVersion(ctx, ks.GetAnnotations()[helmRevision])
 	if err != nil {
 		return 0, err
+	}
+	if !ok {
+		// Helm has not written the cluster unit of this revision yet.
+		return handled, nil
 	}
 	cm, err := k.core.CoreV1().ConfigMaps(k.ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
 	if err != nil {
@@ -320,35 +325,47 @@ func statusPatchData(ks *unstructured.Unstructured) (map[string]string, error) {
 	return nil, fmt.Errorf("Kustomization %s has no ConfigMap patch", ks.GetName())
 }
 
-// clusterVersion reads k8s_version from the values of the cluster unit:
-// the VALUES_B64 of its kustomization-unit-substitute-cluster-* Secret.
-func (k *kustomizePlayer) clusterVersion(ctx context.Context) (string, error) {
-	secrets, err := k.core.CoreV1().Secrets(k.ns).List(ctx, metav1.ListOptions{LabelSelector: "sylva-units.unit=cluster"})
+// helmRevision is the annotation with which the chart stamps each unit's
+// Kustomization with the Helm release revision that wrote it.
+const helmRevision = "sylva-units-helm-revision"
+
+// clusterVersion reads k8s_version from the values of the cluster unit of
+// Helm release revision rev: the VALUES_B64 of the Secret its Kustomization
+// substitutes from. ok is false while the cluster Kustomization is of
+// another revision.
+func (k *kustomizePlayer) clusterVersion(ctx context.Context, rev string) (string, bool, error) {
+	ks, err := k.dyn.Resource(chartKustomizations).Namespace(k.ns).Get(ctx, "cluster", metav1.GetOptions{})
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
-	var found []string
-	for _, s := range secrets.Items {
-		if !strings.HasPrefix(s.Name, "kustomization-unit-substitute-cluster-") {
-			continue
-		}
-		b64 := string(s.Data["VALUES_B64"])
-		raw, err := base64.StdEncoding.DecodeString(b64)
-		if err != nil {
-			return "", fmt.Errorf("secret %s: %w", s.Name, err)
-		}
-		var v struct {
-			K8sVersion string `json:"k8s_version"`
-		}
-		if err := yaml.Unmarshal(raw, &v); err != nil {
-			return "", fmt.Errorf("secret %s: %w", s.Name, err)
-		}
-		found = append(found, v.K8sVersion)
+	if ks.GetAnnotations()[helmRevision] != rev {
+		return "", false, nil
 	}
-	if len(found) != 1 {
-		return "", fmt.Errorf("%d kustomization-unit-substitute-cluster-* Secrets (%v), want 1", len(found), found)
+	from, _, _ := unstructured.NestedSlice(ks.Object, "spec", "postBuild", "substituteFrom")
+	var name string
+	for _, f := range from {
+		if fm, ok := f.(map[string]any); ok && fm["kind"] == "Secret" && strings.HasPrefix(fmt.Sprint(fm["name"]), "kustomization-unit-substitute-cluster-") {
+			name = fmt.Sprint(fm["name"])
+		}
 	}
-	return found[0], nil
+	if name == "" {
+		return "", false, errors.New("the cluster Kustomization substitutes from no kustomization-unit-substitute-cluster-* Secret")
+	}
+	s, err := k.core.CoreV1().Secrets(k.ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", false, err
+	}
+	raw, err := base64.StdEncoding.DecodeString(string(s.Data["VALUES_B64"]))
+	if err != nil {
+		return "", false, fmt.Errorf("secret %s: %w", name, err)
+	}
+	var v struct {
+		K8sVersion string `json:"k8s_version"`
+	}
+	if err := yaml.Unmarshal(raw, &v); err != nil {
+		return "", false, fmt.Errorf("secret %s: %w", name, err)
+	}
+	return v.K8sVersion, true, nil
 }
 
 func configMap(ns string, data map[string]string) *corev1.ConfigMap {
