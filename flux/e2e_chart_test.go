@@ -1,16 +1,12 @@
 package flux_test
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,6 +18,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -414,45 +412,22 @@ func catalogWith12To14(t *testing.T) *catalog.Catalog {
 	return cat
 }
 
-// serveChart packs the chart directory as sylva-units-0.1.0.tgz and serves
-// it on loopback; it returns the base URL and the archive.
+// serveChart packs the chart directory as Helm does (its .helmignore
+// applies) into sylva-units-0.1.0.tgz and serves it on loopback; it
+// returns the base URL and the archive.
 func serveChart(t *testing.T, dir string) (string, []byte) {
 	t.Helper()
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, err := filepath.Rel(dir, path)
-		if err != nil {
-			return err
-		}
-		body, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		if rel == "Chart.yaml" {
-			// The archive's version is the one the HelmChart names.
-			body = bytes.Replace(body, []byte("\nversion: 0.0.0-git"), []byte("\nversion: 0.1.0"), 1)
-		}
-		if err := tw.WriteHeader(&tar.Header{Name: "sylva-units/" + filepath.ToSlash(rel), Mode: 0o644, Size: int64(len(body)), ModTime: time.Unix(0, 0)}); err != nil {
-			return err
-		}
-		_, err = tw.Write(body)
-		return err
-	})
-	if err == nil {
-		err = tw.Close()
+	ch, err := loader.Load(dir)
+	if err != nil {
+		t.Fatalf("load %s: %v", dir, err)
 	}
-	if err == nil {
-		err = gz.Close()
-	}
+	// The archive's version is the one the HelmChart names.
+	ch.Metadata.Version = "0.1.0"
+	path, err := chartutil.Save(ch, t.TempDir())
 	if err != nil {
 		t.Fatalf("pack %s: %v", dir, err)
 	}
-	tgz := buf.Bytes()
+	tgz := mustRead(t, path)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/sylva-units-0.1.0.tgz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(tgz) })
 	srv := httptest.NewServer(mux)
