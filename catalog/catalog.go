@@ -297,6 +297,23 @@ func (r *Release) Component(name string) (ReleaseComponent, bool) {
 	return ReleaseComponent{}, false
 }
 
+// ChartVersion returns the Helm chart version sylva-units installs for
+// version v of component name: the chart of the first release (oldest
+// first) that ships v or passes through it with a chart given. ok is false
+// when no release gives one.
+func (c *Catalog) ChartVersion(name string, v skew.Version) (string, bool) {
+	for _, r := range c.Releases {
+		for _, list := range [][]ReleaseComponent{r.Components, r.PassThrough} {
+			for _, rc := range list {
+				if rc.Name == name && rc.Chart != "" && rc.Version.Equal(v) {
+					return rc.Chart, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
 // Version returns the entry of c for exactly v, or for the highest patch of
 // v's minor when v has no exact entry.
 func (c *Component) Version(v skew.Version) (ComponentVersion, bool) {

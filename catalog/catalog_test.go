@@ -63,6 +63,27 @@ func TestDefaultCatalogHoldsTheDomainFacts(t *testing.T) {
 	}
 }
 
+func TestChartVersionsOfLonghornComeFromTheReleases(t *testing.T) {
+	c, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ version, want string }{
+		{"1.5.3", "103.2.1+up1.5.3"},
+		{"1.6.3", "104.1.1+up1.6.3"},
+		{"1.7.3", "104.2.2+up1.7.3"},
+		{"1.8.1", "105.2.0+up1.8.1"},
+		{"1.10.2", "108.2.1+up1.10.2"},
+		{"1.9.2", ""},
+	}
+	for _, tt := range tests {
+		got, ok := c.ChartVersion("longhorn", skew.MustParse(tt.version))
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("ChartVersion(longhorn, %s) = %q, %t; want %q", tt.version, got, ok, tt.want)
+		}
+	}
+}
+
 const header = "apiVersion: planner.sylva/v1alpha1\ncatalogVersion: \"t\"\nupdated: \"2026-01-01\"\n"
 
 const comps = header + "kind: ComponentCatalog\ncomponents:\n  - name: longhorn\n    stepping: minor\n    versions:\n      - {version: \"1.8.1\", min_k8s: \"1.25\"}\n"
@@ -85,6 +106,7 @@ func TestLoadRefusesBadCatalogsNamingTheEntry(t *testing.T) {
 		{"unknown component", rel("1.4", "    components: [{name: kyverno, version: \"1.12.0\"}]\n"), "component kyverno is not in the component catalog"},
 		{"unknown component version", rel("1.4", "    components: [{name: longhorn, version: \"1.8.9\"}]\n"), "longhorn 1.8.9 is not a version"},
 		{"release with a patch", rel("1.4.1", ""), "write releases as MAJOR.MINOR"},
+		{"chart of another version", rel("1.4", "    components: [{name: longhorn, version: \"1.8.1\", chart: \"105.1.0+up1.8.0\"}]\n"), "chart 105.1.0+up1.8.0 is for 1.8.0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -122,6 +122,11 @@ func (c *Catalog) Validate() error {
 				if cv, ok := comp.Version(rc.Version); !ok || !cv.Matches(rc.Version) || rc.Version.IsZero() {
 					errs = append(errs, fmt.Errorf("catalog: release %s: %s %s is not a version of the component catalog", name, rc.Name, rc.Version))
 				}
+				// A chart version that names its upstream version
+				// ("105.2.0+up1.8.1") must name this one.
+				if _, up, ok := strings.Cut(rc.Chart, "+up"); ok && up != rc.Version.String() {
+					errs = append(errs, fmt.Errorf("catalog: release %s: %s %s: chart %s is for %s", name, rc.Name, rc.Version, rc.Chart, up))
+				}
 			}
 		}
 	}

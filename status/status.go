@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -48,7 +49,10 @@ const (
 	KeyOneShotUnits = "one-shot-units"
 	// KeyEnabledUnits lists the enabled units.
 	KeyEnabledUnits = "enabled-units"
-	// KeyAdditionalInfo is free text.
+	// KeyAdditionalInfo is the YAML of the chart's
+	// additional_sylva_units_status_info value (free text for older
+	// writers). The chart writes nothing else of its values into the
+	// ConfigMap, so the keys of InfoKeys are read from it too.
 	KeyAdditionalInfo = "additional-info"
 	// KeySylvaBranch is the sylva-core branch ("main", "release-1.7").
 	KeySylvaBranch = "sylva_branch"
@@ -59,6 +63,11 @@ const (
 	KeyTransitionFrom = "transition_from"
 	KeyTransitionPass = "transition_pass"
 )
+
+// InfoKeys are the keys read from the YAML map of additional-info when the
+// data has no key of that name: a key of data wins over the same key of
+// additional-info.
+var InfoKeys = []string{KeySylvaRelease, KeyAdditionalReconciliationRequired, KeyTransitionFrom, KeyTransitionPass}
 
 // Annotations read on the sylva-units-status Kustomization and the
 // sylva-units HelmRelease.
@@ -121,6 +130,9 @@ type Status struct {
 	// transition_pass, as written ("1.4", "1").
 	TransitionFrom string `json:"transitionFrom,omitempty"`
 	TransitionPass string `json:"transitionPass,omitempty"`
+	// FromAdditionalInfo lists, in InfoKeys order, the keys that were read
+	// from additional-info rather than from the data.
+	FromAdditionalInfo []string `json:"fromAdditionalInfo,omitempty"`
 	// Unknown holds every other data key, as written.
 	Unknown map[string]string `json:"unknown,omitempty"`
 }
@@ -395,47 +407,92 @@ func statusFromMap(obj map[string]any) (*Status, error) {
 }
 
 // decodeData fills s from a ConfigMap's data, in key order so that the
-// first error is always the same one.
+// first error is always the same one, then fills the InfoKeys the data
+// lacks from the YAML of additional-info.
 func (s *Status) decodeData(data map[string]string) error {
 	for _, k := range slices.Sorted(maps.Keys(data)) {
-		v := data[k]
-		var err error
-		switch k {
-		case KeySylvaRelease:
-			s.SylvaRelease, err = decodeRelease(v)
-		case KeyAdditionalReconciliationRequired:
-			var b bool
-			b, err = decodeBool(v)
-			s.AdditionalReconciliationRequired = &b
-		case KeyReleaseRevision:
-			s.ReleaseRevision = v
-		case KeyChartVersion:
-			s.ChartVersion = v
-		case KeyReleaseTime:
-			s.ReleaseTime = v
-		case KeyValuesChecksum:
-			s.ValuesChecksum = v
-		case KeyOneShotUnits:
-			s.OneShotUnits, err = decodeOneShot(v)
-		case KeyEnabledUnits:
-			s.EnabledUnits, err = decodeUnitList(v)
-		case KeyAdditionalInfo:
-			s.AdditionalInfo = v
-		case KeySylvaBranch:
-			s.SylvaBranch = v
-		case KeyTransitionFrom:
-			s.TransitionFrom = v
-		case KeyTransitionPass:
-			s.TransitionPass = v
-		default:
-			if s.Unknown == nil {
-				s.Unknown = map[string]string{}
+		if err := s.decodeKey(k, data[k]); err != nil {
+			return err
+		}
+	}
+	info := additionalInfo(data[KeyAdditionalInfo])
+	for _, k := range InfoKeys {
+		v, ok := info[k]
+		if _, inData := data[k]; inData || !ok {
+			continue
+		}
+		if err := s.decodeKey(k, v); err != nil {
+			var ke *KeyError
+			if errors.As(err, &ke) {
+				ke.Key = KeyAdditionalInfo + ": " + k
 			}
-			s.Unknown[k] = v
+			return err
 		}
-		if err != nil {
-			return &KeyError{Key: k, Value: v, Err: err}
+		s.FromAdditionalInfo = append(s.FromAdditionalInfo, k)
+	}
+	return nil
+}
+
+// additionalInfo returns the scalar entries of additional-info read as a
+// YAML map, as written (an unquoted 1.10 stays "1.10"). Text that is not
+// a YAML map gives none: additional-info may be free text.
+func additionalInfo(v string) map[string]string {
+	var doc yamlv3.Node
+	if strings.TrimSpace(v) == "" || yamlv3.Unmarshal([]byte(v), &doc) != nil || len(doc.Content) != 1 {
+		return nil
+	}
+	m := doc.Content[0]
+	if m.Kind != yamlv3.MappingNode {
+		return nil
+	}
+	out := map[string]string{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, val := m.Content[i], m.Content[i+1]
+		if k.Kind == yamlv3.ScalarNode && val.Kind == yamlv3.ScalarNode && val.ShortTag() != "!!null" {
+			out[k.Value] = val.Value
 		}
+	}
+	return out
+}
+
+// decodeKey decodes one data key into s.
+func (s *Status) decodeKey(k, v string) error {
+	var err error
+	switch k {
+	case KeySylvaRelease:
+		s.SylvaRelease, err = decodeRelease(v)
+	case KeyAdditionalReconciliationRequired:
+		var b bool
+		b, err = decodeBool(v)
+		s.AdditionalReconciliationRequired = &b
+	case KeyReleaseRevision:
+		s.ReleaseRevision = v
+	case KeyChartVersion:
+		s.ChartVersion = v
+	case KeyReleaseTime:
+		s.ReleaseTime = v
+	case KeyValuesChecksum:
+		s.ValuesChecksum = v
+	case KeyOneShotUnits:
+		s.OneShotUnits, err = decodeOneShot(v)
+	case KeyEnabledUnits:
+		s.EnabledUnits, err = decodeUnitList(v)
+	case KeyAdditionalInfo:
+		s.AdditionalInfo = v
+	case KeySylvaBranch:
+		s.SylvaBranch = v
+	case KeyTransitionFrom:
+		s.TransitionFrom = v
+	case KeyTransitionPass:
+		s.TransitionPass = v
+	default:
+		if s.Unknown == nil {
+			s.Unknown = map[string]string{}
+		}
+		s.Unknown[k] = v
+	}
+	if err != nil {
+		return &KeyError{Key: k, Value: v, Err: err}
 	}
 	return nil
 }

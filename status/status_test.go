@@ -3,6 +3,7 @@ package status_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -53,6 +54,10 @@ func TestScenarios(t *testing.T) {
 		},
 		{
 			name: "mid-transition to 1.6 with another pass required can start it now", dir: "mid-transition-second-pass-pending",
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true, canStart: true,
+		},
+		{
+			name: "status keys in additional-info, where the chart writes them, tell the pending pass", dir: "mid-transition-keys-in-additional-info",
 			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true, canStart: true,
 		},
 		{
@@ -261,6 +266,103 @@ func TestDecodeKeys(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b skew.Version) bool { return a.String() == b.String() })); diff != "" {
 		t.Errorf("Decode (-want +got):\n%s", diff)
+	}
+}
+
+// The chart writes the status keys only into additional-info (the YAML of
+// additional_sylva_units_status_info); the data's own key wins.
+func TestDecodeReadsStatusKeysFromAdditionalInfo(t *testing.T) {
+	cm := func(data string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: sylva-units-status}\ndata:\n" + data
+	}
+	tests := []struct {
+		name, data       string
+		release, pending string // pending: "true", "false" or "" (absent)
+		from, pass       string
+		fromInfo         []string
+		err              string
+	}{
+		{
+			name:    "keys only in additional-info are read",
+			data:    "  additional-info: |\n    sylva_release: \"1.6\"\n    additional_reconciliation_required: \"true\"\n    transition_from: \"1.4\"\n    transition_pass: \"1\"\n",
+			release: "1.6", pending: "true", from: "1.4", pass: "1",
+			fromInfo: []string{"sylva_release", "additional_reconciliation_required", "transition_from", "transition_pass"},
+		},
+		{
+			name:    "a key of data wins over additional-info",
+			data:    "  sylva_release: \"1.7\"\n  additional-info: |\n    sylva_release: \"1.6\"\n    additional_reconciliation_required: true\n",
+			release: "1.7", pending: "true", fromInfo: []string{"additional_reconciliation_required"},
+		},
+		{
+			name:    "an unquoted 1.10 stays 1.10",
+			data:    "  additional-info: |\n    sylva_release: 1.10\n",
+			release: "1.10", fromInfo: []string{"sylva_release"},
+		},
+		{
+			name: "free text in additional-info is kept and not read",
+			data: "  additional-info: deployed by the platform team\n",
+		},
+		{
+			name: "an empty map in additional-info gives no key",
+			data: "  additional-info: |\n    {}\n",
+		},
+		{
+			name: "a bad value in additional-info names the key",
+			data: "  additional-info: |\n    additional_reconciliation_required: perhaps\n",
+			err:  `data key "additional-info: additional_reconciliation_required"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := status.Decode([]byte(cm(tt.data)))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("Decode error = %v, want it to contain %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel := ""
+			if !s.SylvaRelease.IsZero() {
+				rel = s.SylvaRelease.String()
+			}
+			pending := ""
+			if s.AdditionalReconciliationRequired != nil {
+				pending = fmt.Sprint(*s.AdditionalReconciliationRequired)
+			}
+			got := []string{rel, pending, s.TransitionFrom, s.TransitionPass}
+			want := []string{tt.release, tt.pending, tt.from, tt.pass}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("sylva_release, additional_reconciliation_required, transition_from, transition_pass (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.fromInfo, s.FromAdditionalInfo); diff != "" {
+				t.Errorf("FromAdditionalInfo (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A ConfigMap whose additional-info asks for another pass must not be
+// reported as settled.
+func TestStatusKeysInAdditionalInfoAreNotReportedAsSettled(t *testing.T) {
+	in := "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: sylva-units-status, namespace: sylva-system}\ndata:\n" +
+		"  release-revision: \"4\"\n  additional-info: |\n    sylva_release: \"1.6\"\n    additional_reconciliation_required: \"true\"\n"
+	obs, err := status.DecodeObservation([]byte(in), status.DefaultHelmRelease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := status.Interpret(obs)
+	var b strings.Builder
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "No further pass is pending") {
+		t.Errorf("status says no further pass is pending:\n%s", b.String())
+	}
+	if !r.PassPending {
+		t.Errorf("PassPending = false, want true (%q)", r.Summary)
 	}
 }
 

@@ -159,9 +159,13 @@ func (r Report) next() string {
 func (s *Status) rows() [][2]string {
 	var out [][2]string
 	add := func(k, v string) {
-		if v != "" {
-			out = append(out, [2]string{k, v})
+		if v == "" {
+			return
 		}
+		if slices.Contains(s.FromAdditionalInfo, k) {
+			k += " (additional-info)"
+		}
+		out = append(out, [2]string{k, v})
 	}
 	if !s.SylvaRelease.IsZero() {
 		add(KeySylvaRelease, s.SylvaRelease.String())

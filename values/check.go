@@ -3,10 +3,16 @@ package values
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -135,6 +141,9 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 		vals = Merge(docs...)
 	}
 
+	if rel, ok := in.Plan.Catalog.Release(in.Plan.To.MinorOnly()); ok {
+		vals = withVersionMap(vals, rel, in.Plan.Provider)
+	}
 	c := checker{ctx: ctx, vals: vals, ns: in.Namespace, rep: rep, kube: plan.To.Kubernetes}
 	hop := lastHop(plan)
 	final := map[string]string{}
@@ -158,7 +167,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 			return nil, err
 		}
 		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
-		got := c.run(kindPass, name, status, want)
+		got, info := c.run(kindPass, name, status, want)
 		if i == 0 && status != nil {
 			pre := clone(status)
 			pre[KeySylvaRelease] = skew.Version{Major: in.Plan.From.Major, Minor: in.Plan.From.Minor}.Short() + "-pre"
@@ -169,7 +178,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 			branch[KeySylvaRelease] = "main"
 			c.run(kindBranch, name+" from a status naming a branch", branch, nil)
 		}
-		status, err = nextStatus(pass, got)
+		status, err = nextStatus(pass, got, info)
 		if err != nil {
 			return nil, err
 		}
@@ -200,20 +209,49 @@ func sourceStatus(plan *planner.Plan, from skew.Version) (map[string]string, err
 }
 
 // nextStatus is the status the sylva-units-status unit writes after a
-// pass: the plan's expected status, with the helper values it copies from
-// the render (when they rendered).
-func nextStatus(pass planner.Pass, got map[string]string) (map[string]string, error) {
+// pass: the plan's expected status, with the status keys of the render:
+// as the YAML of additional-info when the values set
+// additional_sylva_units_status_info (info non-nil), else as data keys.
+func nextStatus(pass planner.Pass, got, info map[string]string) (map[string]string, error) {
 	st, err := flatten(pass.ExpectedStatus)
 	if err != nil {
 		return nil, err
 	}
 	st["release-revision"] = fmt.Sprint(pass.Index + 1)
+	if info != nil {
+		// The chart writes the YAML of additional_sylva_units_status_info
+		// into additional-info and nothing else of the values.
+		for _, k := range statusKeys {
+			delete(st, k)
+		}
+		y, err := yaml.Marshal(info)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", AdditionalInfo, err)
+		}
+		st[AdditionalInfo] = string(y)
+		return st, nil
+	}
 	for _, k := range statusKeys {
 		if v, ok := got[k]; ok {
 			st[k] = v
 		}
 	}
 	return st, nil
+}
+
+// withVersionMap returns vals with the target release's
+// _internal.k8s_version_map from the catalog (the minors the chart of the
+// release maps, for the plan's bootstrap provider) when vals have none:
+// the chart's cluster.k8s_version reads it.
+func withVersionMap(vals map[string]any, rel *catalog.Release, p catalog.Provider) map[string]any {
+	if _, ok := valueAt(vals, []string{"_internal", "k8s_version_map"}); ok {
+		return vals
+	}
+	m := map[string]any{}
+	for _, kv := range rel.Kubernetes.Versions {
+		m[kv.Minor.Short()] = kv.For(p).String()
+	}
+	return Merge(vals, map[string]any{"_internal": map[string]any{"k8s_version_map": m}})
 }
 
 func clone(m map[string]string) map[string]string {
@@ -257,14 +295,18 @@ func statusObject(ns string, data map[string]string) map[string]any {
 }
 
 // run renders the values against status and records the scenario and its
-// findings; it returns the rendered top-level values as strings.
-func (c *checker) run(kind scenarioKind, name string, status, want map[string]string) map[string]string {
+// findings. It returns the helper values of the render as strings: the
+// top-level values, overridden by the fields of
+// _internal.state.release_transition and by the entries of
+// additional_sylva_units_status_info; and those entries alone (nil when
+// the values have no such map).
+func (c *checker) run(kind scenarioKind, name string, status, want map[string]string) (map[string]string, map[string]string) {
 	ns := cmp.Or(c.ns, DefaultNamespace)
 	src := NewObjects()
 	if status != nil {
 		src.Add(statusObject(ns, status))
 	}
-	rendered, errs, _ := renderEach(c.ctx, c.vals, RenderOptions{Namespace: ns, KubeVersion: c.kube, Source: src})
+	rendered, errs := renderPhased(c.ctx, c.vals, RenderOptions{Namespace: ns, KubeVersion: c.kube, Source: src})
 	got := map[string]string{}
 	for _, k := range sortedKeys(c.vals) {
 		path := childPath("values", k)
@@ -273,6 +315,31 @@ func (c *checker) run(kind scenarioKind, name string, status, want map[string]st
 		} else if _, failed := errs[path]; !failed {
 			if _, isMap := c.vals[k].(map[string]any); !isMap {
 				got[k] = scalarString(c.vals[k])
+			}
+		}
+	}
+	if s, ok := rendered["values._internal.state."+StateKey]; ok {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(s), &m); err == nil {
+			for k, v := range m {
+				got[k] = scalarString(v)
+			}
+		}
+	}
+	var info map[string]string
+	if m, ok := c.vals[StatusInfoKey].(map[string]any); ok {
+		info = map[string]string{}
+		for _, k := range sortedKeys(m) {
+			path := childPath(childPath("values", StatusInfoKey), k)
+			if s, ok := rendered[path]; ok {
+				info[k] = s
+			} else if _, failed := errs[path]; !failed {
+				info[k] = scalarString(m[k])
+			}
+		}
+		for _, k := range statusKeys {
+			if v, ok := info[k]; ok {
+				got[k] = v
 			}
 		}
 	}
@@ -350,7 +417,84 @@ func (c *checker) run(kind scenarioKind, name string, status, want map[string]st
 		}
 		c.rep.Findings = append(c.rep.Findings, f)
 	}
-	return got
+	return got, info
+}
+
+// renderPhased renders the gotpl strings of vals in the order the
+// sylva-units chart interprets them: _internal.state, then the rest of
+// _internal, then everything else, each phase against the values the
+// previous phases rendered (a string sees the raw text of any other
+// string of its own phase). It returns the rendered text and the errors,
+// by values path.
+func renderPhased(ctx context.Context, vals map[string]any, opts RenderOptions) (map[string]string, map[string]*TemplateError) {
+	got := map[string]string{}
+	errs := map[string]*TemplateError{}
+	phases := []func(string) bool{
+		func(p string) bool { return underPath(p, "values._internal.state") },
+		func(p string) bool {
+			return underPath(p, "values._internal") && !underPath(p, "values._internal.state")
+		},
+		func(p string) bool { return !underPath(p, "values._internal") },
+	}
+	cur := vals
+	for _, in := range phases {
+		var slots []slot
+		for _, s := range gotplSlots(cur, "values", nil) {
+			if in(s.path) {
+				slots = append(slots, s)
+			}
+		}
+		r := newRenderer(ctx, cur, opts)
+		if out, err := r.render(slots); err == nil {
+			for i, s := range slots {
+				got[s.path] = out[i]
+			}
+		} else {
+			for _, s := range slots {
+				out, err := r.render([]slot{s})
+				var te *TemplateError
+				switch {
+				case err == nil:
+					got[s.path] = out[0]
+				case errors.As(err, &te):
+					errs[s.path] = te
+				default:
+					errs[s.path] = &TemplateError{Path: s.path, Reason: err.Error()}
+				}
+			}
+		}
+		cur = substitutePaths(cur, "values", got).(map[string]any)
+	}
+	return got, errs
+}
+
+// under reports whether the values path p is prefix or below it.
+func underPath(p, prefix string) bool {
+	return p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[")
+}
+
+// substitutePaths returns a copy of v in which each gotpl string whose
+// path is in rendered is replaced by its rendered text.
+func substitutePaths(v any, path string, rendered map[string]string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = substitutePaths(x, childPath(path, k), rendered)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = substitutePaths(x, path+"["+strconv.Itoa(i)+"]", rendered)
+		}
+		return out
+	case string:
+		if s, ok := rendered[path]; ok && isTemplate(t) {
+			return s
+		}
+	}
+	return v
 }
 
 // finish adds the lint findings, raising those the renders confirmed to

@@ -3,8 +3,10 @@ package values
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -13,8 +15,8 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
-// Helper value names, which are also the keys the sylva-units-status unit
-// copies into the status ConfigMap (see docs/values.md).
+// Names of the pass values: the plan's value names, which are also the
+// keys of the status ConfigMap (see docs/values.md).
 const (
 	KeySylvaRelease                     = "sylva_release"
 	KeyTransitionFromN2                 = "transition_from_n-2"
@@ -28,56 +30,97 @@ const (
 	// KeyTransitionPass is the number (from 1) of the pass of the current
 	// hop that wrote the status.
 	KeyTransitionPass = "transition_pass"
+	// KeyLonghornChartVersion is the Helm chart version of Longhorn's
+	// version (a Rancher chart version such as 105.2.0+up1.8.1).
+	KeyLonghornChartVersion = "longhorn_chart_version"
 )
 
-// keyOrder is the order of generated values; keys the plan adds later come
-// after these, sorted.
-var keyOrder = []string{
-	KeySylvaRelease, KeyTransitionFromN2, KeyK8sVersionShort, KeyLonghornVersion,
-	KeyMachineDeploymentsPaused, KeyAdditionalReconciliationRequired,
-	KeyTransitionFrom, KeyTransitionPass,
-}
+// Where the generated values live in the sylva-units values.
+const (
+	// StateKey is the key, under _internal.state, of the pass values as a
+	// JSON object. The chart interprets _internal.state before anything
+	// else, so every other value reads it already computed.
+	StateKey = "release_transition"
+	// StatusInfoKey is the chart's value whose YAML the sylva-units-status
+	// Kustomization writes into the status ConfigMap's additional-info.
+	StatusInfoKey = "additional_sylva_units_status_info"
+	// AdditionalInfo is the status ConfigMap key holding that YAML.
+	AdditionalInfo = "additional-info"
+)
 
-// statusKeys are the helper values the sylva-units-status unit records in
-// the status ConfigMap after a pass.
+// statusKeys are the pass values the overlay records in the status
+// ConfigMap (through additional-info) for the next pass to read.
 var statusKeys = []string{KeySylvaRelease, KeyAdditionalReconciliationRequired, KeyTransitionFrom, KeyTransitionPass}
 
 // LegacyRelease is the newest release whose status ConfigMap has no
-// sylva_release key: a ConfigMap without it was written by this release
-// (or an older one).
+// sylva_release key: a ConfigMap without it, written by a development
+// chart, was written by this release or an older one.
 const LegacyRelease = "1.4"
 
-// Generated is the values fragment that makes the sylva-units chart of a
+// ErrChartVersionUnknown is returned by Generate when a pass moves Longhorn
+// to a version whose chart version neither the catalog nor the chart gives.
+var ErrChartVersionUnknown = errors.New("chart version unknown")
+
+// Generated is the values overlay that makes the sylva-units chart of a
 // release run the passes of every supported upgrade into it.
 type Generated struct {
-	// From and To are the plan the fragment was asked for.
+	// From and To are the plan the overlay was asked for.
 	From, To       string
 	CatalogVersion string
-	// Sources are the releases the fragment upgrades from, sorted.
+	// Sources are the releases the overlay upgrades from, sorted.
 	Sources []string
-	// Entries are the values in output order.
-	Entries []Entry
+	// Legacy is the release a status ConfigMap is read as when it names
+	// none (no sylva_release, no release chart version).
+	Legacy string
+	// States are the values of each pass, by pass state
+	// ("<source>/<pass of the hop>"), sorted by state.
+	States []PassState
+	// Final are the values of a fresh install and of a settled cluster.
+	Final map[string]string
+	// Longhorn is true when the overlay sets Longhorn's chart version: a
+	// pass moves Longhorn to another version than the release's own.
+	Longhorn bool
+	// Chart names the chart the overlay was checked against ("" for none).
+	Chart string
+	// Notes say what the overlay cannot do in the chart; the header of
+	// WriteYAML prints them.
+	Notes []string
 }
 
-// Entry is one helper value: a constant, or a gotpl string.
-type Entry struct {
-	Key string
-	// Value is a string, or a bool for a constant boolean value.
-	Value any
+// PassState is the values of one pass.
+type PassState struct {
+	// Name is "<source minor>/<pass number within the hop>".
+	Name   string
+	Values map[string]string
+}
+
+// TargetChart is what Generate needs to know of the sylva-units chart the
+// overlay is for: its default values (values.yaml).
+type TargetChart struct {
+	// Name names the chart in the output (a path or a ref).
+	Name string
+	// Values are the chart's default values.
+	Values map[string]any
 }
 
 // passState names a pass: "<source minor>/<pass number within the hop>".
 func passState(source string, pass int) string { return source + "/" + strconv.Itoa(pass) }
 
-// Generate computes the helper values for the last hop of the plan of in
-// (the chart of in.To). The values handle every supported source of in.To
+// Generate computes the overlay for the last hop of the plan of in (the
+// chart of in.To), without a chart to check it against.
+func Generate(in planner.Input) (*Generated, error) { return GenerateFor(in, nil) }
+
+// GenerateFor computes the overlay for the last hop of the plan of in (the
+// chart of in.To). The overlay handles every supported source of in.To
 // (each computed with planner.Compute and the options of in), a fresh
-// install, and a settled cluster; they read the status ConfigMap with
-// `lookup` and compare release minors as strings, never as booleans or
-// with semverCompare.
-func Generate(in planner.Input) (*Generated, error) {
+// install and a settled cluster. It reads the status ConfigMap with
+// `lookup` once, in _internal.state, and compares release minors as
+// strings, never as booleans or with semverCompare. With a chart, it
+// checks that the chart has what the overlay is wired to, and takes
+// Longhorn's chart version of the release from it.
+func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 	if in.Catalog == nil {
-		return nil, fmt.Errorf("generate values: no catalog")
+		return nil, errors.New("generate values: no catalog")
 	}
 	rel, ok := in.Catalog.Release(in.To.MinorOnly())
 	if !ok {
@@ -95,7 +138,7 @@ func Generate(in planner.Input) (*Generated, error) {
 	if hs := hopSource(plan); hs != "" && hs != target {
 		sources[hs] = true
 	}
-	table := map[string]map[string]string{} // key → state → value
+	states := map[string]map[string]string{}
 	var final map[string]string
 	for _, src := range sortedKeys(sources) {
 		sin := in
@@ -117,14 +160,9 @@ func Generate(in planner.Input) (*Generated, error) {
 			}
 			vals[KeyTransitionFrom] = src
 			vals[KeyTransitionPass] = strconv.Itoa(pass.HopPass)
-			for k, v := range vals {
-				if table[k] == nil {
-					table[k] = map[string]string{}
-				}
-				table[k][passState(src, pass.HopPass)] = v
-			}
+			states[passState(src, pass.HopPass)] = vals
 			if pass.HopPass == pass.HopPasses && (final == nil || src == hopSource(plan)) {
-				final = vals
+				final = clone(vals)
 			}
 		}
 	}
@@ -133,14 +171,120 @@ func Generate(in planner.Input) (*Generated, error) {
 	}
 	// A fresh install or a settled cluster records no transition.
 	final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
+	final[KeyTransitionFromN2], final[KeyAdditionalReconciliationRequired], final[KeyMachineDeploymentsPaused] = "false", "false", "false"
+
 	g := &Generated{
 		From: in.From.String(), To: in.To.String(), CatalogVersion: in.Catalog.Version,
-		Sources: sortedKeys(sources),
+		Sources: sortedKeys(sources), Legacy: LegacyRelease, Final: final,
 	}
-	for _, k := range orderedKeys(table, final) {
-		g.Entries = append(g.Entries, Entry{Key: k, Value: entryValue(k, target, table[k], final[k])})
+	// A status naming no release was written by LegacyRelease or older;
+	// for a target at or below it, by the plan's own source.
+	if rel.Release.CompareMinor(skew.MustParse(LegacyRelease)) <= 0 {
+		g.Legacy = in.From.Short()
+		if hs := hopSource(plan); hs != "" {
+			g.Legacy = hs
+		}
+	}
+	for _, name := range sortedKeys(states) {
+		g.States = append(g.States, PassState{Name: name, Values: states[name]})
+	}
+	if ch != nil {
+		g.Chart = ch.Name
+		if err := g.checkChart(ch); err != nil {
+			return nil, err
+		}
+	}
+	if err := g.wireLonghorn(in.Catalog, rel, ch); err != nil {
+		return nil, err
+	}
+	var paused []string
+	for _, s := range g.States {
+		if s.Values[KeyMachineDeploymentsPaused] == "true" {
+			src, n, _ := strings.Cut(s.Name, "/")
+			paused = append(paused, "pass "+n+" from "+src)
+		}
+	}
+	if len(paused) > 0 {
+		g.Notes = append(g.Notes, fmt.Sprintf("MachineDeployments: the plan holds the workers during %s, but the chart has no value that pauses them "+
+			"(the cluster values it passes to sylva-capi-cluster have none): the workers follow cluster.k8s_version and roll on these passes too.",
+			strings.Join(paused, ", ")))
 	}
 	return g, nil
+}
+
+// wireLonghorn decides whether the overlay sets Longhorn's chart version
+// and fills longhorn_chart_version in every state.
+func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *TargetChart) error {
+	own := g.Final[KeyLonghornVersion]
+	for _, s := range g.States {
+		if v := s.Values[KeyLonghornVersion]; v != "" && v != own {
+			g.Longhorn = true
+		}
+	}
+	if !g.Longhorn {
+		return nil
+	}
+	chartOf := func(v string) (string, error) {
+		if ch != nil && v == own {
+			if s, ok := valueAt(ch.Values, longhornVersionPath("longhorn")); ok {
+				if str, ok := s.(string); ok && str != "" && !isTemplate(str) {
+					return str, nil
+				}
+			}
+		}
+		ver, err := skew.Parse(v)
+		if err != nil {
+			return "", fmt.Errorf("generate values: Longhorn version %q: %w", v, err)
+		}
+		if c, ok := cat.ChartVersion("longhorn", ver); ok {
+			return c, nil
+		}
+		fix := "add chart: to its longhorn entry in the catalog"
+		if v == own {
+			fix = "give the chart of " + rel.Release.Short() + " with --chart DIR, or " + fix
+		}
+		return "", fmt.Errorf("generate values for %s: %w: the catalog has no Longhorn chart version for Longhorn %s; %s", g.To, ErrChartVersionUnknown, v, fix)
+	}
+	for _, s := range append(slices.Clone(g.States), PassState{Name: "final", Values: g.Final}) {
+		c, err := chartOf(s.Values[KeyLonghornVersion])
+		if err != nil {
+			return err
+		}
+		s.Values[KeyLonghornChartVersion] = c
+	}
+	return nil
+}
+
+func longhornVersionPath(unit string) []string {
+	return []string{"units", unit, "helmrelease_spec", "chart", "spec", "version"}
+}
+
+// checkChart refuses a chart that lacks what the overlay is wired to, or
+// that maps no full Kubernetes version for a minor a pass sets.
+func (g *Generated) checkChart(ch *TargetChart) error {
+	v := ch.Values
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("generate values: chart %s: "+format, append([]any{ch.Name}, args...)...)
+	}
+	kv, _ := valueAt(v, []string{"cluster", "k8s_version"})
+	if _, ok := kv.(string); !ok {
+		return fail("no cluster.k8s_version to set the control plane's version; is it a sylva-units chart?")
+	}
+	if _, ok := valueAt(v, []string{StatusInfoKey}); !ok {
+		return fail("no %s: the status keys cannot reach the sylva-units-status ConfigMap", StatusInfoKey)
+	}
+	if _, ok := valueAt(v, []string{"_internal"}); !ok {
+		return fail("no _internal values; is it a sylva-units chart?")
+	}
+	m, _ := valueAt(v, []string{"_internal", "k8s_version_map"})
+	vm, _ := m.(map[string]any)
+	for _, s := range append(slices.Clone(g.States), PassState{Name: "a fresh install", Values: g.Final}) {
+		minor := s.Values[KeyK8sVersionShort]
+		if _, ok := vm[minor]; !ok {
+			return fail("_internal.k8s_version_map has no Kubernetes %s, which pass %s sets (it maps %s)", minor, s.Name, strings.Join(sortedKeys(vm), ", "))
+		}
+	}
+	return nil
 }
 
 // hopSource is the release the last hop of p starts from.
@@ -220,126 +364,172 @@ func settledValues(rel *catalog.Release) map[string]string {
 	return v
 }
 
-func orderedKeys(table map[string]map[string]string, final map[string]string) []string {
-	seen := map[string]bool{}
-	for k := range table {
-		seen[k] = true
-	}
-	for k := range final {
-		seen[k] = true
-	}
-	var out []string
-	for _, k := range keyOrder {
-		if seen[k] {
-			out = append(out, k)
-			delete(seen, k)
-		}
-	}
-	return append(out, sortedKeys(seen)...)
-}
-
-// boolKeys are helper values the chart uses as booleans.
-var boolKeys = map[string]bool{
-	KeyTransitionFromN2: true, KeyMachineDeploymentsPaused: true, KeyAdditionalReconciliationRequired: true,
-}
-
-// entryValue is a constant when every state agrees with the final value,
-// else the gotpl string choosing among them.
-func entryValue(key, target string, states map[string]string, final string) any {
-	constant := true
-	for _, v := range states {
-		if v != final {
-			constant = false
-		}
-	}
-	if constant {
-		if boolKeys[key] && (final == "true" || final == "false") {
-			return final == "true"
-		}
-		return final
-	}
-	return stateTemplate(target, states, final)
-}
-
-// stateTemplate is the gotpl string for one helper value. Every value
-// repeats the same prelude, which works out the pass state from the status
-// ConfigMap alone, so no value depends on another value or on the order
-// in which the chart renders them:
+// stateTemplate is the gotpl string of _internal.state.release_transition:
+// it reads the status ConfigMap once and gives the values of the pass as
+// a JSON object.
 //
 //   - no ConfigMap: a fresh install, final values;
 //   - a ConfigMap whose release minor is not the target's: the first pass
-//     from that release (no sylva_release key means LegacyRelease; a
+//     from that release. The release is sylva_release, else the minor of a
+//     release chart version (sylva-units-chart-version), else Legacy; a
 //     pre-release or patch version counts as its minor; a branch name or a
-//     development version matches nothing and gets the final values);
+//     development version matches nothing and gets the final values;
 //   - the target's minor with additional_reconciliation_required "true":
 //     the pass after transition_pass of the transition from
 //     transition_from;
 //   - otherwise the cluster is settled: final values.
-func stateTemplate(target string, states map[string]string, final string) string {
-	var b strings.Builder
-	b.WriteString(prelude(target))
-	b.WriteString(`{{- get (dict`)
-	for _, s := range sortedKeys(states) {
-		fmt.Fprintf(&b, " %s %s", strconv.Quote(s), strconv.Quote(states[s]))
+//
+// The four status keys are read from the ConfigMap's data, else from the
+// YAML of its additional-info (where the chart writes them); data wins.
+func (g *Generated) stateTemplate() string {
+	target := skew.MustParse(g.To).Short()
+	lines := []string{
+		`{{- $status := lookup "v1" "ConfigMap" .Release.Namespace "` + StatusConfigMap + `" | default dict }}`,
+		`{{- $data := get $status "data" | default dict }}`,
+		`{{- $info := get $data "` + AdditionalInfo + `" | default "" | toString | fromYaml | default dict }}`,
+		`{{- $st := dict }}`,
+		`{{- range $k := list "` + strings.Join(statusKeys, `" "`) + `" }}`,
+		`{{-   if hasKey $data $k }}`,
+		`{{-     $_ := set $st $k (get $data $k | toString) }}`,
+		`{{-   else if hasKey $info $k }}`,
+		`{{-     $_ := set $st $k (get $info $k | toString) }}`,
+		`{{-   end }}`,
+		`{{- end }}`,
+		`{{- $state := "" }}`,
+		`{{- if $status }}`,
+		`{{-   $installed := get $st "sylva_release" | default (get $data "sylva-units-chart-version" | toString | regexFind "^[1-9][0-9]*[.][0-9]+") | default "` + g.Legacy + `" | regexFind "[0-9]+[.][0-9]+" }}`,
+		`{{-   if ne $installed "` + target + `" }}`,
+		`{{-     $state = printf "%s/1" $installed }}`,
+		`{{-   else if eq (get $st "additional_reconciliation_required") "true" }}`,
+		`{{-     $state = printf "%s/%d" (get $st "transition_from" | regexFind "[0-9]+[.][0-9]+") (get $st "transition_pass" | atoi | add1) }}`,
+		`{{-   end }}`,
+		`{{- end }}`,
+		`{{- $passes := dict }}`,
 	}
-	fmt.Fprintf(&b, ") $state | default %s }}", strconv.Quote(final))
+	for _, s := range g.States {
+		lines = append(lines, fmt.Sprintf(`{{- $_ := set $passes %s %s }}`, strconv.Quote(s.Name), dictLiteral(s.Values)))
+	}
+	lines = append(lines, fmt.Sprintf(`{{- get $passes $state | default %s | toJson }}`, dictLiteral(g.Final)))
+	return strings.Join(lines, "\n")
+}
+
+func dictLiteral(m map[string]string) string {
+	var b strings.Builder
+	b.WriteString("(dict")
+	for _, k := range sortedKeys(m) {
+		fmt.Fprintf(&b, " %s %s", strconv.Quote(k), strconv.Quote(m[k]))
+	}
+	b.WriteString(")")
 	return b.String()
 }
 
-func prelude(target string) string {
+// passRef is a gotpl expression for one pass value, read from the state.
+func passRef(key string) string {
+	return `get (.Values._internal.state.` + StateKey + ` | fromJson) "` + key + `"`
+}
+
+func (g *Generated) k8sVersionTemplate() string {
 	return strings.Join([]string{
-		`{{- $status := lookup "v1" "ConfigMap" .Release.Namespace "sylva-units-status" | default dict }}`,
-		`{{- $data := get $status "data" | default dict }}`,
-		`{{- $state := "" }}`,
-		`{{- if $status }}`,
-		`{{-   $installed := get $data "sylva_release" | default "` + LegacyRelease + `" | toString | regexFind "[0-9]+[.][0-9]+" }}`,
-		`{{-   if ne $installed "` + target + `" }}`,
-		`{{-     $state = printf "%s/1" $installed }}`,
-		`{{-   else if eq (get $data "additional_reconciliation_required" | toString) "true" }}`,
-		`{{-     $state = printf "%s/%d" (get $data "transition_from" | toString | regexFind "[0-9]+[.][0-9]+") (get $data "transition_pass" | toString | atoi | add1) }}`,
-		`{{-   end }}`,
-		`{{- end }}`,
-		``,
+		`{{- $short := ` + passRef(KeyK8sVersionShort) + ` }}`,
+		`{{- .Values._internal.k8s_version_map | dig $short "" | required (printf "no k8s version defined for %s (_internal.state.` + StateKey + `)" $short) }}`,
 	}, "\n")
 }
 
-// Values returns the fragment as a values map (what `helm -f` reads).
+// Values returns the overlay as a values map (what `helm -f` reads).
 func (g *Generated) Values() map[string]any {
-	m := make(map[string]any, len(g.Entries))
-	for _, e := range g.Entries {
-		m[e.Key] = e.Value
+	ref := func(key string) string { return "{{ " + passRef(key) + " }}" }
+	info := map[string]any{}
+	for _, k := range statusKeys {
+		info[k] = ref(k)
 	}
-	return m
+	out := map[string]any{
+		"_internal":   map[string]any{"state": map[string]any{StateKey: g.stateTemplate()}},
+		"cluster":     map[string]any{"k8s_version": g.k8sVersionTemplate()},
+		StatusInfoKey: info,
+	}
+	if g.Longhorn {
+		units := map[string]any{}
+		for _, u := range []string{"longhorn", "longhorn-crd"} {
+			units[u] = map[string]any{"helmrelease_spec": map[string]any{"chart": map[string]any{"spec": map[string]any{"version": ref(KeyLonghornChartVersion)}}}}
+		}
+		out["units"] = units
+	}
+	return out
 }
 
-// WriteYAML writes the fragment with a header comment naming the plan.
-// Gotpl strings are YAML literal blocks, one action per line.
+// WriteYAML writes the overlay with a header comment naming the plan and
+// saying what each value is wired to. Gotpl strings are YAML literal
+// blocks, one action per line.
 func (g *Generated) WriteYAML(w io.Writer) error {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Helper values for the sylva-units chart of Sylva %s, generated by sylva-planner\n", g.To)
+	fmt.Fprintf(&b, "# Values overlay for the sylva-units chart of Sylva %s, generated by sylva-planner\n", g.To)
 	fmt.Fprintf(&b, "# plan: %s → %s; catalog %s; upgrades from: %s; also a fresh install.\n", g.From, g.To, g.CatalogVersion, strings.Join(orNone(g.Sources), ", "))
-	b.WriteString("# The status ConfigMap must record sylva_release, additional_reconciliation_required,\n")
-	b.WriteString("# transition_from and transition_pass from these values (see docs/values.md).\n")
-	for _, e := range g.Entries {
-		b.WriteString(yamlKey(e.Key))
-		b.WriteString(":")
-		switch v := e.Value.(type) {
-		case bool:
-			fmt.Fprintf(&b, " %t\n", v)
+	if g.Chart != "" {
+		fmt.Fprintf(&b, "# checked against the chart %s.\n", g.Chart)
+	}
+	b.WriteString("# _internal.state." + StateKey + ": the values of the pass, from the sylva-units-status ConfigMap\n")
+	b.WriteString("#   (the chart interprets _internal.state first; every other value below reads it).\n")
+	b.WriteString("# cluster.k8s_version: the control plane's Kubernetes version of the pass (k8s_version_short is not read).\n")
+	if g.Longhorn {
+		b.WriteString("# units.longhorn and units.longhorn-crd: Longhorn's chart version of the pass.\n")
+	} else {
+		b.WriteString("# Longhorn: every pass keeps the chart's own version; not set.\n")
+	}
+	b.WriteString("# " + StatusInfoKey + ": what the status ConfigMap records in additional-info for the next pass.\n")
+	for _, n := range g.Notes {
+		writeComment(&b, n)
+	}
+	vals := g.Values()
+	writeYAMLMap(&b, vals, "")
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeComment writes text as comment lines of at most about 100 columns.
+func writeComment(b *bytes.Buffer, text string) {
+	line := "#"
+	for _, word := range strings.Fields(text) {
+		if len(line)+1+len(word) > 100 && line != "#" {
+			b.WriteString(line + "\n")
+			line = "#  "
+		}
+		line += " " + word
+	}
+	b.WriteString(line + "\n")
+}
+
+// keyOrder puts the overlay's top-level keys in the order the chart
+// interprets them.
+var keyOrder = []string{"_internal", "cluster", "units", StatusInfoKey}
+
+func writeYAMLMap(b *bytes.Buffer, m map[string]any, indent string) {
+	keys := sortedKeys(m)
+	if indent == "" {
+		slices.SortStableFunc(keys, func(x, y string) int { return slices.Index(keyOrder, x) - slices.Index(keyOrder, y) })
+	} else if m[KeySylvaRelease] != nil {
+		keys = slices.Clone(statusKeys)
+	}
+	for _, k := range keys {
+		b.WriteString(indent + yamlKey(k) + ":")
+		switch v := m[k].(type) {
+		case map[string]any:
+			b.WriteString("\n")
+			writeYAMLMap(b, v, indent+"  ")
 		case string:
 			if !strings.Contains(v, "\n") {
-				fmt.Fprintf(&b, " %s\n", strconv.Quote(v))
+				fmt.Fprintf(b, " %s\n", yamlString(v))
 				continue
 			}
 			b.WriteString(" |-\n")
 			for _, line := range strings.Split(v, "\n") {
-				b.WriteString("  " + line + "\n")
+				b.WriteString(indent + "  " + line + "\n")
 			}
 		}
 	}
-	_, err := w.Write(b.Bytes())
-	return err
 }
+
+// yamlString quotes s in single quotes (gotpl uses double quotes).
+func yamlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 func yamlKey(k string) string {
 	if plainKey.MatchString(k) {
@@ -355,7 +545,7 @@ func orNone(s []string) []string {
 	return s
 }
 
-// WriteJSON writes the fragment as one JSON object (keys sorted).
+// WriteJSON writes the overlay as one JSON object (keys sorted).
 func (g *Generated) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

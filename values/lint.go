@@ -99,6 +99,9 @@ func lintTemplate(vals map[string]any, s slot) []planner.Finding {
 			}
 		}
 		for _, ref := range referencedValues(action) {
+			if interpretedBefore(ref, s.path) {
+				continue
+			}
 			target, ok := valueAt(vals, ref)
 			str, isStr := target.(string)
 			if !ok || !isStr || !isTemplate(str) {
@@ -129,6 +132,19 @@ func lintTemplate(vals map[string]any, s slot) []planner.Finding {
 		}
 	}
 	return out
+}
+
+// interpretedBefore reports whether the sylva-units chart interprets the
+// value at ref before the string at path: it interprets _internal.state
+// first, then the rest of _internal, then everything else.
+func interpretedBefore(ref []string, path string) bool {
+	if len(ref) == 0 || ref[0] != "_internal" {
+		return false
+	}
+	if len(ref) > 1 && ref[1] == "state" && !underPath(path, "values._internal.state") {
+		return true
+	}
+	return !underPath(path, "values._internal")
 }
 
 // referencedValues lists the value paths an action reads with .Values.a.b

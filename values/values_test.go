@@ -3,6 +3,7 @@ package values
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -39,10 +40,19 @@ func codes(fs []planner.Finding) []string {
 }
 
 func TestGenerateMatchesGoldenFiles(t *testing.T) {
-	for _, pair := range [][2]string{{"1.4", "1.6"}, {"1.5", "1.7"}, {"1.6", "1.7"}, {"1.0", "1.1"}} {
-		name := pair[0] + "-to-" + pair[1]
+	tests := []struct {
+		name string
+		in   planner.Input
+	}{
+		{"1.4-to-1.6", input(t, "1.4", "1.6")},
+		{"1.0-to-1.1", input(t, "1.0", "1.1")},
+		// Longhorn moves on the first pass: the overlay sets its chart.
+		{"1.2-to-1.4", input12To14(t)},
+	}
+	for _, tt := range tests {
+		name := tt.name
 		t.Run(name, func(t *testing.T) {
-			g, err := Generate(input(t, pair[0], pair[1]))
+			g, err := Generate(tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +66,7 @@ func TestGenerateMatchesGoldenFiles(t *testing.T) {
 			golden.Assert(t, y.Bytes(), "generate/"+name+".yaml")
 			golden.Assert(t, j.Bytes(), "generate/"+name+".json")
 			// The same inputs give the same bytes.
-			g2, _ := Generate(input(t, pair[0], pair[1]))
+			g2, _ := Generate(tt.in)
 			var y2 bytes.Buffer
 			_ = g2.WriteYAML(&y2)
 			if !bytes.Equal(y.Bytes(), y2.Bytes()) {
@@ -66,16 +76,32 @@ func TestGenerateMatchesGoldenFiles(t *testing.T) {
 	}
 }
 
-// Every pair of catalog releases: the generated values, written as YAML
-// and read back as a values file, check clean, and every pass renders
-// exactly the plan's values.
+// A pass that moves Longhorn to a version whose chart version the catalog
+// does not know makes Generate fail, naming the version and the fix.
+func TestGenerateNamesAMissingLonghornChartVersion(t *testing.T) {
+	_, err := Generate(input(t, "1.6", "1.7"))
+	if !errors.Is(err, ErrChartVersionUnknown) {
+		t.Fatalf("Generate(1.6 → 1.7) error = %v, want ErrChartVersionUnknown", err)
+	}
+	for _, want := range []string{"Longhorn 1.9.2", "add chart:"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+}
+
+// Every pair of catalog releases (with chart versions for every Longhorn
+// version): the generated values, written as YAML and read back as a
+// values file, check clean, and every pass renders exactly the plan's
+// values.
 func TestGeneratedValuesCheckCleanForEveryPair(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogWithLonghornCharts(t)
 	names := cat.ReleaseNames()
 	for i, from := range names {
 		for _, to := range names[i:] {
 			t.Run(from+"-to-"+to, func(t *testing.T) {
 				in := input(t, from, to)
+				in.Catalog = cat
 				g, err := Generate(in)
 				if err != nil {
 					t.Fatal(err)
@@ -123,7 +149,9 @@ func TestGeneratedValuesCheckCleanForEveryPair(t *testing.T) {
 }
 
 func TestThreePassHopRecordsItsPassInTheStatus(t *testing.T) {
-	rep, err := Check(context.Background(), CheckInput{Plan: input(t, "1.5", "1.7")})
+	in := input(t, "1.5", "1.7")
+	in.Catalog = catalogWithLonghornCharts(t)
+	rep, err := Check(context.Background(), CheckInput{Plan: in})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,6 +250,15 @@ func TestLintRules(t *testing.T) {
 			want: []string{CodeGotplReference},
 		},
 		{
+			name: "reading _internal.state from a later value is fine: the chart interprets it first",
+			vals: "_internal:\n  state:\n    s: '{{ true }}'\n  x: '{{ .Values._internal.state.s }}'\nc: '{{ if .Values._internal.state.s }}x{{ end }}'\nd: '{{ .Values._internal.x }}'",
+		},
+		{
+			name: "reading _internal from _internal.state sees the raw text",
+			vals: "_internal:\n  a: '{{ true }}'\n  state:\n    s: '{{ .Values._internal.a }}'",
+			want: []string{CodeGotplReference},
+		},
+		{
 			name: "ternary on a plain bool value is fine",
 			vals: `a: true` + "\n" + `c: '{{ .Values.a | ternary "x" "y" }}'`,
 		},
@@ -247,6 +284,43 @@ func TestLintRules(t *testing.T) {
 			slices.Sort(want)
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("lint codes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// GenerateFor refuses, in one line naming the chart and the fix, a chart
+// that lacks what the overlay is wired to.
+func TestGenerateForRefusesAChartWithoutWhatTheOverlayNeeds(t *testing.T) {
+	good := func() map[string]any {
+		return map[string]any{
+			"cluster":                            map[string]any{"k8s_version": "{{ x }}"},
+			"additional_sylva_units_status_info": map[string]any{},
+			"_internal":                          map[string]any{"k8s_version_map": map[string]any{"1.32": "a", "1.33": "b"}},
+		}
+	}
+	tests := []struct {
+		name string
+		edit func(map[string]any)
+		want string
+	}{
+		{"a chart with all of it is fine", func(map[string]any) {}, ""},
+		{"no cluster.k8s_version", func(v map[string]any) { delete(v["cluster"].(map[string]any), "k8s_version") }, "no cluster.k8s_version"},
+		{"no status info value", func(v map[string]any) { delete(v, "additional_sylva_units_status_info") }, "no additional_sylva_units_status_info"},
+		{"a pass's minor missing from the version map", func(v map[string]any) {
+			delete(v["_internal"].(map[string]any)["k8s_version_map"].(map[string]any), "1.32")
+		}, "_internal.k8s_version_map has no Kubernetes 1.32, which pass 1.4/1 sets (it maps 1.33)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := good()
+			tt.edit(v)
+			_, err := GenerateFor(input(t, "1.4", "1.6"), &TargetChart{Name: "test", Values: v})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("GenerateFor: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("GenerateFor error = %v, want it to contain %q", err, tt.want)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/urfave/cli/v2"
+	"helm.sh/helm/v3/pkg/chart/loader"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -31,13 +32,22 @@ func valuesCommand() *cli.Command {
 		Subcommands: []*cli.Command{
 			{
 				Name:  "generate",
-				Usage: "print the helper values (gotpl) that make the sylva-units chart of --to run the plan",
-				Description: "The values read the sylva-units-status ConfigMap with lookup and choose, per pass, the\n" +
-					"versions of the plan; they handle every supported source of --to and a fresh install.\n\n" +
-					"Example: sylva-planner values generate --from 1.4 --to 1.6",
+				Usage: "print the values overlay that makes the sylva-units chart of --to run the plan",
+				Description: "The overlay reads the sylva-units-status ConfigMap once with lookup (in _internal.state,\n" +
+					"which the chart interprets first) and sets, per pass, cluster.k8s_version, Longhorn's chart\n" +
+					"version (when a pass moves Longhorn) and the status keys the next pass reads\n" +
+					"(additional_sylva_units_status_info, written into the ConfigMap's additional-info). It handles\n" +
+					"every supported source of --to and a fresh install. The chart has no value that pauses\n" +
+					"MachineDeployments; the header says so when the plan holds the workers.\n\n" +
+					"--chart checks the overlay against the chart of --to (a directory or an archive): every\n" +
+					"Kubernetes minor a pass sets must be in its _internal.k8s_version_map; Longhorn's chart version\n" +
+					"of --to is read from it. Without --chart, it comes from the catalog, and a missing one is an\n" +
+					"error naming the fix.\n\n" +
+					"Example: sylva-planner values generate --from 1.4 --to 1.6 --chart sylva-core/charts/sylva-units",
 				ArgsUsage: " ",
-				Flags:     append(planFlags(), outputFlag(formatYAML, formatJSON)),
-				Action:    valuesGenerateAction,
+				Flags: append(planFlags(), outputFlag(formatYAML, formatJSON),
+					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true}),
+				Action: valuesGenerateAction,
 			},
 			{
 				Name:  "render",
@@ -99,7 +109,15 @@ func valuesGenerateAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	g, err := values.Generate(in)
+	var ch *values.TargetChart
+	if name := c.String("chart"); name != "" {
+		loaded, err := loader.Load(envOf(c).path(name))
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("--chart %s: %w; give the charts/sylva-units directory of a sylva-core checkout", name, err))
+		}
+		ch = &values.TargetChart{Name: loaded.Name() + " " + loaded.Metadata.Version, Values: loaded.Values}
+	}
+	g, err := values.GenerateFor(in, ch)
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -1,0 +1,519 @@
+package flux_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/flux"
+	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
+	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/values"
+)
+
+var (
+	chartHelmReleases   = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
+	chartKustomizations = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
+	chartHelmCharts     = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmcharts"}
+)
+
+// TestRealChartTransitionWithHelmController installs the sylva-units chart
+// of the bundle's main (the 1.4 line) with helm-controller, with the
+// overlay `values generate` gives for 1.2 → 1.4 (a test catalog in which
+// 1.4 supports 1.2) over the chart's management values, on a cluster whose
+// status ConfigMap says 1.2. The test plays kustomize-controller for the
+// sylva-units-status Kustomization only (it writes the ConfigMap the
+// Kustomization's patch describes, then marks it Ready) and
+// source-controller for the chart (a Ready HelmChart whose archive it
+// serves); flux.Applier.Drive requests the passes. The control plane's
+// Kubernetes version rendered into the cluster unit must be 1.30 on the
+// first pass and 1.31 on the second, and nothing may be requested after
+// it.
+//
+// Enabled by SYLVA_PLANNER_E2E=1 with the helm-controller binary of
+// hack/build-flux.sh; it renders the whole chart three times, which takes
+// minutes (run it with -timeout 30m).
+func TestRealChartTransitionWithHelmController(t *testing.T) {
+	if os.Getenv("SYLVA_PLANNER_E2E") != "1" {
+		t.Skip("set SYLVA_PLANNER_E2E=1 to run the end-to-end test of the real chart with helm-controller")
+	}
+	helmController := filepath.Join(kubetest.Dir(), "helm-controller")
+	if _, err := os.Stat(helmController); err != nil {
+		t.Fatalf("%s not found; run `make testbin-flux` (hack/build-flux.sh)", helmController)
+	}
+	tree := sylvacore.At(t, "main")
+	cfg := kubetest.Config(t)
+	core := kubernetes.NewForConfigOrDie(cfg)
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	ns := kubetest.Namespace(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	defer cancel()
+
+	// The overlay and the values helm-controller renders the chart with.
+	in := planner.Input{Catalog: catalogWith12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	plan, err := planner.Compute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, p := range plan.Passes {
+		want = append(want, p.Values.K8sVersionShort)
+	}
+	if strings.Join(want, " ") != "1.30 1.31" {
+		t.Fatalf("plan 1.2 → 1.4 sets Kubernetes %v, want 1.30 then 1.31", want)
+	}
+	mgmt, err := os.ReadFile(filepath.Join(tree.Chart(), "management.values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chartValues := map[string]any{}
+	if err := yaml.Unmarshal(mustRead(t, filepath.Join(tree.Chart(), "values.yaml")), &chartValues); err != nil {
+		t.Fatal(err)
+	}
+	g, err := values.GenerateFor(in, &values.TargetChart{Name: "main", Values: chartValues})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mv map[string]any
+	if err := yaml.Unmarshal(mgmt, &mv); err != nil {
+		t.Fatal(err)
+	}
+	user := map[string]any{
+		"cluster": map[string]any{"capi_providers": map[string]any{"infra_provider": "capd", "bootstrap_provider": "cabpr"}},
+	}
+	vals := values.Merge(mv, user, g.Values())
+
+	// The cluster runs 1.2: its status ConfigMap, as the 1.2.1 chart wrote it.
+	if _, err := core.CoreV1().ConfigMaps(ns).Create(ctx, configMap(ns, map[string]string{
+		status.KeyReleaseRevision: "9", status.KeyChartVersion: "1.2.1", status.KeyValuesChecksum: "from-1.2", status.KeyAdditionalInfo: "{}\n",
+	}), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	repoURL, tgz := serveChart(t, tree.Chart())
+	readyHelmChartFor(t, ctx, dyn, ns, repoURL, tgz)
+	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
+	runController(t, kubeconfig, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=info")
+
+	hr := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": status.DefaultHelmRelease, "namespace": ns},
+		"spec": map[string]any{
+			"interval": "1h", "timeout": "15m",
+			"chartRef": map[string]any{"kind": "HelmChart", "name": "sylva-units"},
+			// No workload runs here: nothing to wait for, and the chart's
+			// pre-upgrade hook Job would never complete. Helm v3.22 refuses
+			// every sylva-units values on cluster_virtual_ip (see
+			// docs/values.md), hence no schema validation.
+			"install": map[string]any{"disableWait": true, "disableHooks": true, "disableSchemaValidation": true},
+			"upgrade": map[string]any{"disableWait": true, "disableHooks": true, "disableSchemaValidation": true},
+			"values":  vals,
+		},
+	}}
+	if _, err := dyn.Resource(chartHelmReleases).Namespace(ns).Create(ctx, hr, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// kustomize-controller's part, for sylva-units-status only.
+	k := &kustomizePlayer{t: t, core: core, dyn: dyn, ns: ns}
+	playCtx, stopPlaying := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { k.run(playCtx) })
+	defer func() { stopPlaying(); wg.Wait() }()
+
+	eventually(t, ctx, "helm-controller installed the chart and the status recorded its first pass", func() bool {
+		return len(k.passes()) >= 1
+	})
+
+	cl, err := client.New(cfg, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &flux.Applier{Reader: cl, Writer: cl, Now: time.Now}
+	var decisions []string
+	res, err := a.Drive(ctx, flux.Target{Namespace: ns}, flux.DriveOptions{
+		Wait: true, Interval: time.Second,
+		OnDecision: func(r flux.Result) { decisions = append(decisions, r.Decision.String()) },
+		OnProgress: func(p flux.Progress) { t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Second), p.Request, p.State) },
+	})
+	if err != nil {
+		t.Fatalf("Drive: %v\ndecisions:\n%s", err, strings.Join(decisions, "\n"))
+	}
+	t.Logf("decisions:\n%s", strings.Join(decisions, "\n"))
+	if res.Decision.Outcome != flux.OutcomeNothingRequested {
+		t.Errorf("Drive ended with %s, want nothing requested", res.Decision)
+	}
+	var got []string
+	for _, p := range k.passes() {
+		got = append(got, p.k8s+" ("+p.info+")")
+	}
+	t.Logf("passes seen: %v", got)
+	if len(got) != len(want) {
+		t.Fatalf("%d passes rendered, want %d: %v", len(got), len(want), got)
+	}
+	for i, p := range k.passes() {
+		if v, err := skew.Parse(p.k8s); err != nil || v.Short() != want[i] {
+			t.Errorf("pass %d: cluster unit k8s_version %q, want Kubernetes %s", i+1, p.k8s, want[i])
+		}
+	}
+	// Nothing is requested after the last pass: one request, for pass 2.
+	events, err := core.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range events.Items {
+		if e.Reason == flux.EventReason && e.InvolvedObject.Kind == "HelmRelease" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d passes requested, want 1 (the second pass)", n)
+	}
+	cm, err := core.CoreV1().ConfigMaps(ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := status.Decode(configMapYAML(t, cm))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.AdditionalReconciliationRequired == nil || *st.AdditionalReconciliationRequired || st.SylvaRelease.Short() != "1.4" {
+		t.Errorf("final status: sylva_release %s, additional_reconciliation_required %v; want 1.4, false", st.SylvaRelease, st.AdditionalReconciliationRequired)
+	}
+}
+
+// kustomizePlayer does what kustomize-controller does for the
+// sylva-units-status Kustomization: on each new generation it writes the
+// ConfigMap its patch describes and marks it Ready at that generation. It
+// records, for each, the Kubernetes version of the cluster unit's values
+// rendered by the same Helm release.
+type kustomizePlayer struct {
+	t    *testing.T
+	core kubernetes.Interface
+	dyn  dynamic.Interface
+	ns   string
+
+	mu   sync.Mutex
+	seen []renderedPass
+}
+
+type renderedPass struct {
+	generation int64
+	k8s        string
+	info       string
+}
+
+func (k *kustomizePlayer) passes() []renderedPass {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return append([]renderedPass(nil), k.seen...)
+}
+
+func (k *kustomizePlayer) run(ctx context.Context) {
+	var handled int64
+	for ctx.Err() == nil {
+		if gen, err := k.step(ctx, handled); err != nil {
+			if ctx.Err() == nil {
+				k.t.Errorf("playing kustomize-controller: %v", err)
+			}
+			return
+		} else if gen > handled {
+			handled = gen
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
+func (k *kustomizePlayer) step(ctx context.Context, handled int64) (int64, error) {
+	ks, err := k.dyn.Resource(chartKustomizations).Namespace(k.ns).Get(ctx, status.KustomizationName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	gen := ks.GetGeneration()
+	if gen <= handled {
+		return gen, nil
+	}
+	data, err := statusPatchData(ks)
+	if err != nil {
+		return 0, err
+	}
+	k8s, ok, err := k.clusterVersion(ctx, ks.GetAnnotations()[helmRevision])
+	if err != nil {
+		return 0, err
+	}
+	if !ok {
+		// Helm has not written the cluster unit of this revision yet.
+		return handled, nil
+	}
+	cm, err := k.core.CoreV1().ConfigMaps(k.ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		return 0, err
+	}
+	// The Kustomization owns the whole data of the ConfigMap.
+	cm.Data = data
+	if _, err := k.core.CoreV1().ConfigMaps(k.ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		return 0, err
+	}
+	ks.Object["status"] = map[string]any{
+		"observedGeneration": gen,
+		"conditions": []any{map[string]any{
+			"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded", "message": "applied by the test",
+			"observedGeneration": gen, "lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
+		}},
+	}
+	if _, err := k.dyn.Resource(chartKustomizations).Namespace(k.ns).UpdateStatus(ctx, ks, metav1.UpdateOptions{}); err != nil {
+		return 0, err
+	}
+	k.mu.Lock()
+	k.seen = append(k.seen, renderedPass{generation: gen, k8s: k8s, info: strings.TrimSpace(strings.ReplaceAll(data[status.KeyAdditionalInfo], "\n", "; "))})
+	k.mu.Unlock()
+	return gen, nil
+}
+
+// statusPatchData is the data of the ConfigMap patch of the
+// sylva-units-status Kustomization.
+func statusPatchData(ks *unstructured.Unstructured) (map[string]string, error) {
+	patches, _, _ := unstructured.NestedSlice(ks.Object, "spec", "patches")
+	for _, p := range patches {
+		pm, _ := p.(map[string]any)
+		text, _ := pm["patch"].(string)
+		var cm struct {
+			Data map[string]string `json:"data"`
+		}
+		if err := yaml.Unmarshal([]byte(text), &cm); err == nil && cm.Data != nil {
+			return cm.Data, nil
+		}
+	}
+	return nil, fmt.Errorf("Kustomization %s has no ConfigMap patch", ks.GetName())
+}
+
+// helmRevision is the annotation with which the chart stamps each unit's
+// Kustomization with the Helm release revision that wrote it.
+const helmRevision = "sylva-units-helm-revision"
+
+// clusterVersion reads k8s_version from the values of the cluster unit of
+// Helm release revision rev: the VALUES_B64 of the Secret its Kustomization
+// substitutes from. ok is false while the cluster Kustomization is of
+// another revision.
+func (k *kustomizePlayer) clusterVersion(ctx context.Context, rev string) (string, bool, error) {
+	ks, err := k.dyn.Resource(chartKustomizations).Namespace(k.ns).Get(ctx, "cluster", metav1.GetOptions{})
+	if err != nil {
+		return "", false, err
+	}
+	if ks.GetAnnotations()[helmRevision] != rev {
+		return "", false, nil
+	}
+	from, _, _ := unstructured.NestedSlice(ks.Object, "spec", "postBuild", "substituteFrom")
+	var name string
+	for _, f := range from {
+		if fm, ok := f.(map[string]any); ok && fm["kind"] == "Secret" && strings.HasPrefix(fmt.Sprint(fm["name"]), "kustomization-unit-substitute-cluster-") {
+			name = fmt.Sprint(fm["name"])
+		}
+	}
+	if name == "" {
+		return "", false, errors.New("the cluster Kustomization substitutes from no kustomization-unit-substitute-cluster-* Secret")
+	}
+	s, err := k.core.CoreV1().Secrets(k.ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", false, err
+	}
+	raw, err := base64.StdEncoding.DecodeString(string(s.Data["VALUES_B64"]))
+	if err != nil {
+		return "", false, fmt.Errorf("secret %s: %w", name, err)
+	}
+	var v struct {
+		K8sVersion string `json:"k8s_version"`
+	}
+	if err := yaml.Unmarshal(raw, &v); err != nil {
+		return "", false, fmt.Errorf("secret %s: %w", name, err)
+	}
+	return v.K8sVersion, true, nil
+}
+
+func configMap(ns string, data map[string]string) *corev1.ConfigMap {
+	cm := &corev1.ConfigMap{Data: data}
+	cm.Name, cm.Namespace = status.ConfigMapName, ns
+	return cm
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// configMapYAML is cm as `kubectl get -o yaml` prints it.
+func configMapYAML(t *testing.T, cm *corev1.ConfigMap) []byte {
+	t.Helper()
+	b, err := yaml.Marshal(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]byte("apiVersion: v1\nkind: ConfigMap\n"), b...)
+}
+
+// catalogWith12To14 is the embedded catalog in which 1.4 also supports
+// upgrades from 1.2, so that main's chart (the 1.4 line) runs two passes.
+func catalogWith12To14(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"components.yaml", "releases.yaml"} {
+		fsys[name] = &fstest.MapFile{Data: mustRead(t, filepath.Join("..", "catalog", "data", name))}
+	}
+	const from, to = "  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n"
+	rel := string(fsys["releases.yaml"].Data)
+	if !strings.Contains(rel, from) {
+		t.Fatalf("releases.yaml has no %q to widen", from)
+	}
+	fsys["releases.yaml"].Data = []byte(strings.Replace(rel, from, to, 1))
+	cat, err := catalog.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// serveChart packs the chart directory as Helm does (its .helmignore
+// applies) into sylva-units-0.1.0.tgz and serves it on loopback; it
+// returns the base URL and the archive.
+func serveChart(t *testing.T, dir string) (string, []byte) {
+	t.Helper()
+	ch, err := loader.Load(dir)
+	if err != nil {
+		t.Fatalf("load %s: %v", dir, err)
+	}
+	// The archive's version is the one the HelmChart names.
+	ch.Metadata.Version = "0.1.0"
+	path, err := chartutil.Save(ch, t.TempDir())
+	if err != nil {
+		t.Fatalf("pack %s: %v", dir, err)
+	}
+	tgz := mustRead(t, path)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/sylva-units-0.1.0.tgz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(tgz) })
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv.URL, tgz
+}
+
+// readyHelmChartFor creates the HelmChart sylva-units with the status
+// source-controller would give it: Ready, the served archive as artifact.
+func readyHelmChartFor(t *testing.T, ctx context.Context, dyn dynamic.Interface, ns, url string, tgz []byte) {
+	t.Helper()
+	sum := sha256.Sum256(tgz)
+	hc := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmChart",
+		"metadata": map[string]any{"name": "sylva-units", "namespace": ns},
+		"spec": map[string]any{
+			"chart": "sylva-units", "version": "0.1.0", "interval": "1h",
+			"sourceRef": map[string]any{"kind": "HelmRepository", "name": "sylva-core"},
+		},
+	}}
+	created, err := dyn.Resource(chartHelmCharts).Namespace(ns).Create(ctx, hc, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	created.Object["status"] = map[string]any{
+		"observedGeneration": created.GetGeneration(),
+		"observedChartName":  "sylva-units",
+		"conditions": []any{map[string]any{
+			"type": "Ready", "status": "True", "reason": "ChartPullSucceeded", "message": "served by the test",
+			"observedGeneration": created.GetGeneration(), "lastTransitionTime": now,
+		}},
+		"artifact": map[string]any{
+			"path": "helmchart/" + ns + "/sylva-units/sylva-units-0.1.0.tgz", "url": url + "/sylva-units-0.1.0.tgz",
+			"revision": "0.1.0", "digest": "sha256:" + hex.EncodeToString(sum[:]), "lastUpdateTime": now, "size": int64(len(tgz)),
+		},
+	}
+	if _, err := dyn.Resource(chartHelmCharts).Namespace(ns).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("set the HelmChart status: %v", err)
+	}
+}
+
+// runController runs a controller binary until the test ends, with its
+// logs in the test's temporary directory (their end shown on failure).
+func runController(t *testing.T, kubeconfig, bin string, args ...string) {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "RUNTIME_NAMESPACE=default")
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		_ = logFile.Close()
+		if t.Failed() {
+			if b, err := os.ReadFile(logPath); err == nil {
+				if len(b) > 8000 {
+					b = b[len(b)-8000:]
+				}
+				t.Logf("%s logs (end):\n%s", filepath.Base(bin), b)
+			}
+		}
+	})
+}
+
+func eventually(t *testing.T, ctx context.Context, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("timed out waiting until %s", what)
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}

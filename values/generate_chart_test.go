@@ -1,0 +1,372 @@
+package values
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/google/go-cmp/cmp"
+
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+	"helm.sh/helm/v3/pkg/chartutil"
+	"helm.sh/helm/v3/pkg/engine"
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// editedCatalog is the embedded catalog's data with each pair's first
+// string replaced by its second (each must occur once).
+func editedCatalog(t testing.TB, edits ...[2]string) *catalog.Catalog {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"components.yaml", "releases.yaml"} {
+		b, err := os.ReadFile(filepath.Join("..", "catalog", "data", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys[name] = &fstest.MapFile{Data: b}
+	}
+	rel := string(fsys["releases.yaml"].Data)
+	for _, e := range edits {
+		if strings.Count(rel, e[0]) != 1 {
+			t.Fatalf("releases.yaml holds %q %d times, want once", e[0], strings.Count(rel, e[0]))
+		}
+		rel = strings.Replace(rel, e[0], e[1], 1)
+	}
+	fsys["releases.yaml"].Data = []byte(rel)
+	cat, err := catalog.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// catalogWith12To14 is the embedded catalog in which 1.4 also supports
+// upgrades from 1.2: main of the sylva-core bundle is the 1.4 line, so
+// its chart then runs a two-pass transition (Kubernetes 1.29 → 1.30 →
+// 1.31, Longhorn 1.6.3 → 1.7.3 → 1.8.1).
+func catalogWith12To14(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	return editedCatalog(t, [2]string{"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n"})
+}
+
+// catalogWithLonghornCharts is the embedded catalog with chart versions
+// for the Longhorn versions it has none for. They are test data, not
+// Rancher's: they let the overlay of 1.7 (whose passes move Longhorn) be
+// generated and simulated.
+func catalogWithLonghornCharts(t testing.TB) *catalog.Catalog {
+	t.Helper()
+	var edits [][2]string
+	for i, v := range []string{"1.5.5", "1.8.2", "1.9.2", "1.11.3"} {
+		edits = append(edits, [2]string{
+			`{name: longhorn, version: "` + v + `"}`,
+			fmt.Sprintf(`{name: longhorn, version: "%s", chart: "9%d.0.0+up%s"}`, v, i, v),
+		})
+	}
+	return editedCatalog(t, edits...)
+}
+
+func input12To14(t testing.TB) planner.Input {
+	t.Helper()
+	return planner.Input{Catalog: catalogWith12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+}
+
+// loadBundleChart loads the sylva-units chart of a bundle ref.
+func loadBundleChart(t testing.TB, ref string) *chart.Chart {
+	t.Helper()
+	ch, err := loader.Load(sylvacore.At(t, ref).Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
+// loadBundleMainChart loads the sylva-units chart of the bundle's main.
+func loadBundleMainChart(t testing.TB) *chart.Chart {
+	t.Helper()
+	return loadBundleChart(t, "main")
+}
+
+// renderWholeChart renders the whole chart as helm-controller would (schema
+// validation skipped, see docs/values.md), with lookup served from objs,
+// and returns the rendered objects.
+func renderWholeChart(t testing.TB, ch *chart.Chart, vals map[string]any, revision int, objs ...map[string]any) ([]map[string]any, error) {
+	t.Helper()
+	caps := chartutil.DefaultCapabilities.Copy()
+	caps.KubeVersion = chartutil.KubeVersion{Version: "v1.31.8", Major: "1", Minor: "31"}
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, chartutil.ReleaseOptions{
+		Name: DefaultReleaseName, Namespace: DefaultNamespace, Revision: revision,
+		IsInstall: revision == 1, IsUpgrade: revision > 1,
+	}, caps, true)
+	if err != nil {
+		return nil, err
+	}
+	guard := &lookupGuard{ctx: context.Background(), src: NewObjects(objs...), allow: DefaultAllowList(DefaultNamespace)}
+	out, err := engine.RenderWithClientProvider(ch, top, guard)
+	if err != nil {
+		return nil, err
+	}
+	var objsOut []map[string]any
+	for _, name := range sortedKeys(out) {
+		if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
+			continue
+		}
+		for _, doc := range splitYAML([]byte(out[name])) {
+			var m map[string]any
+			if err := yaml.Unmarshal(doc, &m); err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			if len(m) > 0 {
+				objsOut = append(objsOut, m)
+			}
+		}
+	}
+	return objsOut, nil
+}
+
+// overlayCase is one render of main's chart with the overlay of 1.2 → 1.4.
+type overlayCase struct {
+	name string
+	// status is the data of the sylva-units-status ConfigMap served to
+	// lookup; nil means none (a fresh install).
+	status map[string]string
+	// want are the values of the pass the render must apply.
+	k8s, longhornChart string
+	info               map[string]string
+}
+
+// statusAfter is the ConfigMap data the chart's status Kustomization
+// writes after a pass of the plan: its keys, and the plan's expected
+// status as the YAML of additional-info.
+func statusAfter(t *testing.T, pass planner.Pass) map[string]string {
+	t.Helper()
+	info, err := yaml.Marshal(pass.ExpectedStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]string{
+		"release-revision": fmt.Sprint(pass.Index + 1), "sylva-units-chart-version": "0.0.0-git",
+		"values-checksum": "x", AdditionalInfo: string(info),
+	}
+}
+
+// overlayTransition is a transition run by the chart of a bundle ref.
+type overlayTransition struct {
+	ref      string
+	from, to string
+	// widen makes the to release of the catalog support from.
+	widen [2]string
+	// passes is how many passes the plan's last hop must have.
+	passes int
+}
+
+// The overlay generated for a transition, laid over the chart of its
+// target (a bundle ref) with the chart's management values, renders with
+// Helm's engine what the plan says on a fresh install and on each pass:
+// the Kubernetes version in the values of the cluster unit, Longhorn's
+// chart version in the longhorn and longhorn-crd HelmReleases (when the
+// overlay sets it), and the status keys in the additional-info the
+// sylva-units-status Kustomization writes. main is the 1.4 line and
+// 1.3.10 a 1.3 release; test catalogs let them run two passes.
+func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
+	for _, tr := range []overlayTransition{
+		{ref: "main", from: "1.2", to: "1.4", passes: 2, widen: [2]string{
+			"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n"}},
+		{ref: "1.3.10", from: "1.1", to: "1.3", passes: 2, widen: [2]string{
+			"  - release: \"1.3\"\n    upgrade_from: [\"1.2\"]\n", "  - release: \"1.3\"\n    upgrade_from: [\"1.1\", \"1.2\"]\n"}},
+	} {
+		t.Run(tr.ref, func(t *testing.T) { runOverlayTransition(t, tr) })
+	}
+}
+
+func runOverlayTransition(t *testing.T, tr overlayTransition) {
+	ch := loadBundleChart(t, tr.ref)
+	in := planner.Input{Catalog: editedCatalog(t, tr.widen), From: skew.MustParse(tr.from), To: skew.MustParse(tr.to), FromSource: "flag", ToolVersion: "test"}
+	g, err := GenerateFor(in, &TargetChart{Name: tr.ref, Values: ch.Values})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := planner.Compute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := lastHop(plan)
+	if len(hop) != tr.passes {
+		t.Fatalf("plan %s → %s has %d passes in its last hop, want %d", tr.from, tr.to, len(hop), tr.passes)
+	}
+	mgmt, err := os.ReadFile(filepath.Join(sylvacore.At(t, tr.ref).Chart(), "management.values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mv map[string]any
+	if err := yaml.Unmarshal(mgmt, &mv); err != nil {
+		t.Fatal(err)
+	}
+	// Longhorn runs on capm3 only (1.3: when enabled); the test enables it
+	// on capd.
+	user := map[string]any{
+		"cluster": map[string]any{"capi_providers": map[string]any{"infra_provider": "capd", "bootstrap_provider": "cabpr"}},
+		"units":   map[string]any{"longhorn": map[string]any{"enabled": true, "enabled_conditions": []any{}}},
+	}
+	vals := Merge(mv, user, g.Values())
+
+	// Longhorn's chart version of a pass: the overlay's, else the chart's own.
+	own, _ := valueAt(ch.Values, longhornVersionPath("longhorn"))
+	chartOf := func(v string) string {
+		if !g.Longhorn {
+			s, _ := own.(string)
+			return s
+		}
+		c, ok := in.Catalog.ChartVersion("longhorn", skew.MustParse(v))
+		if !ok {
+			t.Fatalf("no chart version for Longhorn %s", v)
+		}
+		return c
+	}
+	infoOf := func(s planner.ExpectedStatus) map[string]string {
+		return map[string]string{KeySylvaRelease: s.SylvaRelease, KeyAdditionalReconciliationRequired: s.AdditionalReconciliationRequired, KeyTransitionFrom: s.TransitionFrom, KeyTransitionPass: s.TransitionPass}
+	}
+	last := hop[len(hop)-1]
+	cases := []overlayCase{{
+		name: "a fresh install applies the release's own versions and records no transition",
+		k8s:  last.Values.K8sVersionShort, longhornChart: chartOf(last.Values.LonghornVersion),
+		info: map[string]string{KeySylvaRelease: tr.to, KeyAdditionalReconciliationRequired: "false", KeyTransitionFrom: "", KeyTransitionPass: ""},
+	}}
+	for i, pass := range hop {
+		st := map[string]string{"release-revision": "7", "sylva-units-chart-version": tr.from + ".1", "values-checksum": "x", AdditionalInfo: "{}\n"}
+		if i > 0 {
+			st = statusAfter(t, hop[i-1])
+		}
+		cases = append(cases, overlayCase{
+			name: fmt.Sprintf("pass %d of %d", pass.HopPass, pass.HopPasses), status: st,
+			k8s: pass.Values.K8sVersionShort, longhornChart: chartOf(pass.Values.LonghornVersion), info: infoOf(pass.ExpectedStatus),
+		})
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var objs []map[string]any
+			if tc.status != nil {
+				objs = append(objs, statusObject(DefaultNamespace, tc.status))
+			}
+			rendered, err := renderWholeChart(t, ch, vals, 2, objs...)
+			if err != nil {
+				t.Fatalf("render: %v", err)
+			}
+			got := overlayFacts(t, rendered)
+			if v, err := skew.Parse(got.k8s); err != nil || v.Short() != tc.k8s {
+				t.Errorf("cluster unit k8s_version = %q, want Kubernetes %s", got.k8s, tc.k8s)
+			}
+			for _, u := range []string{"longhorn", "longhorn-crd"} {
+				if got.longhorn[u] != tc.longhornChart {
+					t.Errorf("%s HelmRelease chart version = %q, want %q", u, got.longhorn[u], tc.longhornChart)
+				}
+			}
+			if diff := cmp.Diff(tc.info, got.info); diff != "" {
+				t.Errorf("sylva-units-status additional-info (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// overlayRender are what a render of the chart says of a transition.
+type overlayRender struct {
+	k8s      string
+	longhorn map[string]string
+	info     map[string]string
+}
+
+// overlayFacts reads the cluster unit's values (the VALUES_B64 of its
+// substitution Secret), the chart version of the longhorn and
+// longhorn-crd HelmReleases (the /spec patch of their Kustomizations) and
+// the additional-info of the sylva-units-status Kustomization's patch.
+func overlayFacts(t *testing.T, objs []map[string]any) overlayRender {
+	t.Helper()
+	f := overlayRender{longhorn: map[string]string{}}
+	for _, o := range objs {
+		kind, _ := o["kind"].(string)
+		name, _ := stringAt(o, "metadata", "name")
+		switch {
+		case kind == "Secret" && strings.HasPrefix(name, "kustomization-unit-substitute-cluster-"):
+			b64, _ := stringAt(o, "stringData", "VALUES_B64")
+			raw, err := base64.StdEncoding.DecodeString(b64)
+			if err != nil {
+				t.Fatalf("%s VALUES_B64: %v", name, err)
+			}
+			var v map[string]any
+			if err := yaml.Unmarshal(raw, &v); err != nil {
+				t.Fatalf("%s values: %v", name, err)
+			}
+			f.k8s, _ = v["k8s_version"].(string)
+		case kind == "Kustomization" && (name == "longhorn" || name == "longhorn-crd"):
+			for _, p := range patchesOf(t, o) {
+				var ops []map[string]any
+				if yaml.Unmarshal([]byte(p), &ops) != nil {
+					continue
+				}
+				for _, op := range ops {
+					if op["path"] != "/spec" {
+						continue
+					}
+					if spec, ok := op["value"].(map[string]any); ok {
+						f.longhorn[name], _ = stringAt(spec, "chart", "spec", "version")
+					}
+				}
+			}
+		case kind == "Kustomization" && name == StatusConfigMap:
+			for _, p := range patchesOf(t, o) {
+				var cm map[string]any
+				if yaml.Unmarshal([]byte(p), &cm) != nil {
+					continue
+				}
+				info, ok := stringAt(cm, "data", AdditionalInfo)
+				if !ok {
+					continue
+				}
+				var m map[string]any
+				if err := yaml.Unmarshal([]byte(info), &m); err != nil {
+					t.Fatalf("additional-info %q: %v", info, err)
+				}
+				f.info = map[string]string{}
+				for k, v := range m {
+					f.info[k] = scalarString(v)
+				}
+			}
+		}
+	}
+	return f
+}
+
+func patchesOf(t *testing.T, ks map[string]any) []string {
+	t.Helper()
+	spec, _ := ks["spec"].(map[string]any)
+	list, _ := spec["patches"].([]any)
+	var out []string
+	for _, p := range list {
+		if pm, ok := p.(map[string]any); ok {
+			if s, ok := pm["patch"].(string); ok {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+func stringAt(m map[string]any, path ...string) (string, bool) {
+	v, ok := valueAt(m, path)
+	if !ok {
+		return "", false
+	}
+	s, ok := v.(string)
+	return s, ok
+}
