@@ -30,6 +30,13 @@ const (
 	evalTemplate = "templates/0-sylva-planner-eval.yaml"
 	// valuesSecret is the name of the Secret holding the interpreted values.
 	valuesSecret = "sylva-units-values"
+	// rawOverride replaces the chart's "unshield-raw" (which turns the
+	// shield 《 back into {{ in the Secret's YAML text, leaving YAML that
+	// may not parse) by the identity; Values then unshields the parsed
+	// strings. Its name sorts so that Helm parses it last.
+	rawOverride = "templates/_0-sylva-planner-unshield.tpl"
+	// rawShield is the character sylva-units' "(raw)" values use for {{.
+	rawShield = "《"
 )
 
 // ChartOptions is the release context a chart is rendered in, as
@@ -64,7 +71,11 @@ type ChartResult struct {
 	// leaves in .Values while it renders (`_interpreted`, `_unit_name_`,
 	// `_kustomization_name_`, `_internal.cluster_machines_ready_unit_deps`
 	// on the releases that have them), with `_internal.previous_values`
-	// emptied, as the chart dumps it.
+	// emptied, as the chart dumps it. Where the chart unshields "(raw)"
+	// strings in the Secret's text, they are unshielded here in the parsed
+	// strings instead, which gives the same values whenever Helm's text
+	// parses as YAML, and values still when it does not (a raw string
+	// such as `{{ a {42:42} }}` left unquoted).
 	Values map[string]any
 	// Warnings are sorted and deduplicated (refused lookups).
 	Warnings []string
@@ -124,6 +135,9 @@ type Chart struct {
 	// Secret's document of sylva-units-values.yaml. All empty when the
 	// chart is not sylva-units-like.
 	prelude, epilogue, secret string
+	// unshield is true when the Secret's template unshields "(raw)"
+	// strings.
+	unshield bool
 }
 
 // LoadChart loads a chart directory or archive (.tgz), with its
@@ -151,7 +165,9 @@ func NewChart(ch *chart.Chart) *Chart {
 	}
 	c.prelude = unitsPrelude(units)
 	c.secret = firstDocument(secret)
-	c.epilogue = unitsEpilogue(c.helpers())
+	helpers := c.helpers()
+	c.epilogue = unitsEpilogue(helpers)
+	c.unshield = defines(helpers, "unshield-raw") && strings.Contains(c.secret, `include "unshield-raw"`)
 	return c
 }
 
@@ -398,10 +414,14 @@ func (c *Chart) Values(ctx context.Context, files []File, opts ChartOptions) (*C
 	if err != nil {
 		return nil, err
 	}
-	reduce(p.ch, map[string]string{
+	extra := map[string]string{
 		unitsTemplate:  c.prelude + c.epilogue,
 		secretTemplate: c.secret,
-	})
+	}
+	if c.unshield {
+		extra[rawOverride] = `{{- define "unshield-raw" -}}{{ . }}{{- end -}}`
+	}
+	reduce(p.ch, extra)
 	out, err := engine.RenderWithClientProvider(p.ch, p.top, p.guard)
 	if err != nil {
 		return nil, chartError(err, p.top)
@@ -425,7 +445,33 @@ func (c *Chart) Values(ctx context.Context, files []File, opts ChartOptions) (*C
 	if err != nil {
 		return nil, fmt.Errorf("chart %s: the %s Secret: %w", c.ch.Name(), valuesSecret, err)
 	}
+	if c.unshield {
+		vals = unshieldRaw(vals).(map[string]any)
+	}
 	return &ChartResult{Values: vals, Warnings: p.warnings()}, nil
+}
+
+// unshieldRaw turns the shield of "(raw)" strings back into {{ in every
+// string and key of v, as the chart's "unshield-raw" does on the Secret's
+// text.
+func unshieldRaw(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[strings.ReplaceAll(k, rawShield, "{{")] = unshieldRaw(x)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = unshieldRaw(x)
+		}
+		return out
+	case string:
+		return strings.ReplaceAll(t, rawShield, "{{")
+	}
+	return v
 }
 
 // Eval renders text as one more template of the chart, after the values
