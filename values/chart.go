@@ -62,6 +62,11 @@ type ChartOptions struct {
 	// SkipSchemaValidation skips the chart's values.schema.json, as
 	// `helm template --skip-schema-validation` does.
 	SkipSchemaValidation bool
+	// Validate makes Chart.Values render every template of the chart, as
+	// `helm template` does, so that every check the chart makes while it
+	// renders the units runs too (and fails the render as in Helm), at
+	// Helm's cost. The values are read from the same Secret.
+	Validate bool
 }
 
 // ChartResult is the interpreted values of a chart.
@@ -404,8 +409,9 @@ func reduce(ch *chart.Chart, extra map[string]string) {
 // Errors: a *SchemaError when the chart's schema rejects the values (unless
 // opts.SkipSchemaValidation); a *ChartError naming the template, Helm's
 // message and, when it can be told, the values path, when a template fails.
-// A check that the chart makes only while rendering a unit (in units.yaml's
-// loop) is not run.
+// A check that the chart makes only while it renders the units (in
+// units.yaml's loop, or in the status Kustomizations of
+// sylva-units-values.yaml) is not run, unless opts.Validate.
 func (c *Chart) Values(ctx context.Context, files []File, opts ChartOptions) (*ChartResult, error) {
 	if c.secret == "" || c.prelude == "" {
 		return nil, fmt.Errorf("chart %s has no %s and %s to read the interpreted values from; values render --chart reads sylva-units charts", c.ch.Name(), unitsTemplate, secretTemplate)
@@ -414,19 +420,21 @@ func (c *Chart) Values(ctx context.Context, files []File, opts ChartOptions) (*C
 	if err != nil {
 		return nil, err
 	}
-	extra := map[string]string{
-		unitsTemplate:  c.prelude + c.epilogue,
-		secretTemplate: c.secret,
+	if !opts.Validate {
+		extra := map[string]string{
+			unitsTemplate:  c.prelude + c.epilogue,
+			secretTemplate: c.secret,
+		}
+		if c.unshield {
+			extra[rawOverride] = `{{- define "unshield-raw" -}}{{ . }}{{- end -}}`
+		}
+		reduce(p.ch, extra)
 	}
-	if c.unshield {
-		extra[rawOverride] = `{{- define "unshield-raw" -}}{{ . }}{{- end -}}`
-	}
-	reduce(p.ch, extra)
 	out, err := engine.RenderWithClientProvider(p.ch, p.top, p.guard)
 	if err != nil {
 		return nil, chartError(err, p.top)
 	}
-	text := out[path.Join(p.ch.Name(), secretTemplate)]
+	text := firstDocument(out[path.Join(p.ch.Name(), secretTemplate)])
 	var secret struct {
 		Kind     string `json:"kind"`
 		Metadata struct {
@@ -440,6 +448,12 @@ func (c *Chart) Values(ctx context.Context, files []File, opts ChartOptions) (*C
 	raw, ok := secret.StringData["values"]
 	if secret.Kind != "Secret" || secret.Metadata.Name != valuesSecret || !ok {
 		return nil, fmt.Errorf("chart %s: %s does not render a %s Secret with stringData.values", c.ch.Name(), secretTemplate, valuesSecret)
+	}
+	if c.unshield {
+		// Shielded again, the text parses even where the chart's
+		// unshield-raw left a "(raw)" string as unquoted flow syntax; the
+		// reduced render did not unshield it at all.
+		raw = strings.ReplaceAll(raw, "{{", rawShield)
 	}
 	vals, err := Parse([]byte(raw))
 	if err != nil {

@@ -59,6 +59,7 @@ func valuesCommand() *cli.Command {
 					valuesFlag,
 					&cli.StringFlag{Name: "chart", Usage: "render with the sylva-units chart in `DIR` or archive (.tgz), as helm template does", TakesFile: true},
 					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json (as helm template --skip-schema-validation)"},
+					&cli.BoolFlag{Name: "validate", Usage: "with --chart: render every template of the chart, as helm template does, so that the checks the chart makes while rendering the units run too (slow)"},
 					&cli.StringFlag{Name: "status", Usage: "the sylva-units-status ConfigMap as a YAML `FILE`", TakesFile: true},
 					&cli.StringSliceFlag{Name: "object", Usage: "Kubernetes objects (YAML, also kind: List) served to lookup, `FILE` (repeatable)", TakesFile: true},
 					&cli.StringFlag{Name: "kubeconfig", Usage: "read lookups from the cluster of this kubeconfig `FILE` (read-only)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
@@ -198,6 +199,7 @@ func valuesRenderChart(c *cli.Context, files []values.File) error {
 		Namespace:            c.String("namespace"),
 		KubeVersion:          c.String("kube-version"),
 		SkipSchemaValidation: c.Bool("skip-schema-validation"),
+		Validate:             c.Bool("validate"),
 	}
 	if opts.KubeVersion != "" && !values.ValidKubeVersion(opts.KubeVersion) {
 		return withCode(exitError, fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion))
