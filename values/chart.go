@@ -557,6 +557,7 @@ func RenderChart(ctx context.Context, chartPath string, files []File, opts Chart
 var (
 	chartLoc = regexp.MustCompile(`\(([^()\s]+/templates/[^()\s:]+(?::[0-9]+)*)\)`)
 	execAt   = regexp.MustCompile(`executing "[^"]*" at <([^>]+)>`)
+	failMsg  = regexp.MustCompile(`^execution error at \([^()]*\): (.+)$`)
 )
 
 // chartError turns an engine error into a *ChartError: the template and
@@ -571,6 +572,13 @@ func chartError(err error, top chartutil.Values) error {
 	}
 	vals, _ := top["Values"].(chartutil.Values)
 	for _, m := range execAt.FindAllStringSubmatch(msg, -1) {
+		if paths := stringsContaining(map[string]any(vals), "values", m[1], nil); len(paths) == 1 {
+			ce.Path = paths[0]
+		}
+	}
+	// Helm shortens a `fail` to its message: look for the string that
+	// holds it literally.
+	if m := failMsg.FindStringSubmatch(msg); ce.Path == "" && m != nil && len(m[1]) >= 3 {
 		if paths := stringsContaining(map[string]any(vals), "values", m[1], nil); len(paths) == 1 {
 			ce.Path = paths[0]
 		}
