@@ -48,10 +48,18 @@ func valuesCommand() *cli.Command {
 					"--kubeconfig/--context, limited to an allow list (default: the sylva-units-status ConfigMap\n" +
 					"and the Flux Kustomizations and HelmReleases of the release namespace). A refused lookup\n" +
 					"returns an empty result and a warning. A template error names the values path; exit 1.\n\n" +
-					"Example: sylva-planner values render -f values.yaml --status sylva-units-status.yaml",
+					"Example: sylva-planner values render -f values.yaml --status sylva-units-status.yaml\n\n" +
+					"With --chart DIR|TGZ the values are rendered by the chart itself, as helm template does\n" +
+					"(the chart's values.yaml under the -f files, its helpers, its schema), and the output is\n" +
+					"the values of its sylva-units-values Secret; only the templates that Secret needs are\n" +
+					"rendered. A schema or template error names the path and Helm's message; exit 1.\n\n" +
+					"Example: sylva-planner values render --chart charts/sylva-units -f my-values.yaml",
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					valuesFlag,
+					&cli.StringFlag{Name: "chart", Usage: "render with the sylva-units chart in `DIR` or archive (.tgz), as helm template does", TakesFile: true},
+					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json (as helm template --skip-schema-validation)"},
+					&cli.BoolFlag{Name: "validate", Usage: "with --chart: render every template of the chart, as helm template does, so that the checks the chart makes while rendering the units run too (slow)"},
 					&cli.StringFlag{Name: "status", Usage: "the sylva-units-status ConfigMap as a YAML `FILE`", TakesFile: true},
 					&cli.StringSliceFlag{Name: "object", Usage: "Kubernetes objects (YAML, also kind: List) served to lookup, `FILE` (repeatable)", TakesFile: true},
 					&cli.StringFlag{Name: "kubeconfig", Usage: "read lookups from the cluster of this kubeconfig `FILE` (read-only)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
@@ -137,6 +145,9 @@ func valuesRenderAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	if c.String("chart") != "" {
+		return valuesRenderChart(c, files)
+	}
 	if len(files) == 0 {
 		return usageError(c, errors.New("values render needs at least one -f FILE"), true)
 	}
@@ -166,6 +177,49 @@ func valuesRenderAction(c *cli.Context) error {
 	res, err := values.Render(c.Context, values.Merge(docs...), opts)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("values render: %w", err))
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(envOf(c).stderr, "warning: %s\n", w)
+	}
+	if outputOf(c) == formatJSON {
+		err = values.WriteJSON(envOf(c).stdout, res.Values)
+	} else {
+		err = values.WriteYAML(envOf(c).stdout, res.Values)
+	}
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	return nil
+}
+
+// valuesRenderChart is `values render --chart`: the chart's own
+// interpretation of the values, read from its sylva-units-values Secret.
+func valuesRenderChart(c *cli.Context, files []values.File) error {
+	opts := values.ChartOptions{
+		Namespace:            c.String("namespace"),
+		KubeVersion:          c.String("kube-version"),
+		SkipSchemaValidation: c.Bool("skip-schema-validation"),
+		Validate:             c.Bool("validate"),
+	}
+	if opts.KubeVersion != "" && !values.ValidKubeVersion(opts.KubeVersion) {
+		return withCode(exitError, fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion))
+	}
+	opts.Allow = values.DefaultAllowList(opts.Namespace)
+	for _, s := range c.StringSlice("allow-lookup") {
+		r, err := values.ParseAllowRule(s)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("--allow-lookup: %w", err))
+		}
+		opts.Allow = append(opts.Allow, r)
+	}
+	var err error
+	if opts.Source, err = lookupSource(c); err != nil {
+		return withCode(exitError, err)
+	}
+	chartPath := envOf(c).path(c.String("chart"))
+	res, err := values.RenderChart(c.Context, chartPath, files, opts)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("values render --chart %s: %w", c.String("chart"), err))
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(envOf(c).stderr, "warning: %s\n", w)
