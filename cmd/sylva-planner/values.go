@@ -96,7 +96,7 @@ func valuesCommand() *cli.Command {
 					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)"},
 					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json"},
 				),
-				Action:    valuesCheckAction,
+				Action: valuesCheckAction,
 			},
 		},
 	}
