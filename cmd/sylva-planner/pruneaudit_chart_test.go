@@ -48,8 +48,10 @@ func TestPruneAuditWithTheChartOnRealRefs(t *testing.T) {
 // chart with management values, as a release manager runs it.
 func BenchmarkPruneAuditChartMainManagement(b *testing.B) {
 	tree := sylvacore.At(b, "main")
-	args := []string{"sylva-planner", "prune-audit", "--chart", "charts/sylva-units",
-		"-f", "charts/sylva-units/values.yaml", "-f", "charts/sylva-units/management.values.yaml", "-o", "json", "--fail-on", "never"}
+	args := []string{
+		"sylva-planner", "prune-audit", "--chart", "charts/sylva-units",
+		"-f", "charts/sylva-units/values.yaml", "-f", "charts/sylva-units/management.values.yaml", "-o", "json", "--fail-on", "never",
+	}
 	for b.Loop() {
 		var stdout, stderr bytes.Buffer
 		if code := runIn(context.Background(), tree.Dir, args, &stdout, &stderr, func(string) string { return "" }); code != 0 {
