@@ -70,6 +70,10 @@ bench-scan: ## time the manifest scan on 10,000 generated objects (PEER='cmd …
 bench-values-render: ## time values render against helm template on 200 units and 2,000 templates
 	bash hack/bench-values-render.sh
 
+.PHONY: bench-chart
+bench-chart: ## time values render --chart against helm template on sylva-core main's upgrade-mgmt-cabpr (helm built into .cache)
+	bash hack/bench-chart.sh
+
 .PHONY: golden
 golden: ## rewrite golden files (review the diff!)
 	go test $(GOLDEN_PKGS) -update

@@ -37,7 +37,11 @@ type Report struct {
 	From       string         `json:"from"`
 	To         string         `json:"to"`
 	// Values names the checked files, or "generated".
-	Values    []string          `json:"values"`
+	Values []string `json:"values"`
+	// Chart names the chart rendered (name and version) by CheckChart.
+	Chart string `json:"chart,omitempty"`
+	// Notes say what CheckChart could not check, and why.
+	Notes     []string          `json:"notes,omitempty"`
 	Scenarios []Scenario        `json:"scenarios"`
 	Findings  []planner.Finding `json:"findings"`
 }

@@ -131,9 +131,13 @@ func substitute(v any, rendered []string, next *int) any {
 // reads another gotpl value sees that value's raw template text (the
 // sylva-units model without its `interpret` helper). Results are strings.
 // A template that fails returns a *TemplateError naming its values path.
+//
+// Templates may write into .Values (sprig's set): they write into a copy
+// of vals, never into vals, and each result lands on the path of its own
+// string in vals as given.
 func Render(ctx context.Context, vals map[string]any, opts RenderOptions) (*Result, error) {
 	slots := gotplSlots(vals, "values", nil)
-	r := newRenderer(ctx, vals, opts)
+	r := newRenderer(ctx, deepCopy(vals), opts)
 	out, err := r.render(slots)
 	if err != nil {
 		return nil, err
@@ -151,7 +155,7 @@ func Render(ctx context.Context, vals map[string]any, opts RenderOptions) (*Resu
 // returns the rendered text by path and the errors by path.
 func renderEach(ctx context.Context, vals map[string]any, opts RenderOptions) (map[string]string, map[string]*TemplateError, []string) {
 	slots := gotplSlots(vals, "values", nil)
-	r := newRenderer(ctx, vals, opts)
+	r := newRenderer(ctx, deepCopy(vals), opts)
 	got := map[string]string{}
 	errs := map[string]*TemplateError{}
 	if out, err := r.render(slots); err == nil {

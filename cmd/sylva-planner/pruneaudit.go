@@ -41,7 +41,10 @@ func pruneAuditCommand() *cli.Command {
 			"that adds info.transitional-unit; --print-schema-patch --schema charts/sylva-units/values.schema.json\n" +
 			"prints that file patched.\n\n" +
 			"Without a release in the values or --release, the audit still runs: transitional units are\n" +
-			"undecided. Gotpl entries are read literally and listed as unresolved.\n\n" +
+			"undecided. Gotpl entries are read literally and listed as unresolved. With --chart DIR the units\n" +
+			"are resolved as that chart resolves them (unit_definition_defaults, then unit_templates in order,\n" +
+			"then the unit; gotpl interpreted by the chart's own helpers; enabled and depends_on as the chart\n" +
+			"decides them), and nothing the chart decides is left unresolved.\n\n" +
 			"Exit codes: 0 nothing at or above --fail-on; 1 bad input (unreadable or invalid values file,\n" +
 			"unknown release); 2 --fail-on prunable (default) found a prunable, blocked or malformed unit, or\n" +
 			"--fail-on malformed found a malformed one. --fail-on never always exits 0 once the audit ran.\n\n" +
@@ -71,6 +74,10 @@ func pruneAuditCommand() *cli.Command {
 				Name: "schema", TakesFile: true,
 				Usage: "with --print-schema-patch: print this values.schema.json `FILE` with the patch applied instead (the rest of the file unchanged)",
 			},
+			&cli.StringFlag{
+				Name: "chart", TakesFile: true,
+				Usage: "resolve the units as the sylva-units chart in `DIR` (or .tgz) does: its unit templates and gotpl interpreted with its own helpers",
+			},
 			catalogFlag(),
 		},
 		Action: pruneAuditAction,
@@ -79,6 +86,7 @@ func pruneAuditCommand() *cli.Command {
 
 type pruneAuditOptions struct {
 	files   []string
+	chart   string
 	release string
 	output  format
 	failOn  pruneFailOn
@@ -96,7 +104,7 @@ func pruneAuditAction(c *cli.Context) error {
 		return usageError(c, errors.New("--schema goes with --print-schema-patch"), true)
 	}
 	opts := pruneAuditOptions{
-		files: c.StringSlice("values"), release: c.String("release"),
+		files: c.StringSlice("values"), chart: c.String("chart"), release: c.String("release"),
 		output: outputOf(c), failOn: enumOf[pruneFailOn](c, "fail-on"),
 	}
 	if len(opts.files) == 0 {
@@ -107,7 +115,13 @@ func pruneAuditAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	e := envOf(c)
-	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return os.ReadFile(e.path(name)) })
+	var resolve func([]units.File) (units.Resolver, error)
+	if opts.chart != "" {
+		resolve = func(files []units.File) (units.Resolver, error) {
+			return chartResolver(c.Context, e.path(opts.chart), opts.chart, files)
+		}
+	}
+	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return os.ReadFile(e.path(name)) }, resolve)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -126,7 +140,9 @@ func pruneAuditAction(c *cli.Context) error {
 }
 
 // pruneAudit reads the values files and audits them against cat.
-func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(string) ([]byte, error)) (*units.Report, error) {
+// With resolve (--chart), the units are resolved by the Resolver it
+// returns for the files.
+func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(string) ([]byte, error), resolve func([]units.File) (units.Resolver, error)) (*units.Report, error) {
 	files := make([]units.File, len(opts.files))
 	for i, name := range opts.files {
 		data, err := readFile(name)
@@ -135,7 +151,14 @@ func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(stri
 		}
 		files[i] = units.File{Name: name, Data: data}
 	}
-	values, err := units.Parse(files...)
+	var resolver units.Resolver
+	if resolve != nil {
+		var err error
+		if resolver, err = resolve(files); err != nil {
+			return nil, err
+		}
+	}
+	values, err := units.ParseWith(resolver, files...)
 	if err != nil {
 		return nil, err
 	}

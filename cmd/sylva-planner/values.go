@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -56,10 +57,18 @@ func valuesCommand() *cli.Command {
 					"--kubeconfig/--context, limited to an allow list (default: the sylva-units-status ConfigMap\n" +
 					"and the Flux Kustomizations and HelmReleases of the release namespace). A refused lookup\n" +
 					"returns an empty result and a warning. A template error names the values path; exit 1.\n\n" +
-					"Example: sylva-planner values render -f values.yaml --status sylva-units-status.yaml",
+					"Example: sylva-planner values render -f values.yaml --status sylva-units-status.yaml\n\n" +
+					"With --chart DIR|TGZ the values are rendered by the chart itself, as helm template does\n" +
+					"(the chart's values.yaml under the -f files, its helpers, its schema), and the output is\n" +
+					"the values of its sylva-units-values Secret; only the templates that Secret needs are\n" +
+					"rendered. A schema or template error names the path and Helm's message; exit 1.\n\n" +
+					"Example: sylva-planner values render --chart charts/sylva-units -f my-values.yaml",
 				ArgsUsage: " ",
 				Flags: []cli.Flag{
 					valuesFlag,
+					&cli.StringFlag{Name: "chart", Usage: "render with the sylva-units chart in `DIR` or archive (.tgz), as helm template does", TakesFile: true},
+					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json (as helm template --skip-schema-validation)"},
+					&cli.BoolFlag{Name: "validate", Usage: "with --chart: render every template of the chart, as helm template does, so that the checks the chart makes while rendering the units run too (slow)"},
 					&cli.StringFlag{Name: "status", Usage: "the sylva-units-status ConfigMap as a YAML `FILE`", TakesFile: true},
 					&cli.StringSliceFlag{Name: "object", Usage: "Kubernetes objects (YAML, also kind: List) served to lookup, `FILE` (repeatable)", TakesFile: true},
 					&cli.StringFlag{Name: "kubeconfig", Usage: "read lookups from the cluster of this kubeconfig `FILE` (read-only)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
@@ -79,10 +88,23 @@ func valuesCommand() *cli.Command {
 				Description: "Renders the values (-f files, or the generated ones) for a fresh install of --to and before\n" +
 					"each pass against the status ConfigMap as it will be, compares with the plan's values, and\n" +
 					"lints the templates. Exit 2 on a finding at or above --fail-on (default blocker).\n\n" +
-					"Example: sylva-planner values check -f values.yaml --from 1.4 --to 1.6",
+					"With --chart DIR, renders the whole sylva-units chart of --to instead, as helm-controller would,\n" +
+					"with the -f files (the deployment's values: values.yaml, management.values.yaml, ...) and the\n" +
+					"helper values (--overlay FILE, else the generated ones) for a fresh install, before each pass\n" +
+					"of the plan against the status ConfigMap it expects (served to lookup), and from a pre-release\n" +
+					"and a branch-named status; compares the cluster's Kubernetes version, the Longhorn HelmRelease\n" +
+					"chart version and the status Kustomization's additional-info with the plan. Each divergence is a\n" +
+					"finding naming the pass, the object and the path.\n\n" +
+					"Example: sylva-planner values check -f values.yaml --from 1.4 --to 1.6\n" +
+					"         sylva-planner values check --chart charts/sylva-units -f charts/sylva-units/management.values.yaml \\\n" +
+					"           --overlay helpers.yaml --from 1.2 --to 1.4 --skip-schema-validation",
 				ArgsUsage: " ",
-				Flags:     append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON), failOnFlag()),
-				Action:    valuesCheckAction,
+				Flags: append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON), failOnFlag(),
+					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the whole sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},
+					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)"},
+					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json"},
+				),
+				Action: valuesCheckAction,
 			},
 		},
 	}
@@ -153,6 +175,9 @@ func valuesRenderAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	if c.String("chart") != "" {
+		return valuesRenderChart(c, files)
+	}
 	if len(files) == 0 {
 		return usageError(c, errors.New("values render needs at least one -f FILE"), true)
 	}
@@ -182,6 +207,49 @@ func valuesRenderAction(c *cli.Context) error {
 	res, err := values.Render(c.Context, values.Merge(docs...), opts)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("values render: %w", err))
+	}
+	for _, w := range res.Warnings {
+		fmt.Fprintf(envOf(c).stderr, "warning: %s\n", w)
+	}
+	if outputOf(c) == formatJSON {
+		err = values.WriteJSON(envOf(c).stdout, res.Values)
+	} else {
+		err = values.WriteYAML(envOf(c).stdout, res.Values)
+	}
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	return nil
+}
+
+// valuesRenderChart is `values render --chart`: the chart's own
+// interpretation of the values, read from its sylva-units-values Secret.
+func valuesRenderChart(c *cli.Context, files []values.File) error {
+	opts := values.ChartOptions{
+		Namespace:            c.String("namespace"),
+		KubeVersion:          c.String("kube-version"),
+		SkipSchemaValidation: c.Bool("skip-schema-validation"),
+		Validate:             c.Bool("validate"),
+	}
+	if opts.KubeVersion != "" && !values.ValidKubeVersion(opts.KubeVersion) {
+		return withCode(exitError, fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion))
+	}
+	opts.Allow = values.DefaultAllowList(opts.Namespace)
+	for _, s := range c.StringSlice("allow-lookup") {
+		r, err := values.ParseAllowRule(s)
+		if err != nil {
+			return withCode(exitError, fmt.Errorf("--allow-lookup: %w", err))
+		}
+		opts.Allow = append(opts.Allow, r)
+	}
+	var err error
+	if opts.Source, err = lookupSource(c); err != nil {
+		return withCode(exitError, err)
+	}
+	chartPath := envOf(c).path(c.String("chart"))
+	res, err := values.RenderChart(c.Context, chartPath, files, opts)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("values render --chart %s: %w", c.String("chart"), err))
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(envOf(c).stderr, "warning: %s\n", w)
@@ -328,6 +396,24 @@ func (s *liveSource) List(ctx context.Context, apiVersion, kind, namespace strin
 	return out, nil
 }
 
+// valuesCheckChart runs values check --chart.
+func valuesCheckChart(c *cli.Context, in planner.Input, files []values.File) (*values.Report, error) {
+	e := envOf(c)
+	ch, err := values.LoadChart(e.path(c.String("chart")))
+	if err != nil {
+		return nil, fmt.Errorf("values check --chart %s: %w; give the sylva-units chart directory of --to (charts/sylva-units) or its archive", c.String("chart"), err)
+	}
+	ci := values.ChartCheckInput{Plan: in, Chart: ch, Files: files, Namespace: c.String("namespace"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
+	if name := c.String("overlay"); name != "" {
+		data, err := os.ReadFile(e.path(name))
+		if err != nil {
+			return nil, fmt.Errorf("read --overlay (check the path): %w", err)
+		}
+		ci.Overlay = &values.File{Name: name, Data: data}
+	}
+	return values.CheckChart(c.Context, ci)
+}
+
 func valuesCheckAction(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
@@ -341,15 +427,23 @@ func valuesCheckAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	rep, err := values.Check(c.Context, values.CheckInput{Plan: in, Files: files, Namespace: c.String("namespace")})
+	var rep *values.Report
+	if c.String("chart") != "" {
+		rep, err = valuesCheckChart(c, in, files)
+	} else {
+		if c.String("overlay") != "" || c.Bool("skip-schema-validation") {
+			return usageError(c, errors.New("--overlay and --skip-schema-validation go with --chart"), true)
+		}
+		rep, err = values.Check(c.Context, values.CheckInput{Plan: in, Files: files, Namespace: c.String("namespace")})
+	}
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	w := envOf(c).stdout
 	if outputOf(c) == formatJSON {
 		err = rep.WriteJSON(w)
-	} else {
-		err = rep.WriteTable(w)
+	} else if err = rep.WriteTable(w); err == nil && len(rep.Notes) > 0 {
+		_, err = fmt.Fprintf(w, "\nNot checked:\n  - %s\n", strings.Join(rep.Notes, "\n  - "))
 	}
 	if err != nil {
 		return withCode(exitError, err)

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Times `sylva-planner values render --chart` against `helm template` on the
+# real sylva-units chart: test-values/upgrade-mgmt-cabpr of sylva-core's
+# main (from the bundle at ../shared/sylva-core/sylva-core.bundle above the
+# repository, or the checkout named by SYLVA_CORE_DIR). Helm's CLI is built
+# from the Go module proxy at go.mod's Helm version into .cache/bin (outside
+# git). Reports the median wall time of RUNS runs (default 5) and the peak
+# RSS of each (GNU time).
+#
+#   hack/bench-chart.sh                # CASE=management RUNS=9 to change
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+runs=${RUNS:-5}
+case_name=${CASE:-upgrade-mgmt-cabpr}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+
+helm_version=$(go list -m -f '{{.Version}}' helm.sh/helm/v3)
+helm=$root/.cache/bin/helm
+if [[ ! -x $helm || $(cat "$root/.cache/bin/.helm-version" 2>/dev/null) != "$helm_version" ]]; then
+  echo "building helm $helm_version into .cache/bin ..." >&2
+  mkdir -p "$root/.cache/bin"
+  (cd "$work" && GOWORK=off GOFLAGS=-mod=mod GOBIN="$root/.cache/bin" go install "helm.sh/helm/v3/cmd/helm@$helm_version")
+  echo "$helm_version" >"$root/.cache/bin/.helm-version"
+fi
+
+if [[ -n ${SYLVA_CORE_DIR:-} ]]; then
+  chart=$SYLVA_CORE_DIR/charts/sylva-units
+else
+  bundle=
+  for d in "$root" "$root/.." "$root/../.." "$root/../../.."; do
+    if [[ -f $d/shared/sylva-core/sylva-core.bundle ]]; then bundle=$d/shared/sylva-core/sylva-core.bundle; break; fi
+  done
+  if [[ -z $bundle ]]; then
+    echo "no sylva-core: set SYLVA_CORE_DIR or put the bundle at ../shared/sylva-core/sylva-core.bundle" >&2
+    exit 1
+  fi
+  git clone -q --bare "$bundle" "$work/sylva-core.git"
+  mkdir -p "$work/tree"
+  git -C "$work/sylva-core.git" archive main charts/sylva-units | tar -x -C "$work/tree"
+  chart=$work/tree/charts/sylva-units
+fi
+dir=$chart/test-values/$case_name
+args=()
+while IFS= read -r f; do
+  [[ $(basename "$f") == test-spec.yaml || ! -e $f ]] && continue
+  args+=(--values "$f")
+done < <(ls "$dir"/*.y*ml | sort)
+
+go build -o "$work/sylva-planner" ./cmd/sylva-planner
+
+median() { sort -n | sed -n "$(( (runs + 1) / 2 ))p"; }
+
+measure() { # name, command...: prints "median-wall min-wall median-cpu peak-rss-kib"
+  local name=$1; shift
+  local walls=() cpus=() rss=0 wall user sys kb
+  for _ in $(seq "$runs"); do
+    /usr/bin/time -f '%e %U %S %M' -o "$work/time" "$@" >"$work/out.$name" 2>"$work/err.$name" || { cat "$work/err.$name" >&2; exit 1; }
+    read -r wall user sys kb <"$work/time"
+    walls+=("$wall")
+    cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')")
+    (( kb > rss )) && rss=$kb
+  done
+  echo "$(printf '%s\n' "${walls[@]}" | median) $(printf '%s\n' "${walls[@]}" | sort -n | head -1) $(printf '%s\n' "${cpus[@]}" | median) $rss"
+}
+
+read -r ow omin oc orss <<<"$(measure ours "$work/sylva-planner" values render --chart "$chart" -n default --skip-schema-validation -o json "${args[@]}")"
+read -r hw hmin hc hrss <<<"$(measure helm "$helm" template sylva-units "$chart" --skip-schema-validation "${args[@]}")"
+
+echo "chart: sylva-units of sylva-core main, test-values/$case_name; helm $helm_version; $runs runs each; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-36s %11s %11s %11s %14s\n' "" "wall (med)" "wall (min)" "cpu (med)" "peak RSS"
+printf '%-36s %10ss %10ss %10ss %10d KiB\n' "sylva-planner values render --chart" "$ow" "$omin" "$oc" "$orss"
+printf '%-36s %10ss %10ss %10ss %10d KiB\n' "helm template" "$hw" "$hmin" "$hc" "$hrss"
+# On a loaded machine the minimum wall time and the CPU time are the least
+# disturbed figures.
+awk -v o="$ow" -v h="$hw" -v om="$omin" -v hm="$hmin" -v oc="$oc" -v hc="$hc" -v orss="$orss" -v hrss="$hrss" 'BEGIN {
+  printf "ratio ours/helm: wall median %.3f (target <= 0.10), wall min %.3f, cpu %.3f; peak RSS %.3f (target <= 0.30)\n", o / h, om / hm, oc / hc, orss / hrss }'

@@ -1,0 +1,119 @@
+package values
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+
+	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
+)
+
+// renderedUnits reads, from a whole render of the chart, the units it
+// deploys: every object labelled sylva-units.unit that is a Flux
+// Kustomization, by unit, with its name and its dependsOn entries
+// (namespace/name when a namespace is given).
+func renderedUnits(objs []map[string]any) (names map[string]string, deps map[string][]string) {
+	names, deps = map[string]string{}, map[string][]string{}
+	for _, o := range objs {
+		if o["kind"] != "Kustomization" || o["apiVersion"] == "kustomize.config.k8s.io/v1beta1" {
+			continue
+		}
+		md, _ := o["metadata"].(map[string]any)
+		labels, _ := md["labels"].(map[string]any)
+		unit, _ := labels["sylva-units.unit"].(string)
+		if unit == "" {
+			continue
+		}
+		name, _ := md["name"].(string)
+		names[unit] = name
+		spec, _ := o["spec"].(map[string]any)
+		list, _ := spec["dependsOn"].([]any)
+		d := []string{}
+		for _, e := range list {
+			m, _ := e.(map[string]any)
+			n, _ := m["name"].(string)
+			if ns, _ := m["namespace"].(string); ns != "" {
+				n = ns + "/" + n
+			}
+			d = append(d, n)
+		}
+		sort.Strings(d)
+		deps[unit] = d
+	}
+	return names, deps
+}
+
+func readValuesFiles(t *testing.T, chartDir string, names ...string) []File {
+	t.Helper()
+	var out []File
+	for _, n := range names {
+		data, err := os.ReadFile(filepath.Join(chartDir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, File{Name: n, Data: data})
+	}
+	return out
+}
+
+func TestUnitsResolvesEveryUnitAsAWholeRenderOfTheRealChartDeploysIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	for _, tr := range sylvacore.Trees(t) {
+		c, err := LoadChart(tr.Chart())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, set := range [][]string{{"values.yaml"}, {"values.yaml", "management.values.yaml"}} {
+			t.Run(tr.Ref+"/"+set[len(set)-1], func(t *testing.T) {
+				files := readValuesFiles(t, tr.Chart(), set...)
+				opts := ChartOptions{SkipSchemaValidation: true}
+				defs, err := c.Units(context.Background(), files, opts)
+				if err != nil {
+					t.Fatalf("Units: %v", err)
+				}
+				m, err := c.Render(context.Background(), files, opts)
+				if err != nil {
+					t.Fatalf("Render: %v", err)
+				}
+				names, deps := renderedUnits(m.Objects)
+				if len(names) == 0 && len(set) > 1 {
+					t.Fatal("the render deploys no unit with management values")
+				}
+				for unit, def := range defs {
+					enabled, ok := def["enabled"].(bool)
+					if !ok {
+						t.Fatalf("unit %s: enabled is %T, want a bool", unit, def["enabled"])
+					}
+					if _, deployed := names[unit]; deployed != enabled {
+						t.Errorf("unit %s: resolved enabled %v, the render deploys it: %v", unit, enabled, deployed)
+					}
+				}
+				for unit := range names {
+					if _, ok := defs[unit]; !ok {
+						t.Errorf("unit %s is deployed but not resolved", unit)
+					}
+				}
+				for unit, got := range deps {
+					dm, _ := defs[unit]["depends_on"].(map[string]any)
+					want := []string{}
+					for k := range dm {
+						if n, ok := names[k]; ok {
+							want = append(want, n)
+						} else {
+							want = append(want, k)
+						}
+					}
+					slices.Sort(want)
+					if !slices.Equal(got, want) {
+						t.Errorf("unit %s: resolved depends_on %v, the render's dependsOn %v", unit, want, got)
+					}
+				}
+			})
+		}
+	}
+}
