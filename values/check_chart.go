@@ -135,7 +135,7 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 			branch[KeySylvaRelease] = "main"
 			c.run(name+" from a status naming a branch", branch, nil, true)
 		}
-		if status, err = nextStatus(pass, want); err != nil {
+		if status, err = nextStatus(pass, want, nil); err != nil {
 			return nil, err
 		}
 	}
