@@ -80,7 +80,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir}
 	app := newApp(stdout, stderr)
-	err := app.RunContext(context.WithValue(ctx, envKey{}, e), args)
+	if answers, ok := flagValueCompletion(app, args); ok {
+		fmt.Fprintln(stdout, strings.Join(answers, "\n"))
+		return exitOK
+	}
+	args, err := normalizeArgs(app, args)
+	if err == nil {
+		err = app.RunContext(context.WithValue(ctx, envKey{}, e), args)
+	} else {
+		err = withCode(exitError, err)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -96,7 +105,7 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "sylva-planner",
 		Usage: "plan and drive Sylva release transitions (for example 1.4 → 1.6 in one go)",
 		Description: "sylva-planner computes the reconciliation passes of the sylva-units HelmRelease that take a\n" +
@@ -124,20 +133,19 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			reconcileCommand(),
 			controllerCommand(),
 			versionCommand(),
+			completionCommand(),
 		},
 		OnUsageError: usageError,
 	}
-}
-
-// usageError shows the command's help and exits 1.
-func usageError(c *cli.Context, err error, _ bool) error {
-	_ = cli.ShowSubcommandHelp(c)
-	return withCode(exitError, err)
+	setUsageErrors(app.Commands)
+	setCompletion(app.Commands)
+	app.BashComplete = completeCommands
+	return app
 }
 
 func versionString() string {
 	if commit != "" {
-		return version + " (" + commit + ")"
+		return toolVersionString() + " (" + commit + ")"
 	}
-	return version
+	return toolVersionString()
 }

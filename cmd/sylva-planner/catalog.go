@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 
@@ -13,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -231,15 +234,72 @@ func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
 		Usage: "print the tool and catalog versions",
-		Flags: []cli.Flag{catalogFlag()},
+		Flags: []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
 		Action: func(c *cli.Context) error {
 			cat, err := loadCatalog(c)
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			fmt.Fprintf(envOf(c).stdout, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n",
-				versionString(), cat.Version, cat.Updated.Format("2006-01-02"), cat.Oldest(), cat.Newest())
-			return nil
+			doc := versionDocument{
+				APIVersion: planner.APIVersion, Kind: "Version",
+				Tool:    toolVersion{Version: toolVersionString(), Commit: commit, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH},
+				Catalog: catalogVersion{Version: cat.Version, Updated: cat.Updated.Format("2006-01-02"), Oldest: cat.Oldest().Short(), Newest: cat.Newest().Short()},
+			}
+			out := envOf(c).stdout
+			switch outputOf(c) {
+			case formatJSON:
+				b, err := json.MarshalIndent(doc, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(out, "%s\n", b)
+				return err
+			case formatYAML:
+				b, err := yaml.Marshal(doc)
+				if err != nil {
+					return err
+				}
+				_, err = out.Write(b)
+				return err
+			default:
+				_, err = fmt.Fprintf(out, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n",
+					versionString(), cat.Version, doc.Catalog.Updated, doc.Catalog.Oldest, doc.Catalog.Newest)
+				return err
+			}
 		},
 	}
+}
+
+// versionDocument is `version -o json|yaml`.
+type versionDocument struct {
+	APIVersion string         `json:"apiVersion"`
+	Kind       string         `json:"kind"`
+	Tool       toolVersion    `json:"tool"`
+	Catalog    catalogVersion `json:"catalog"`
+}
+
+type toolVersion struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit,omitempty"`
+	GoVersion string `json:"goVersion"`
+	Platform  string `json:"platform"`
+}
+
+type catalogVersion struct {
+	Version string `json:"version"`
+	Updated string `json:"updated"`
+	Oldest  string `json:"oldest"`
+	Newest  string `json:"newest"`
+}
+
+// toolVersionString is the version stamped at build time, or, for a
+// `go install …@vX` build, the module version Go recorded.
+func toolVersionString() string {
+	if version != "dev" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return version
 }

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// The command line is read as kubectl, flux and helm users expect, which
+// urfave/cli v2 does not do by itself: flags may follow positional
+// arguments (catalog show 1.6 -o json), a one-letter flag may carry its
+// value (-oyaml), `help CMD` is `CMD --help`, and an unknown command is an
+// error naming the closest one. normalizeArgs rewrites the arguments before
+// the application parses them; it never changes what a valid command line
+// that urfave/cli already reads means.
+
+// usageErr is a command line the application cannot run.
+type usageErr struct {
+	msg, hint string
+}
+
+func (e *usageErr) Error() string { return e.msg + "\nrun '" + e.hint + " --help'" }
+
+// normalizeArgs returns args (args[0] is the program) with the command path
+// first, then every flag with its value, then the positional arguments.
+func normalizeArgs(app *cli.App, args []string) ([]string, error) {
+	if len(args) < 2 {
+		return args, nil
+	}
+	rest := args[1:]
+	// A completion request keeps its flag last, where urfave/cli looks.
+	if rest[len(rest)-1] == completionFlag {
+		out, err := normalizeArgs(app, args[:len(args)-1])
+		if err != nil {
+			return append(slices.Clone(args[:len(args)-1]), completionFlag), nil //nolint:nilerr // complete what was typed
+		}
+		return append(out, completionFlag), nil
+	}
+	if rest[0] == "help" {
+		// `help`, `help plan`, `help values render`.
+		rest = append(slices.Clone(rest[1:]), "--help")
+	}
+	path := []string{app.Name}
+	var cmd *cli.Command
+	cmds := app.Commands
+	i := 0
+	for ; i < len(rest); i++ {
+		tok := rest[i]
+		if strings.HasPrefix(tok, "-") {
+			break
+		}
+		next := findCommand(cmds, tok)
+		if next == nil {
+			if cmd == nil || len(cmd.Subcommands) > 0 {
+				return nil, unknownCommand(path, tok, cmds)
+			}
+			break
+		}
+		cmd, cmds = next, next.Subcommands
+		path = append(path, next.Name)
+	}
+	if cmd == nil || cmd.SkipFlagParsing {
+		return append([]string{args[0]}, rest...), nil
+	}
+	valued := valueFlags(cmd.Flags)
+	var flags, positional []string
+	tail := rest[i:]
+	for j := 0; j < len(tail); j++ {
+		tok := tail[j]
+		switch {
+		case tok == "--":
+			positional = append(positional, tail[j:]...)
+			j = len(tail)
+		case tok == "-" || !strings.HasPrefix(tok, "-"):
+			positional = append(positional, tok)
+		case strings.Contains(tok, "="):
+			flags = append(flags, tok)
+		default:
+			name := strings.TrimLeft(tok, "-")
+			if !strings.HasPrefix(tok, "--") && len(name) > 1 && valued[name[:1]] && !valued[name] && !isFlag(cmd.Flags, name) {
+				flags = append(flags, "-"+name[:1], name[1:]) // -oyaml
+				continue
+			}
+			flags = append(flags, tok)
+			if valued[name] && j+1 < len(tail) {
+				flags = append(flags, tail[j+1])
+				j++
+			}
+		}
+	}
+	if len(cmd.Subcommands) > 0 && len(positional) > 0 && positional[0] != "--" {
+		return nil, unknownCommand(path, positional[0], cmd.Subcommands)
+	}
+	out := append([]string{args[0]}, rest[:i]...)
+	out = append(out, flags...)
+	return append(out, positional...), nil
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// valueFlags lists the names and aliases of the flags that take a value.
+func valueFlags(flags []cli.Flag) map[string]bool {
+	out := map[string]bool{}
+	for _, f := range flags {
+		if v, ok := f.(interface{ TakesValue() bool }); ok && !v.TakesValue() {
+			continue
+		}
+		for _, n := range f.Names() {
+			out[n] = true
+		}
+	}
+	return out
+}
+
+func isFlag(flags []cli.Flag, name string) bool {
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return true
+		}
+	}
+	return false
+}
+
+func unknownCommand(path []string, name string, cmds []*cli.Command) error {
+	where := strings.Join(path, " ")
+	msg := fmt.Sprintf("unknown command %q for %q", name, where)
+	if s := closest(name, cmds); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", strings.Join(append(path[1:], s), " "))
+	}
+	return &usageErr{msg: msg, hint: where}
+}
+
+// closest returns the visible command name nearest to name: one it starts,
+// or one within two edits; "" when none is close.
+func closest(name string, cmds []*cli.Command) string {
+	best, bestDist := "", 3
+	for _, c := range cmds {
+		if c.Hidden {
+			continue
+		}
+		for _, n := range c.Names() {
+			if strings.HasPrefix(n, name) && len(name) >= 2 {
+				return c.Name
+			}
+			if d := editDistance(name, n); d < bestDist {
+				best, bestDist = c.Name, d
+			}
+		}
+	}
+	return best
+}
+
+// editDistance is the Damerau–Levenshtein distance (adjacent swaps count
+// as one edit: plna → plan).
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// singleDash finds flags that Go's flag package spells with one dash in its
+// errors ("flag provided but not defined: -timeout").
+var singleDash = regexp.MustCompile(`(^|[\s:])-([A-Za-z][A-Za-z0-9-]+)`)
+
+// usageError turns a flag parsing error into one line naming the flag as
+// it is written on the command line, and the help to read; it prints no
+// help, so that nothing lands on stdout.
+func usageError(c *cli.Context, err error, _ bool) error {
+	msg := singleDash.ReplaceAllString(err.Error(), "$1--$2")
+	hint := "sylva-planner"
+	if c.Command != nil && c.Command.Name != "" {
+		hint = c.Command.HelpName
+	}
+	return withCode(exitError, &usageErr{msg: msg, hint: hint})
+}
+
+// setUsageErrors gives every command the application's usage error handler
+// (urfave/cli v2 otherwise prints the whole help to stdout).
+func setUsageErrors(cmds []*cli.Command) {
+	for _, c := range cmds {
+		if c.OnUsageError == nil {
+			c.OnUsageError = usageError
+		}
+		setUsageErrors(c.Subcommands)
+	}
+}
