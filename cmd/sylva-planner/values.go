@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -246,6 +247,10 @@ func valuesRenderChart(c *cli.Context, files []values.File) error {
 	if opts.Source, err = lookupSource(c); err != nil {
 		return withCode(exitError, err)
 	}
+	// The chart's interpretation allocates heavily and briefly: a larger
+	// heap between collections costs some memory (still a fraction of
+	// helm template's) for less CPU.
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	chartPath := envOf(c).path(c.String("chart"))
 	res, err := values.RenderChart(c.Context, chartPath, files, opts)
 	if err != nil {
