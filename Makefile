@@ -20,9 +20,8 @@ help: ## show this help
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 .PHONY: build
-build: ## build bin/sylva-planner (offline commands, starts fast) and bin/sylva-planner-cluster (cluster and Helm commands)
-	go build -trimpath -tags lite -ldflags "$(LDFLAGS)" -o bin/sylva-planner ./cmd/sylva-planner
-	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/sylva-planner-cluster ./cmd/sylva-planner
+build: ## build bin/sylva-planner, the one binary with every command
+	go build -trimpath -ldflags "$(LDFLAGS)" -o bin/sylva-planner ./cmd/sylva-planner
 
 .PHONY: run
 run: build ## build, then plan Sylva 1.4 → 1.6 on the embedded catalog
@@ -58,6 +57,10 @@ test-short: ## run the tests that need no API server binaries
 .PHONY: bench
 bench: ## run the benchmarks
 	go test -run '^$$' -bench . -benchmem ./...
+
+.PHONY: bench-plan
+bench-plan: ## time the `plan --from 1.4 --to 1.6` process (target: < 50 ms, < 50 MB peak RSS)
+	bash hack/bench-plan.sh
 
 .PHONY: bench-scan
 bench-scan: ## time the manifest scan on 10,000 generated objects (PEER='cmd … {dir}' times another scanner too)

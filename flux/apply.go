@@ -6,25 +6,42 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 // Kinds of the Flux objects read.
 var (
-	KustomizationKind = schema.GroupVersionKind{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"}
-	HelmReleaseKind   = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
+	KustomizationKind = kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind)
+	HelmReleaseKind   = helmv2.GroupVersion.WithKind(helmv2.HelmReleaseKind)
 )
+
+// Scheme returns the scheme of the kinds read and written: Kubernetes'
+// own, helm-controller's HelmRelease and kustomize-controller's
+// Kustomization. Clients and event recorders given to an Applier use it.
+// It is built on first use, so that commands that never talk to a cluster
+// do not pay for it.
+var Scheme = sync.OnceValue(func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(helmv2.AddToScheme(s))
+	utilruntime.Must(kustomizev1.AddToScheme(s))
+	return s
+})
 
 // EventReason is the reason of the Event recorded on the HelmRelease when a
 // pass is requested.
@@ -56,7 +73,7 @@ func (t Target) helmRelease() string {
 type Snapshot struct {
 	Input Input
 	// HelmRelease is the object as read; nil when absent.
-	HelmRelease *unstructured.Unstructured
+	HelmRelease *helmv2.HelmRelease
 	// ConfigMapVersion is the status ConfigMap's resourceVersion; empty
 	// when absent.
 	ConfigMapVersion string
@@ -85,25 +102,23 @@ func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
 		s.Input.Observation.ConfigMap = decoded
 	}
 
-	ks, _, err := fetchFlux(ctx, r, KustomizationKind, ns, status.KustomizationName)
+	ks := &kustomizev1.Kustomization{}
+	found, err := get(ctx, r, ns, status.KustomizationName, ks)
 	if err != nil {
-		var bad *invalidError
-		if !errors.As(err, &bad) {
-			return Snapshot{}, err
-		}
-		invalid = append(invalid, err.Error())
+		return Snapshot{}, err
 	}
-	s.Input.Observation.Kustomization = ks
+	if found {
+		s.Input.Observation.Kustomization = status.FromKustomization(ks)
+	}
 
-	hr, u, err := fetchFlux(ctx, r, HelmReleaseKind, ns, t.helmRelease())
+	hr := &helmv2.HelmRelease{}
+	found, err = get(ctx, r, ns, t.helmRelease(), hr)
 	if err != nil {
-		var bad *invalidError
-		if !errors.As(err, &bad) {
-			return Snapshot{}, err
-		}
-		invalid = append(invalid, err.Error())
+		return Snapshot{}, err
 	}
-	s.Input.Observation.HelmRelease, s.HelmRelease = hr, u
+	if found {
+		s.Input.Observation.HelmRelease, s.HelmRelease = status.FromHelmRelease(hr), hr
+	}
 
 	if len(invalid) > 0 {
 		s.Input.Invalid = strings.Join(invalid, "; ")
@@ -111,31 +126,18 @@ func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
 	return s, nil
 }
 
-// invalidError is an object that was read but could not be decoded.
-type invalidError struct{ err error }
-
-func (e *invalidError) Error() string { return e.err.Error() }
-func (e *invalidError) Unwrap() error { return e.err }
-
-func fetchFlux(ctx context.Context, r client.Reader, gvk schema.GroupVersionKind, ns, name string) (*status.FluxObject, *unstructured.Unstructured, error) {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
-	what := fmt.Sprintf("%s %s/%s", gvk.Kind, ns, name)
-	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u)
+// get reads one Flux object into obj; false when it, or its kind, does not
+// exist.
+func get(ctx context.Context, r client.Reader, ns, name string, obj client.Object) (bool, error) {
+	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj)
 	switch {
 	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
-		return nil, nil, nil
+		return false, nil
 	case err != nil:
-		return nil, nil, fmt.Errorf("read %s: %w", what, err)
+		gvk, _ := apiutil.GVKForObject(obj, Scheme())
+		return false, fmt.Errorf("read %s %s/%s: %w", gvk.Kind, ns, name, err)
 	}
-	f, err := status.FluxObjectFromMap(u.Object)
-	if err != nil {
-		return nil, nil, &invalidError{fmt.Errorf("%s: %w", what, err)}
-	}
-	if f.Kind == "" {
-		f.Kind = gvk.Kind
-	}
-	return f, u, nil
+	return true, nil
 }
 
 // decodeConfigMap decodes through status.Decode, so that a live ConfigMap
@@ -162,15 +164,17 @@ type Applier struct {
 	Reader client.Reader
 	// LiveReader re-reads after a resourceVersion conflict; Reader when nil.
 	LiveReader client.Reader
-	// Writer patches the HelmRelease and creates Events.
+	// Writer patches the HelmRelease.
 	Writer client.Writer
+	// Recorder records the Event of each requested pass on the
+	// HelmRelease; nil records none. Its scheme must know the HelmRelease
+	// (Scheme).
+	Recorder record.EventRecorder
 	// DryRun decides without writing anything.
 	DryRun bool
-	// Now reads the clock, for Event timestamps; required unless DryRun
-	// (the package reads no clock itself).
+	// Now reads the clock, for elapsed times; required unless DryRun (the
+	// package reads no clock itself).
 	Now func() time.Time
-	// Component is the Event source; "sylva-planner" when empty.
-	Component string
 }
 
 // Result is what Apply did.
@@ -182,16 +186,18 @@ type Result struct {
 	Conflicts int
 	// Snapshot is the last read.
 	Snapshot Snapshot
-	// EventErr is why the Event could not be recorded; the pass was
-	// requested all the same.
+	// EventErr says the Event was not confirmed written (a Recorder that
+	// can Flush, such as OneShotRecorder); the pass was requested all the
+	// same.
 	EventErr error
 }
 
 // Apply reads the objects of t, decides, and when the decision is to
 // trigger, writes one merge patch of the HelmRelease guarded by the
-// resourceVersion it decided on, setting AnnotationRequestedAt,
-// AnnotationForceAt and AnnotationHandledRequest to the request value, then
-// records an Event on it. A conflict (another writer changed the
+// resourceVersion it decided on (controller-runtime's merge patch with
+// optimistic lock), setting AnnotationRequestedAt, AnnotationForceAt and
+// AnnotationHandledRequest to the request value, then records an Event on
+// it through the Recorder. A conflict (another writer changed the
 // HelmRelease in between) re-reads from the live reader and decides again,
 // so that of two racing planners only one passes a value on. Errors are
 // operational (unreachable, forbidden, conflicts that do not stop); every
@@ -230,66 +236,38 @@ func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 	return res, fmt.Errorf("patch HelmRelease %s/%s after %d conflicts: %w", t.Namespace, t.helmRelease(), res.Conflicts, ErrConflict)
 }
 
-// patch writes the request annotations, guarded by the resourceVersion hr
-// was read at: a merge patch that carries metadata.resourceVersion fails
-// with 409 Conflict when the object changed since.
-func (a *Applier) patch(ctx context.Context, hr *unstructured.Unstructured, v string) error {
-	body := map[string]any{"metadata": map[string]any{
-		"resourceVersion": hr.GetResourceVersion(),
-		"annotations": map[string]any{
-			AnnotationRequestedAt:    v,
-			AnnotationForceAt:        v,
-			AnnotationHandledRequest: v,
-		},
-	}}
-	data, err := json.Marshal(body)
-	if err != nil {
-		return err
+// eventFlushTimeout bounds the wait for a one-shot Event to be written.
+const eventFlushTimeout = 10 * time.Second
+
+// recordEvent records the Event of a requested pass on hr and, when the
+// Recorder can Flush, waits until it is written.
+func (a *Applier) recordEvent(ctx context.Context, hr *helmv2.HelmRelease, d Decision) error {
+	if a.Recorder == nil {
+		return nil
 	}
-	obj := &unstructured.Unstructured{}
-	obj.SetGroupVersionKind(HelmReleaseKind)
-	obj.SetNamespace(hr.GetNamespace())
-	obj.SetName(hr.GetName())
-	if err := a.Writer.Patch(ctx, obj, client.RawPatch(types.MergePatchType, data)); err != nil {
-		return err
+	a.Recorder.Eventf(hr, corev1.EventTypeNormal, EventReason, "requested reconciliation %q (from the %s)", d.Request, d.Source)
+	f, ok := a.Recorder.(interface{ Flush(context.Context) error })
+	if !ok {
+		return nil
 	}
-	hr.SetResourceVersion(obj.GetResourceVersion())
+	ctx, cancel := context.WithTimeout(ctx, eventFlushTimeout)
+	defer cancel()
+	if err := f.Flush(ctx); err != nil {
+		return fmt.Errorf("record Event on HelmRelease %s/%s: %w", hr.Namespace, hr.Name, err)
+	}
 	return nil
 }
 
-func (a *Applier) recordEvent(ctx context.Context, hr *unstructured.Unstructured, d Decision) error {
-	var now time.Time
-	if a.Now != nil {
-		now = a.Now()
+// patch writes the request annotations, guarded by the resourceVersion hr
+// was read at: a merge patch that carries metadata.resourceVersion fails
+// with 409 Conflict when the object changed since.
+func (a *Applier) patch(ctx context.Context, hr *helmv2.HelmRelease, v string) error {
+	base := hr.DeepCopy()
+	if hr.Annotations == nil {
+		hr.Annotations = map[string]string{}
 	}
-	component := a.Component
-	if component == "" {
-		component = "sylva-planner"
-	}
-	ts := metav1.NewTime(now)
-	ev := &corev1.Event{
-		ObjectMeta: metav1.ObjectMeta{
-			Name:      fmt.Sprintf("%s.%x", hr.GetName(), now.UnixNano()),
-			Namespace: hr.GetNamespace(),
-		},
-		InvolvedObject: corev1.ObjectReference{
-			APIVersion:      HelmReleaseKind.GroupVersion().String(),
-			Kind:            HelmReleaseKind.Kind,
-			Namespace:       hr.GetNamespace(),
-			Name:            hr.GetName(),
-			UID:             hr.GetUID(),
-			ResourceVersion: hr.GetResourceVersion(),
-		},
-		Reason:         EventReason,
-		Message:        fmt.Sprintf("requested reconciliation %q (from the %s)", d.Request, d.Source),
-		Type:           corev1.EventTypeNormal,
-		Source:         corev1.EventSource{Component: component},
-		FirstTimestamp: ts,
-		LastTimestamp:  ts,
-		Count:          1,
-	}
-	if err := a.Writer.Create(ctx, ev); err != nil {
-		return fmt.Errorf("record Event on HelmRelease %s/%s: %w", hr.GetNamespace(), hr.GetName(), err)
-	}
-	return nil
+	hr.Annotations[AnnotationRequestedAt] = v
+	hr.Annotations[AnnotationForceAt] = v
+	hr.Annotations[AnnotationHandledRequest] = v
+	return a.Writer.Patch(ctx, hr, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
 }

@@ -8,9 +8,10 @@ import (
 	"sync"
 	"time"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -122,10 +123,7 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 	}
 	registerMetrics()
 
-	ks := &unstructured.Unstructured{}
-	ks.SetGroupVersionKind(KustomizationKind)
-	hr := &unstructured.Unstructured{}
-	hr.SetGroupVersionKind(HelmReleaseKind)
+	ks, hr := &kustomizev1.Kustomization{}, &helmv2.HelmRelease{}
 	byName := func(name string) cache.ByObject {
 		return cache.ByObject{Field: fields.OneTermEqualSelector("metadata.name", name)}
 	}
@@ -143,6 +141,7 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
 	}
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme:                        Scheme(),
 		Cache:                         cacheOpts,
 		Logger:                        log,
 		LeaderElection:                o.LeaderElection,
@@ -164,8 +163,9 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 			Reader:     mgr.GetCache(),
 			LiveReader: mgr.GetAPIReader(),
 			Writer:     mgr.GetClient(),
-			Now:        o.Now,
-			Component:  "sylva-planner-controller",
+			//nolint:staticcheck // core/v1 Events, which the ClusterRole grants and kubectl describe shows.
+			Recorder: mgr.GetEventRecorderFor("sylva-planner-controller"),
+			Now:      o.Now,
 		},
 		last:    map[string]Decision{},
 		pending: map[string]bool{},

@@ -82,9 +82,7 @@ func TestTwoControllersTriggerOncePerValue(t *testing.T) {
 	// handled.
 	settle(t, a, OutcomeAlreadyHandled, 1)
 	settle(t, b, OutcomeAlreadyHandled, 1)
-	if n := c.triggers(t, ns); n != 1 {
-		t.Fatalf("%d trigger events for pass-2, want 1", n)
-	}
+	c.eventTriggers(t, ns, 1)
 
 	// The next pass is requested: still one trigger for it.
 	ctx := ctxFor(t)
@@ -101,9 +99,7 @@ func TestTwoControllersTriggerOncePerValue(t *testing.T) {
 	eventually(t, time.Minute, "the HelmRelease carries pass-3", func() bool { return c.annotated(t, ns, "pass-3") })
 	settle(t, a, OutcomeAlreadyHandled, 2)
 	settle(t, b, OutcomeAlreadyHandled, 2)
-	if n := c.triggers(t, ns); n != 2 {
-		t.Fatalf("%d trigger events for pass-2 and pass-3, want 2", n)
-	}
+	c.eventTriggers(t, ns, 2)
 	sa, sb := a.Stats(), b.Stats()
 	if sa.Triggers+sb.Triggers != 2 {
 		t.Fatalf("controllers triggered %d + %d times, want 2 in all", sa.Triggers, sb.Triggers)
@@ -123,9 +119,7 @@ func TestRestartedControllerDoesNotTriggerAgain(t *testing.T) {
 	if s := second.Stats(); s.Triggers != 0 {
 		t.Fatalf("the restarted controller triggered %d times, want 0", s.Triggers)
 	}
-	if n := c.triggers(t, ns); n != 1 {
-		t.Fatalf("%d trigger events, want 1", n)
-	}
+	c.eventTriggers(t, ns, 1)
 }
 
 func TestControllerReportsBadNamespacesAndKeepsRunning(t *testing.T) {

@@ -1,9 +1,12 @@
 // Package flux requests the next reconciliation pass of the sylva-units
 // HelmRelease exactly once per request value, as sylva-units-operator does:
 // Decide (pure) tells from an Observation whether a pass is requested, already
-// handled, or can start now; Apply reads the objects, decides and writes one
-// resourceVersion-guarded patch; Wait follows a pass to its end; the
-// controller drives Apply from watches.
+// handled, or can start now, by the readiness rule of the status package
+// (status.RequestOf, status.Assess) that the status command applies too;
+// Apply reads the objects (helm-controller's and kustomize-controller's API
+// types), decides, writes one merge patch with optimistic lock and records an
+// Event through a recorder; Drive follows a pass to its end; the controller
+// drives Apply from watches.
 //
 // Decide reads no clock and no cluster. The package imports client-go and
 // controller-runtime but never the cmd package.

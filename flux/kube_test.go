@@ -2,6 +2,7 @@ package flux
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -203,13 +204,26 @@ func (c *cluster) triggers(t testing.TB, ns string) int {
 	return n
 }
 
+// eventTriggers waits until the controller's Events (written in the
+// background by its manager's recorder) number want, and fails if they
+// number more.
+func (c *cluster) eventTriggers(t testing.TB, ns string, want int) {
+	t.Helper()
+	eventually(t, time.Minute, fmt.Sprintf("%d trigger Events in %s", want, ns), func() bool { return c.triggers(t, ns) >= want })
+	if n := c.triggers(t, ns); n != want {
+		t.Fatalf("%d trigger Events, want %d", n, want)
+	}
+}
+
 func (c *cluster) applier(t testing.TB) *Applier {
 	t.Helper()
-	cl, err := client.New(c.cfg, client.Options{})
+	cl, err := client.New(c.cfg, client.Options{Scheme: Scheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Applier{Reader: cl, Writer: cl, Now: time.Now}
+	rec := NewOneShotRecorder(c.core.CoreV1(), "sylva-planner")
+	t.Cleanup(rec.Close)
+	return &Applier{Reader: cl, Writer: cl, Recorder: rec, Now: time.Now}
 }
 
 // eventually polls cond until it holds or the timeout passes.
@@ -398,7 +412,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 func TestApplyRefusedIsAnError(t *testing.T) {
 	c := newCluster(t)
 	ns := c.setup(t, healthy())
-	cl, err := client.New(kubetest.Impersonate(c.cfg, "nobody"), client.Options{})
+	cl, err := client.New(kubetest.Impersonate(c.cfg, "nobody"), client.Options{Scheme: Scheme()})
 	if err != nil {
 		t.Fatal(err)
 	}

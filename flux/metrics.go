@@ -1,6 +1,8 @@
 package flux
 
 import (
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -28,47 +30,97 @@ var (
 		Name: "sylva_planner_last_trigger_timestamp_seconds",
 		Help: "Unix time of the last reconciliation requested on a HelmRelease.",
 	})
-	gateLabels  = []string{"namespace", "from", "to"}
-	gateBlocked = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "sylva_planner_upgrade_blocked",
-		Help: "1 when an actionable blocker stops the upgrade of the namespace's release (act on it).",
-	}, gateLabels)
-	gateHeld = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "sylva_planner_upgrade_held",
-		Help: "1 when every blocker waits on upstream or is pinned (nothing to act on).",
-	}, gateLabels)
-	gateVerdict = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "sylva_planner_verdict",
-		Help: "1 for the plan's verdict, 0 for the others.",
-	}, append(gateLabels, "verdict"))
-	gateScore = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "sylva_planner_score",
-		Help: "Readiness score 0-100 (for trends, not for gating).",
-	}, gateLabels)
+	// gate holds the gate's gauges of each namespace watched.
+	gate         = NewGateGauges("namespace")
 	registerOnce sync.Once
 )
 
-// setGateGauges exports the verdict of plan p for namespace ns, replacing
-// what was exported for it before; a nil plan clears them.
-func setGateGauges(ns string, p *planner.Plan) {
-	for _, g := range []*prometheus.GaugeVec{gateBlocked, gateHeld, gateVerdict, gateScore} {
-		g.DeletePartialMatch(prometheus.Labels{"namespace": ns})
+// GateGauges are the upgrade gate's gauges of docs/gate.md, defined once:
+// the controller serves them on /metrics with a namespace label, and plan
+// and report write them to --metrics-file without it (WriteGateMetrics).
+type GateGauges struct {
+	extra                                 []string
+	blocked, held, verdict, score, passes *prometheus.GaugeVec
+}
+
+// NewGateGauges returns the gauges, labelled by extra (such as
+// "namespace"), then from and to.
+func NewGateGauges(extra ...string) *GateGauges {
+	labels := append(slices.Clone(extra), "from", "to")
+	gauge := func(name, help string, labels []string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+	}
+	return &GateGauges{
+		extra:   extra,
+		blocked: gauge("sylva_planner_upgrade_blocked", "1 when an actionable blocker stops the upgrade (act on it).", labels),
+		held:    gauge("sylva_planner_upgrade_held", "1 when every blocker waits on upstream or is pinned (nothing to act on).", labels),
+		verdict: gauge("sylva_planner_verdict", "1 for the plan's verdict, 0 for the others.", append(slices.Clone(labels), "verdict")),
+		score:   gauge("sylva_planner_score", "Readiness score 0-100 (for trends, not for gating).", labels),
+		passes:  gauge("sylva_planner_passes", "Reconciliation passes of the sylva-units HelmRelease the plan needs.", labels),
+	}
+}
+
+func (g *GateGauges) vecs() []*prometheus.GaugeVec {
+	return []*prometheus.GaugeVec{g.blocked, g.held, g.verdict, g.score, g.passes}
+}
+
+// Describe implements prometheus.Collector.
+func (g *GateGauges) Describe(ch chan<- *prometheus.Desc) {
+	for _, v := range g.vecs() {
+		v.Describe(ch)
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (g *GateGauges) Collect(ch chan<- prometheus.Metric) {
+	for _, v := range g.vecs() {
+		v.Collect(ch)
+	}
+}
+
+// Set exports the verdict of plan p under the extra label values, after
+// removing what was exported under them before; a nil plan only removes.
+func (g *GateGauges) Set(p *planner.Plan, extra ...string) {
+	l := prometheus.Labels{}
+	for i, name := range g.extra {
+		l[name] = extra[i]
+	}
+	if len(l) > 0 {
+		for _, v := range g.vecs() {
+			v.DeletePartialMatch(l)
+		}
 	}
 	if p == nil {
 		return
 	}
-	l := prometheus.Labels{"namespace": ns, "from": p.From.Release, "to": p.To.Release}
-	gateBlocked.With(l).Set(b2f(p.Verdict == planner.VerdictBlocked))
-	gateHeld.With(l).Set(b2f(p.Verdict == planner.VerdictHeld))
-	gateScore.With(l).Set(float64(p.Score))
+	l["from"], l["to"] = p.From.Release, p.To.Release
+	g.blocked.With(l).Set(b2f(p.Verdict == planner.VerdictBlocked))
+	g.held.With(l).Set(b2f(p.Verdict == planner.VerdictHeld))
+	g.score.With(l).Set(float64(p.Score))
+	g.passes.With(l).Set(float64(len(p.Passes)))
 	for _, v := range []planner.Verdict{planner.VerdictBlocked, planner.VerdictHeld, planner.VerdictReady, planner.VerdictUnknown} {
-		vl := prometheus.Labels{"verdict": string(v)}
-		for k, x := range l {
-			vl[k] = x
-		}
-		gateVerdict.With(vl).Set(b2f(p.Verdict == v))
+		vl := maps.Clone(l)
+		vl["verdict"] = string(v)
+		g.verdict.With(vl).Set(b2f(p.Verdict == v))
 	}
 }
+
+// WriteGateMetrics writes the gate's gauges of plan p to the file path in
+// the Prometheus text format, atomically (a temporary file renamed), for
+// node-exporter's textfile collector.
+func WriteGateMetrics(path string, p *planner.Plan) error {
+	g := NewGateGauges()
+	g.Set(p)
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(g); err != nil {
+		return err
+	}
+	return prometheus.WriteToTextfile(path, reg)
+}
+
+// setGateGauges exports the verdict of plan p for namespace ns, replacing
+// what was exported for it before; a nil plan clears them.
+func setGateGauges(ns string, p *planner.Plan) { gate.Set(p, ns) }
 
 func b2f(b bool) float64 {
 	if b {
@@ -81,7 +133,7 @@ func b2f(b bool) float64 {
 // registry, which its metrics server serves; once per process.
 func registerMetrics() {
 	registerOnce.Do(func() {
-		metrics.Registry.MustRegister(requestsTotal, pendingPasses, lastTrigger, gateBlocked, gateHeld, gateVerdict, gateScore)
+		metrics.Registry.MustRegister(requestsTotal, pendingPasses, lastTrigger, gate)
 		for _, r := range []string{
 			string(OutcomeTrigger), string(OutcomeNothingRequested), string(OutcomeAlreadyHandled),
 			string(OutcomeWaiting), string(OutcomeSuspended), string(OutcomeMissing), string(OutcomeInvalid), ResultError,

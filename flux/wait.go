@@ -180,8 +180,8 @@ func passState(hr *status.FluxObject, v string) (state string, done, failed bool
 	if hr.Stalled.IsTrue() && hr.Stalled.ObservedGeneration == hr.Generation {
 		return name + " is stalled" + hr.Stalled.Text(), false, true
 	}
-	if why := notReady(hr); why != "" {
-		return name + " " + why, false, false
+	if why := status.NotReady("HelmRelease", hr); len(why) > 0 {
+		return strings.Join(why, "; "), false, false
 	}
 	return fmt.Sprintf("%s is Ready at generation %d%s", name, hr.Generation, hr.Ready.Text()), true, false
 }

@@ -324,206 +324,273 @@ func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.P
 	return c
 }
 
-// planHop appends the passes of one chart upgrade to release to.
+// planHop appends the passes of one chart upgrade to release to, in five
+// named steps: how many control-plane minors the hop climbs, which
+// components step and which jump, how many passes the hop needs and in which
+// pass each component step goes, then each pass (control plane, components,
+// workers, values and expected status).
 func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release, provider catalog.Provider) {
-	rel := to.Release.String()
-	hopFrom := st.release
+	h := &hop{cat: cat, c: c, to: to, provider: provider, rel: to.Release.String(), from: st.release, cpFrom: st.cp, cpTo: to.Kubernetes.Management}
 	st.release = to.Release
-	cpFrom, cpTo := st.cp, to.Kubernetes.Management
-	minors, err := cpFrom.MinorsTo(cpTo)
+	h.countMinors()
+	h.splitComponents(st)
+	h.placeSteps(st)
+	for i := 1; i <= h.n; i++ {
+		h.planPass(st, i)
+	}
+}
+
+// hop is the plan of one chart upgrade while it is built.
+type hop struct {
+	cat      *catalog.Catalog
+	c        *candidate
+	to       *catalog.Release
+	provider catalog.Provider
+	rel      string
+	// from is the release the hop starts from; cpFrom and cpTo the
+	// control-plane minors before and after it.
+	from, cpFrom, cpTo skew.Version
+	// minors is how many control-plane minors the hop climbs.
+	minors int
+	// stepped are the components that go minor by minor, with their steps;
+	// jumps the others, with the version they jump to in the first pass.
+	stepped []steppedComponent
+	jumps   map[string]skew.Version
+	// n is the number of passes; stepAt the pass of each step of each
+	// stepped component.
+	n      int
+	stepAt map[string][]int
+}
+
+type steppedComponent struct {
+	name  string
+	steps []skew.Version
+}
+
+func (h *hop) add(f ...Finding) { h.c.findings = append(h.c.findings, f...) }
+
+// countMinors counts the control-plane minors of the hop; a downgrade or an
+// unplannable change is a blocker and counts as none.
+func (h *hop) countMinors() {
+	minors, err := h.cpFrom.MinorsTo(h.cpTo)
 	if err != nil || minors < 0 {
-		c.findings = append(c.findings, Finding{
-			Code: CodeControlPlaneSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: rel,
-			Message: fmt.Sprintf("control plane %s → %s cannot be planned minor by minor", cpFrom.Short(), cpTo.Short()),
+		h.add(Finding{
+			Code: CodeControlPlaneSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: h.rel,
+			Message: fmt.Sprintf("control plane %s → %s cannot be planned minor by minor", h.cpFrom.Short(), h.cpTo.Short()),
 		})
 		minors = 0
 	}
+	h.minors = minors
+}
 
-	// Stepped components: the versions each passes through, one minor per pass.
-	type stepped struct {
-		name  string
-		steps []skew.Version
-	}
-	var steppedComps []stepped
-	jumps := map[string]skew.Version{}
-	for _, rc := range to.Components {
-		comp, _ := cat.Component(rc.Name)
+// splitComponents sorts the target's components into stepped ones (with
+// the versions each passes through, one minor per pass) and jumps.
+func (h *hop) splitComponents(st *state) {
+	h.jumps = map[string]skew.Version{}
+	for _, rc := range h.to.Components {
+		comp, _ := h.cat.Component(rc.Name)
 		cur, had := st.components[rc.Name]
 		if comp == nil || comp.Stepping != catalog.SteppingMinor || !had {
-			jumps[rc.Name] = rc.Version
+			h.jumps[rc.Name] = rc.Version
 			continue
 		}
-		steps, fs := componentSteps(cat, to, comp, cur, rc.Version)
-		c.findings = append(c.findings, fs...)
-		steppedComps = append(steppedComps, stepped{rc.Name, steps})
+		steps, fs := componentSteps(h.cat, h.to, comp, cur, rc.Version)
+		h.add(fs...)
+		h.stepped = append(h.stepped, steppedComponent{rc.Name, steps})
 	}
+}
 
-	// The hop needs a pass per control-plane minor and per component step;
-	// a step goes in the earliest pass where both its versions support both
-	// control-plane minors of the pass, adding passes (the control plane
-	// staying put) when no placement fits.
-	n := max(minors, 1)
-	for _, s := range steppedComps {
+// cpAt is the control plane after pass i of the hop.
+func (h *hop) cpAt(i int) skew.Version {
+	if h.minors == 0 {
+		return h.cpTo.MinorOnly()
+	}
+	return h.cpFrom.AddMinor(min(i, h.minors))
+}
+
+// placeSteps decides the number of passes and the pass of each component
+// step. The hop needs a pass per control-plane minor and per component
+// step; a step goes in the earliest pass where both its versions support
+// both control-plane minors of the pass, adding passes (the control plane
+// staying put) when no placement fits.
+func (h *hop) placeSteps(st *state) {
+	n := max(h.minors, 1)
+	for _, s := range h.stepped {
 		n = max(n, len(s.steps))
 	}
-	cpAt := func(n, i int) skew.Version { // control plane after pass i of n
-		if minors == 0 {
-			return cpTo.MinorOnly()
-		}
-		return cpFrom.AddMinor(min(i, minors))
-	}
-	stepAt := map[string][]int{}
+	h.stepAt = map[string][]int{}
 	for extra := 0; ; extra++ {
 		ok := true
-		for _, s := range steppedComps {
+		for _, s := range h.stepped {
 			cps := make([]skew.Version, n+extra+1)
 			for i := range cps {
-				cps[i] = cpAt(n+extra, i)
+				cps[i] = h.cpAt(i)
 			}
-			at, fits := placeSteps(cat, s.name, st.components[s.name], s.steps, cps)
-			stepAt[s.name] = at
+			at, fits := placeSteps(h.cat, s.name, st.components[s.name], s.steps, cps)
+			h.stepAt[s.name] = at
 			ok = ok && fits
 		}
-		if ok || extra == len(steppedComps)+2 {
+		if ok || extra == len(h.stepped)+2 {
 			if ok {
 				n += extra
 			} else {
-				for _, s := range steppedComps {
-					stepAt[s.name] = defaultPlacement(len(s.steps))
+				for _, s := range h.stepped {
+					h.stepAt[s.name] = defaultPlacement(len(s.steps))
 				}
 			}
 			break
 		}
 	}
+	h.n = n
 	if n > 1 {
-		c.findings = append(c.findings, Finding{
-			Code: CodeExtraReconciliations, Severity: SeverityInfo, Subject: rel,
-			Message:     fmt.Sprintf("the hop to %s reconciles sylva-units %d times; each pass after the first starts when the status ConfigMap says additional_reconciliation_required: \"true\"", rel, n),
+		h.add(Finding{
+			Code: CodeExtraReconciliations, Severity: SeverityInfo, Subject: h.rel,
+			Message:     fmt.Sprintf("the hop to %s reconciles sylva-units %d times; each pass after the first starts when the status ConfigMap says additional_reconciliation_required: \"true\"", h.rel, n),
 			Remediation: "make sure something requests the extra reconciliations: sylva-units-operator, or `sylva-planner reconcile`/`controller`",
 		})
 	}
+}
 
-	for i := 1; i <= n; i++ {
-		last := i == n
-		ps := Pass{
-			Index:     len(c.passes) + 1,
-			Release:   rel,
-			Trigger:   TriggerReconciliation,
-			HopPass:   i,
-			HopPasses: n,
-		}
-		if i == 1 {
-			ps.Trigger = TriggerUpgrade
-		}
-		subject := fmt.Sprintf("pass %d", ps.Index)
+// planPass appends pass i of the hop.
+func (h *hop) planPass(st *state, i int) {
+	ps := Pass{
+		Index:     len(h.c.passes) + 1,
+		Release:   h.rel,
+		Trigger:   TriggerReconciliation,
+		HopPass:   i,
+		HopPasses: h.n,
+	}
+	if i == 1 {
+		ps.Trigger = TriggerUpgrade
+	}
+	subject := fmt.Sprintf("pass %d", ps.Index)
+	cpBefore := st.cp
+	cpAfter := h.passControlPlane(st, &ps, subject, i)
+	h.passComponents(st, &ps, subject, i, cpBefore, cpAfter)
+	h.passWorkers(st, &ps, subject, i, cpAfter)
+	h.passValues(&ps, i, cpAfter)
+	h.c.passes = append(h.c.passes, ps)
+}
 
-		// Control plane: one minor per pass until the target.
-		cpBefore := st.cp
-		cpAfter := cpAt(n, i)
-		if v := skew.ControlPlaneStep(cpBefore, cpAfter); v != nil {
-			c.findings = append(c.findings, Finding{Code: CodeControlPlaneSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject, Message: v.Message})
-		}
-		ps.ControlPlane = VersionChange{From: cpBefore.Short(), To: cpAfter.Short()}
-		if kv, ok := to.KubeVersion(cpAfter); ok {
-			ps.ControlPlane.Version = kv.For(provider).String()
-		} else {
-			c.findings = append(c.findings, Finding{
-				Code: CodeMissingK8sVersion, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
-				Message:     fmt.Sprintf("release %s maps no full version for Kubernetes %s, which pass %d needs", rel, cpAfter.Short(), ps.Index),
-				Remediation: fmt.Sprintf("add Kubernetes %s to the kubernetes.versions of release %s in the catalog", cpAfter.Short(), rel),
-			})
-		}
-		st.cp = cpAfter
-
-		// Components: stepped ones advance one step, the others jump in the
-		// first pass of the hop. Both the old and the new version must
-		// support both control-plane minors of the pass.
-		names := slices.Sorted(func(yield func(string) bool) {
-			for _, rc := range to.Components {
-				if !yield(rc.Name) {
-					return
-				}
-			}
+// passControlPlane moves the control plane one minor, until the target,
+// and returns where it ends.
+func (h *hop) passControlPlane(st *state, ps *Pass, subject string, i int) skew.Version {
+	cpBefore := st.cp
+	cpAfter := h.cpAt(i)
+	if v := skew.ControlPlaneStep(cpBefore, cpAfter); v != nil {
+		h.add(Finding{Code: CodeControlPlaneSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject, Message: v.Message})
+	}
+	ps.ControlPlane = VersionChange{From: cpBefore.Short(), To: cpAfter.Short()}
+	if kv, ok := h.to.KubeVersion(cpAfter); ok {
+		ps.ControlPlane.Version = kv.For(h.provider).String()
+	} else {
+		h.add(Finding{
+			Code: CodeMissingK8sVersion, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+			Message:     fmt.Sprintf("release %s maps no full version for Kubernetes %s, which pass %d needs", h.rel, cpAfter.Short(), ps.Index),
+			Remediation: fmt.Sprintf("add Kubernetes %s to the kubernetes.versions of release %s in the catalog", cpAfter.Short(), h.rel),
 		})
-		for _, name := range names {
-			before := st.components[name]
-			after := before
-			if v, ok := jumps[name]; ok {
-				if i == 1 {
-					after = v
-				}
-			} else {
-				for _, s := range steppedComps {
-					if s.name != name {
-						continue
-					}
-					for k, at := range stepAt[name] {
-						if at == i {
-							after = s.steps[k]
-						}
-					}
-				}
-				if v := skew.MinorStep(name, before, after); v != nil && !before.IsZero() {
-					c.findings = append(c.findings, Finding{Code: CodeStepSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject, Message: v.Message})
-				}
-			}
-			c.findings = append(c.findings, rangeFindings(cat, subject, name, before, after, cpBefore, cpAfter)...)
-			from := before.String()
-			if before.IsZero() {
-				from = "-"
-			}
-			ps.Components = append(ps.Components, ComponentChange{Name: name, From: from, To: after.String()})
-			st.components[name] = after
-		}
+	}
+	st.cp = cpAfter
+	return cpAfter
+}
 
-		// Workers: stay while the kubelet skew allows, roll at the end of
-		// the hop, or earlier when the next pass would break the skew.
-		ps.Workers = WorkerChange{From: st.workers.Short(), To: st.workers.Short()}
-		if v := skew.KubeletSkew(cpAfter, st.workers); v != nil && v.Code != skew.CodeKubeletNewer {
-			c.findings = append(c.findings, Finding{
-				Code: CodeKubeletSkew, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
-				Message:     fmt.Sprintf("workers on %s when the control plane reaches %s: %s", st.workers.Short(), cpAfter.Short(), v.Message),
-				Remediation: "upgrade the workers to a newer Kubernetes minor before this transition",
+// passComponents advances the stepped components one step and jumps the
+// others in the first pass of the hop. Both the old and the new version
+// must support both control-plane minors of the pass.
+func (h *hop) passComponents(st *state, ps *Pass, subject string, i int, cpBefore, cpAfter skew.Version) {
+	names := slices.Sorted(func(yield func(string) bool) {
+		for _, rc := range h.to.Components {
+			if !yield(rc.Name) {
+				return
+			}
+		}
+	})
+	for _, name := range names {
+		before := st.components[name]
+		after := before
+		if v, ok := h.jumps[name]; ok {
+			if i == 1 {
+				after = v
+			}
+		} else {
+			for _, s := range h.stepped {
+				if s.name != name {
+					continue
+				}
+				for k, at := range h.stepAt[name] {
+					if at == i {
+						after = s.steps[k]
+					}
+				}
+			}
+			if v := skew.MinorStep(name, before, after); v != nil && !before.IsZero() {
+				h.add(Finding{Code: CodeStepSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject, Message: v.Message})
+			}
+		}
+		h.add(rangeFindings(h.cat, subject, name, before, after, cpBefore, cpAfter)...)
+		from := before.String()
+		if before.IsZero() {
+			from = "-"
+		}
+		ps.Components = append(ps.Components, ComponentChange{Name: name, From: from, To: after.String()})
+		st.components[name] = after
+	}
+}
+
+// passWorkers keeps the workers while the kubelet skew allows, and rolls
+// them at the end of the hop, or earlier when the next pass would break the
+// skew.
+func (h *hop) passWorkers(st *state, ps *Pass, subject string, i int, cpAfter skew.Version) {
+	last := i == h.n
+	ps.Workers = WorkerChange{From: st.workers.Short(), To: st.workers.Short()}
+	if v := skew.KubeletSkew(cpAfter, st.workers); v != nil && v.Code != skew.CodeKubeletNewer {
+		h.add(Finding{
+			Code: CodeKubeletSkew, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
+			Message:     fmt.Sprintf("workers on %s when the control plane reaches %s: %s", st.workers.Short(), cpAfter.Short(), v.Message),
+			Remediation: "upgrade the workers to a newer Kubernetes minor before this transition",
+		})
+	}
+	roll := last
+	if !last {
+		nextCP := h.cpAt(i + 1)
+		if skew.KubeletSkew(nextCP, st.workers) != nil {
+			roll = true
+			h.add(Finding{
+				Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: subject,
+				Message: fmt.Sprintf("workers must roll in pass %d (to %s) as well as at the end of the hop: on %s they would lag the next control-plane minor %s too far", ps.Index, cpAfter.Short(), st.workers.Short(), nextCP.Short()),
 			})
 		}
-		roll := last
-		if !last {
-			nextCP := cpAt(n, i+1)
-			if skew.KubeletSkew(nextCP, st.workers) != nil {
-				roll = true
-				c.findings = append(c.findings, Finding{
-					Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: subject,
-					Message: fmt.Sprintf("workers must roll in pass %d (to %s) as well as at the end of the hop: on %s they would lag the next control-plane minor %s too far", ps.Index, cpAfter.Short(), st.workers.Short(), nextCP.Short()),
-				})
-			}
-		}
-		if roll && !st.workers.Equal(cpAfter.MinorOnly()) {
-			ps.Workers.To = cpAfter.Short()
-			ps.Workers.Rolls = true
-			st.workers = cpAfter.MinorOnly()
-		}
-		ps.Workers.Paused = !roll
+	}
+	if roll && !st.workers.Equal(cpAfter.MinorOnly()) {
+		ps.Workers.To = cpAfter.Short()
+		ps.Workers.Rolls = true
+		st.workers = cpAfter.MinorOnly()
+	}
+	ps.Workers.Paused = !roll
+}
 
-		lh := ""
-		for _, cc := range ps.Components {
-			if cc.Name == longhorn {
-				lh = cc.To
-			}
+// passValues sets the helper values the pass writes and the status it
+// must leave.
+func (h *hop) passValues(ps *Pass, i int, cpAfter skew.Version) {
+	last := i == h.n
+	lh := ""
+	for _, cc := range ps.Components {
+		if cc.Name == longhorn {
+			lh = cc.To
 		}
-		ps.RequestsAnotherPass = !last
-		ps.Values = Values{
-			SylvaRelease:                     rel,
-			TransitionFromN2:                 !last,
-			K8sVersionShort:                  cpAfter.Short(),
-			LonghornVersion:                  lh,
-			MachineDeploymentsPaused:         ps.Workers.Paused,
-			AdditionalReconciliationRequired: !last,
-		}
-		ps.ExpectedStatus = ExpectedStatus{
-			SylvaRelease: rel, AdditionalReconciliationRequired: fmt.Sprint(!last),
-			TransitionFrom: hopFrom.Short(), TransitionPass: fmt.Sprint(i),
-		}
-		c.passes = append(c.passes, ps)
+	}
+	ps.RequestsAnotherPass = !last
+	ps.Values = Values{
+		SylvaRelease:                     h.rel,
+		TransitionFromN2:                 !last,
+		K8sVersionShort:                  cpAfter.Short(),
+		LonghornVersion:                  lh,
+		MachineDeploymentsPaused:         ps.Workers.Paused,
+		AdditionalReconciliationRequired: !last,
+	}
+	ps.ExpectedStatus = ExpectedStatus{
+		SylvaRelease: h.rel, AdditionalReconciliationRequired: fmt.Sprint(!last),
+		TransitionFrom: h.from.Short(), TransitionPass: fmt.Sprint(i),
 	}
 }
 

@@ -24,6 +24,12 @@
 // development branch, or a status that predates release tracking
 // (rep.ReleaseSource tells which); the caller then needs --from.
 //
+// Assess and RequestOf are the one readiness rule (is a release in
+// progress, which pass is asked for and was it passed on, may a pass start
+// now) that Interpret, reconcile and the controller share.
+//
 // The package is pure: it reads no clock, prints nothing and imports no
-// cluster client or Flux API module; the live reader is status/kube.
+// cluster client; it reads the Flux objects through helm-controller's and
+// kustomize-controller's API types (apimachinery only). The live reader is
+// status/kube.
 package status

@@ -2,10 +2,15 @@ package status
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
-	"math"
-	"slices"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	fluxmeta "github.com/fluxcd/pkg/apis/meta"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Condition is one status condition of a Flux object, as plain values.
@@ -21,9 +26,10 @@ type Condition struct {
 // IsTrue reports whether c is present and True.
 func (c *Condition) IsTrue() bool { return c != nil && c.Status == "True" }
 
-// FluxObject is what this package needs of a Flux Kustomization or
-// HelmRelease, as plain values. The live reader fills it from the API
-// server; FluxObjectFromMap from an unstructured object.
+// FluxObject is what the readiness rule needs of a Flux Kustomization or
+// HelmRelease, as plain values (and the JSON the status command prints).
+// FromHelmRelease and FromKustomization fill it from the typed objects;
+// FluxObjectFromMap from an unstructured one, through the same types.
 type FluxObject struct {
 	Kind      string `json:"kind"`
 	Name      string `json:"name"`
@@ -62,128 +68,83 @@ func (f *FluxObject) ReadyAtGeneration() bool {
 	return f.Ready.ObservedGeneration == 0 || f.Ready.ObservedGeneration == f.Generation
 }
 
-// FluxObjectFromMap reads a Flux object from its unstructured form (the map
-// a dynamic client or a JSON decoder returns). Errors name the field.
+// Kinds of the Flux objects read.
+const (
+	KindHelmRelease   = helmv2.HelmReleaseKind
+	KindKustomization = kustomizev1.KustomizationKind
+)
+
+// FromHelmRelease returns what the readiness rule needs of hr.
+func FromHelmRelease(hr *helmv2.HelmRelease) *FluxObject {
+	f := fromObject(KindHelmRelease, &hr.ObjectMeta, hr.Status.ObservedGeneration, hr.Spec.Suspend, hr.Status.Conditions)
+	f.LastHandledReconcileAt = hr.Status.LastHandledReconcileAt
+	f.LastHandledForceAt = hr.Status.LastHandledForceAt
+	return f
+}
+
+// FromKustomization returns what the readiness rule needs of ks.
+func FromKustomization(ks *kustomizev1.Kustomization) *FluxObject {
+	f := fromObject(KindKustomization, &ks.ObjectMeta, ks.Status.ObservedGeneration, ks.Spec.Suspend, ks.Status.Conditions)
+	f.LastHandledReconcileAt = ks.Status.LastHandledReconcileAt
+	return f
+}
+
+func fromObject(kind string, m *metav1.ObjectMeta, observed int64, suspend bool, conds []metav1.Condition) *FluxObject {
+	f := &FluxObject{
+		Kind: kind, Name: m.Name, Namespace: m.Namespace,
+		Generation: m.Generation, ObservedGeneration: observed, Suspended: suspend,
+		Ready:       condition(conds, fluxmeta.ReadyCondition),
+		Reconciling: condition(conds, fluxmeta.ReconcilingCondition),
+		Stalled:     condition(conds, fluxmeta.StalledCondition),
+	}
+	if len(m.Annotations) > 0 {
+		f.Annotations = maps.Clone(m.Annotations)
+	}
+	return f
+}
+
+func condition(conds []metav1.Condition, typ string) *Condition {
+	c := apimeta.FindStatusCondition(conds, typ)
+	if c == nil {
+		return nil
+	}
+	return &Condition{Status: string(c.Status), Reason: c.Reason, Message: c.Message, ObservedGeneration: c.ObservedGeneration}
+}
+
+// FluxObjectFromMap reads a HelmRelease or a Kustomization from its
+// unstructured form (the map a dynamic client or a YAML decoder returns),
+// through helm-controller's and kustomize-controller's API types. Errors
+// name the object and the field.
 func FluxObjectFromMap(obj map[string]any) (*FluxObject, error) {
-	f := &FluxObject{}
-	var err error
-	f.Kind, _ = obj["kind"].(string)
-	if f.Name, err = str(obj, "metadata", "name"); err != nil {
-		return nil, err
+	kind, _ := obj["kind"].(string)
+	name, _ := nested(obj, "metadata", "name").(string)
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", kind, name, err)
 	}
-	where := f.Kind + " " + f.Name
-	if f.Namespace, err = str(obj, "metadata", "namespace"); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if f.Generation, err = integer(obj, "metadata", "generation"); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if f.ObservedGeneration, err = integer(obj, "status", "observedGeneration"); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if v := nested(obj, "spec", "suspend"); v != nil {
-		b, ok := v.(bool)
-		if !ok {
-			return nil, fmt.Errorf("%s: spec.suspend: want a boolean, got %s", where, kindOf(v))
+	switch kind {
+	case KindHelmRelease:
+		var hr helmv2.HelmRelease
+		if err := json.Unmarshal(data, &hr); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", kind, name, fieldError(err))
 		}
-		f.Suspended = b
-	}
-	if f.LastHandledReconcileAt, err = str(obj, "status", "lastHandledReconcileAt"); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if f.LastHandledForceAt, err = str(obj, "status", "lastHandledForceAt"); err != nil {
-		return nil, fmt.Errorf("%s: %w", where, err)
-	}
-	if v := nested(obj, "metadata", "annotations"); v != nil {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("%s: metadata.annotations: want a map, got %s", where, kindOf(v))
+		return FromHelmRelease(&hr), nil
+	case KindKustomization:
+		var ks kustomizev1.Kustomization
+		if err := json.Unmarshal(data, &ks); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", kind, name, fieldError(err))
 		}
-		f.Annotations = make(map[string]string, len(m))
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			s, ok := m[k].(string)
-			if !ok {
-				return nil, fmt.Errorf("%s: annotation %q: want a string, got %s", where, k, kindOf(m[k]))
-			}
-			f.Annotations[k] = s
-		}
+		return FromKustomization(&ks), nil
 	}
-	if v := nested(obj, "status", "conditions"); v != nil {
-		list, ok := v.([]any)
-		if !ok {
-			return nil, fmt.Errorf("%s: status.conditions: want a list, got %s", where, kindOf(v))
-		}
-		for i, item := range list {
-			m, ok := item.(map[string]any)
-			if !ok {
-				return nil, fmt.Errorf("%s: status.conditions[%d]: want an object, got %s", where, i, kindOf(item))
-			}
-			typ, _ := m["type"].(string)
-			c := &Condition{}
-			c.Status, _ = m["status"].(string)
-			c.Reason, _ = m["reason"].(string)
-			c.Message, _ = m["message"].(string)
-			if c.ObservedGeneration, err = integer(m, "observedGeneration"); err != nil {
-				return nil, fmt.Errorf("%s: status.conditions[%d]: %w", where, i, err)
-			}
-			switch typ {
-			case "Ready":
-				f.Ready = c
-			case "Reconciling":
-				f.Reconciling = c
-			case "Stalled":
-				f.Stalled = c
-			}
-		}
-	}
-	return f, nil
+	return nil, fmt.Errorf("%s %s: want a %s or a %s", kind, name, KindHelmRelease, KindKustomization)
 }
 
-func str(obj map[string]any, path ...string) (string, error) {
-	v := nested(obj, path...)
-	if v == nil {
-		return "", nil
+// fieldError says which field a JSON type error is about, as a path
+// ("metadata.generation: want int64, got string").
+func fieldError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Errorf("%s: want %s, got %s", te.Field, te.Type, te.Value)
 	}
-	s, ok := v.(string)
-	if !ok {
-		return "", fmt.Errorf("%s: want a string, got %s", dotted(path), kindOf(v))
-	}
-	return s, nil
-}
-
-func integer(obj map[string]any, path ...string) (int64, error) {
-	v := nested(obj, path...)
-	switch x := v.(type) {
-	case nil:
-		return 0, nil
-	case int64:
-		return x, nil
-	case int:
-		return int64(x), nil
-	case int32:
-		return int64(x), nil
-	case float64:
-		if x != math.Trunc(x) || x < math.MinInt64 || x >= math.MaxInt64 {
-			return 0, fmt.Errorf("%s: %v is not an integer", dotted(path), x)
-		}
-		return int64(x), nil
-	case json.Number:
-		n, err := x.Int64()
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", dotted(path), err)
-		}
-		return n, nil
-	}
-	return 0, fmt.Errorf("%s: want an integer, got %s", dotted(path), kindOf(v))
-}
-
-func dotted(path []string) string {
-	out := ""
-	for i, p := range path {
-		if i > 0 {
-			out += "."
-		}
-		out += p
-	}
-	return out
+	return err
 }

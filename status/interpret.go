@@ -82,6 +82,7 @@ const (
 	CodeSuspended           = "helmrelease-suspended"
 	CodeStaleReady          = "helmrelease-stale-ready"
 	CodeRequestUnverified   = "pass-request-unverified"
+	CodeRequestInvalid      = "pass-request-invalid"
 )
 
 // Report is the interpretation of an Observation.
@@ -105,18 +106,16 @@ type Report struct {
 	Progress Progress `json:"progress"`
 	// InProgress is Progress == ProgressInProgress or ProgressInstalling.
 	InProgress bool `json:"inProgress"`
-	// PassPending is true when another reconciliation pass is asked for and
-	// has not started: additional_reconciliation_required is "true" and no
-	// release is in progress, or the Kustomization's request annotation was
-	// not yet copied onto the HelmRelease.
+	// PassPending is true when another reconciliation pass is asked for
+	// (RequestOf), it was not yet passed on to the HelmRelease and no
+	// release is in progress.
 	PassPending bool `json:"passPending"`
 	// PassRequest is the value of the Kustomization's
 	// additional-reconciliation-requested annotation, if any.
 	PassRequest string `json:"passRequest,omitempty"`
-	// CanStartNow is true when a pass could start now: the Kustomization is
-	// Ready, the HelmRelease is Ready at its current generation, neither
-	// reconciling nor stalled, and not suspended, and no release is in
-	// progress. Reasons says why not, in a fixed order.
+	// CanStartNow is true when a pass may start now, by the readiness rule
+	// (Assess) that reconcile and the controller apply too. Reasons says
+	// why not, in a fixed order.
 	CanStartNow bool     `json:"canStartNow"`
 	Reasons     []string `json:"reasons"`
 	// Findings are sorted by severity, code, subject and message.
@@ -187,47 +186,43 @@ func Interpret(obs Observation) Report {
 		r.add(CodeStaleReady, SeverityWarning, hr.Name, fmt.Sprintf("HelmRelease %s shows Ready=True for an older generation (generation %d, observed %d)", hr.Name, hr.Generation, readyGen(hr)))
 	}
 
-	// Progress: compare the Kustomization's targets with the status.
-	var progressWhy string
-	r.Progress, progressWhy = progress(cm, ks, obs.FluxRead)
+	// Progress and whether a pass can start: the readiness rule.
+	rd := Assess(obs)
+	r.Progress, r.InProgress = rd.Progress, rd.InProgress()
+	progressWhy := rd.ProgressWhy
 	if r.Progress == ProgressUnknown && ks != nil {
 		r.add(CodeNoTargets, SeverityInfo, ks.Name, "the Kustomization carries no target-* annotation to compare with the status")
 	}
 
 	// Requested pass.
-	pending, pendingWhy := false, ""
 	if ks != nil {
 		r.PassRequest = ks.Annotations[AnnotationReconciliationRequested]
 	}
-	if r.PassRequest != "" {
-		switch {
-		case hr == nil:
-			r.add(CodeRequestUnverified, SeverityInfo, KustomizationName,
-				fmt.Sprintf("a pass is requested (%q) but the HelmRelease was not read, so whether it was handled is unknown", r.PassRequest))
-		case hr.Annotations[AnnotationReconcileRequestedAt] != r.PassRequest:
-			pending = true
-			pendingWhy = fmt.Sprintf("the Kustomization requests a pass (%q) not yet passed on to HelmRelease %s", r.PassRequest, hr.Name)
-		case hr.LastHandledReconcileAt != r.PassRequest:
-			if r.Progress != ProgressInProgress {
-				r.Progress = ProgressInProgress
-				progressWhy = fmt.Sprintf("the requested pass %q was passed on to HelmRelease %s, which has not handled it yet", r.PassRequest, hr.Name)
-			}
-		}
-	}
-	if cm != nil && cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired && !pending {
+	pending, pendingWhy := false, ""
+	req, reqErr := RequestOf(obs)
+	switch {
+	case reqErr != nil:
+		pending, pendingWhy = true, KeyAdditionalReconciliationRequired+` is "true" in the status`
+		r.add(CodeRequestInvalid, SeverityWarning, KeyAdditionalReconciliationRequired, reqErr.Error()+": reconcile refuses to pass it on")
+	case req.Value == "":
+	case hr == nil && req.Source == SourceAnnotation:
+		r.add(CodeRequestUnverified, SeverityInfo, KustomizationName,
+			fmt.Sprintf("a pass is requested (%q) but the HelmRelease was not read, so whether it was handled is unknown", req.Value))
+	case req.Handled():
+		// Not pending; while it runs the summary says it is the pass in progress.
+		pendingWhy = "the requested pass was passed on (" + req.HandledBy + ")"
+	case req.Source == SourceAnnotation:
 		pending = true
-		pendingWhy = KeyAdditionalReconciliationRequired + ` is "true" in the status`
+		pendingWhy = fmt.Sprintf("the Kustomization requests a pass (%q) not yet passed on to HelmRelease %s", req.Value, hr.Name)
+	default:
+		pending, pendingWhy = true, KeyAdditionalReconciliationRequired+` is "true" in the status`
 	}
-	r.InProgress = r.Progress == ProgressInProgress || r.Progress == ProgressInstalling
 	// While a pass runs, the status still shows the request that started it.
 	r.PassPending = pending && !r.InProgress
 
 	// Can a pass start now?
-	r.Reasons = startReasons(ks, hr, obs.FluxRead, ns)
-	if r.InProgress {
-		r.Reasons = append(r.Reasons, "a release is being applied")
-	}
-	r.CanStartNow = len(r.Reasons) == 0
+	r.Reasons = rd.Blockers
+	r.CanStartNow = rd.MayStart()
 	if r.Reasons == nil {
 		r.Reasons = []string{}
 	}
@@ -358,39 +353,6 @@ func progress(cm *Status, ks *FluxObject, fluxRead bool) (Progress, string) {
 
 func short(s string) string {
 	return truncate(s, 16)
-}
-
-// startReasons lists, in a fixed order, why a pass cannot start now.
-func startReasons(ks, hr *FluxObject, fluxRead bool, ns string) []string {
-	var out []string
-	if !fluxRead {
-		return []string{"the Kustomization and HelmRelease were not read (offline input)"}
-	}
-	switch {
-	case ks == nil:
-		out = append(out, fmt.Sprintf("Kustomization %s is absent from %s", KustomizationName, ns))
-	case !ks.Ready.IsTrue():
-		out = append(out, fmt.Sprintf("Kustomization %s is not Ready%s", ks.Name, ks.Ready.Text()))
-	}
-	if hr == nil {
-		return append(out, "the sylva-units HelmRelease is absent from "+ns)
-	}
-	if hr.Suspended {
-		out = append(out, fmt.Sprintf("HelmRelease %s is suspended", hr.Name))
-	}
-	switch {
-	case !hr.Ready.IsTrue():
-		out = append(out, fmt.Sprintf("HelmRelease %s is not Ready%s", hr.Name, hr.Ready.Text()))
-	case !hr.ReadyAtGeneration():
-		out = append(out, fmt.Sprintf("HelmRelease %s is not Ready at its current generation %d (observed %d)", hr.Name, hr.Generation, readyGen(hr)))
-	}
-	if hr.Reconciling.IsTrue() {
-		out = append(out, fmt.Sprintf("HelmRelease %s is reconciling%s", hr.Name, hr.Reconciling.Text()))
-	}
-	if hr.Stalled.IsTrue() {
-		out = append(out, fmt.Sprintf("HelmRelease %s is stalled%s", hr.Name, hr.Stalled.Text()))
-	}
-	return out
 }
 
 // Text describes c for a message: " (Reason: Message)", " (no Ready

@@ -57,9 +57,6 @@ type env struct {
 	// dir resolves relative paths given on the command line; empty means
 	// the process's working directory.
 	dir string
-	// args are the process arguments, passed on when a command runs in
-	// the full build (lite.go).
-	args []string
 }
 
 // path resolves a path given on the command line.
@@ -81,7 +78,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 
 // runIn is run with relative paths resolved against dir.
 func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, args: args}
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir}
 	app := newApp(stdout, stderr)
 	err := app.RunContext(context.WithValue(ctx, envKey{}, e), args)
 	if err == nil {

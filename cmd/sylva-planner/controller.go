@@ -1,5 +1,3 @@
-//go:build !lite
-
 package main
 
 import (
@@ -32,7 +30,7 @@ func controllerCommand() *cli.Command {
 			"Example: sylva-planner controller --all-namespaces --leader-elect",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "watch only the release `NAMESPACE`", EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}},
+			namespaceFlag("watch only the release `NAMESPACE`", ""),
 			&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "watch every namespace"},
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}},
@@ -43,8 +41,8 @@ func controllerCommand() *cli.Command {
 			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}},
 			&cli.StringFlag{Name: "to", Usage: "also export the upgrade gate's gauges (sylva_planner_upgrade_blocked, …) per namespace for an upgrade from its installed release to `RELEASE`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
 			catalogFlag(),
-			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config, then in-cluster)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
-			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+			kubeconfigFlag("kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config, then in-cluster)"),
+			contextFlag("kubeconfig `CONTEXT` (default: the current context)"),
 		},
 		Action: controllerAction,
 	}

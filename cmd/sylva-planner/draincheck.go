@@ -1,5 +1,3 @@
-//go:build !lite
-
 package main
 
 import (
@@ -30,8 +28,8 @@ func drainCheckCommand() *cli.Command {
 			"Example: sylva-planner drain-check --kubeconfig ~/.kube/config --prod-namespaces '*-prod,prod-*'",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "kubeconfig", Usage: "read a live cluster with kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
-			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT`", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+			kubeconfigFlag("read a live cluster with kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
+			contextFlag("kubeconfig `CONTEXT`"),
 			&cli.StringFlag{Name: "inventory", Usage: "read manifests from `DIR` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 			prodNamespacesFlag(),
 			&cli.StringFlag{Name: "kubernetes", Usage: "also report API versions removed at or before Kubernetes `MINOR` (for example 1.32)"},

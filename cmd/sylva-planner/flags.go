@@ -113,3 +113,23 @@ func catalogFlag() *cli.StringFlag {
 		TakesFile: true,
 	}
 }
+
+// The Kubernetes connection flags, declared once: every command that reads
+// a cluster takes them with the same names, aliases and environment
+// variables; usage says what the command reads with them.
+
+// kubeconfigFlag is --kubeconfig (SYLVA_PLANNER_KUBECONFIG).
+func kubeconfigFlag(usage string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "kubeconfig", Usage: usage, EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true}
+}
+
+// contextFlag is --context (SYLVA_PLANNER_CONTEXT).
+func contextFlag(usage string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "context", Usage: usage, EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}}
+}
+
+// namespaceFlag is -n/--namespace (SYLVA_PLANNER_NAMESPACE) with the
+// default value, "" for none.
+func namespaceFlag(usage, value string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: usage, Value: value, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
+}

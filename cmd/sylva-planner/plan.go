@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -106,9 +106,9 @@ func gateFlags() []cli.Flag {
 	return append(append(planFlags(), liveFlags()...),
 		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets)", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (when --from is not given)", TakesFile: true},
-		&cli.StringFlag{Name: "kubeconfig", Usage: "read the installed release live with kubeconfig `FILE` (when --from is not given)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
-		&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` for the live read", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
-		&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` of sylva-units for the live read", Value: status.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}},
+		kubeconfigFlag("read the installed release live with kubeconfig `FILE` (when --from is not given)"),
+		contextFlag("kubeconfig `CONTEXT` for the live read"),
+		namespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace),
 		failOnFlag(),
 		&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}},
 		&cli.StringFlag{Name: "baseline", Usage: "a previous JSON report (`FILE`): findings it already had do not fail the gate again", EnvVars: []string{"SYLVA_PLANNER_BASELINE"}, TakesFile: true},
@@ -144,9 +144,6 @@ func gateAction(c *cli.Context, report bool) error {
 	}
 	e := envOf(c)
 	opts := gateOptionsOf(c)
-	if elsewhere, err := runElsewhere(c, opts); elsewhere {
-		return err
-	}
 	asOf, err := asOfOf(c)
 	if err != nil {
 		return withCode(exitError, err)
@@ -168,7 +165,7 @@ func gateAction(c *cli.Context, report bool) error {
 		return withCode(exitError, err)
 	}
 	if opts.metricsFile != "" {
-		if err := writeFileAtomic(e.path(opts.metricsFile), p.WriteMetrics); err != nil {
+		if err := flux.WriteGateMetrics(e.path(opts.metricsFile), p); err != nil {
 			return withCode(exitGateFail, fmt.Errorf("--metrics-file: %w", err))
 		}
 	}
@@ -306,28 +303,6 @@ func readBaseline(path string) ([]planner.Finding, error) {
 		return nil, fmt.Errorf("kind %q, want %s (a report of sylva-planner plan -o json)", prev.Kind, planner.Kind)
 	}
 	return append([]planner.Finding{}, prev.Findings...), nil
-}
-
-// writeFileAtomic writes through a temporary file in the same directory and
-// renames it, so a collector never reads half a file.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".sylva-planner-*")
-	if err != nil {
-		return err
-	}
-	// After a successful rename there is nothing left to remove.
-	defer func() { _ = os.Remove(f.Name()) }()
-	err = write(f)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 func writePlan(w io.Writer, p *planner.Plan, f format) error {

@@ -1,5 +1,3 @@
-//go:build !lite
-
 package main
 
 import (
@@ -11,6 +9,7 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/flux"
@@ -39,14 +38,14 @@ func reconcileCommand() *cli.Command {
 			"Example: sylva-planner reconcile -n sylva-system --wait --timeout 2h",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` of sylva-units", Value: status.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}},
+			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.BoolFlag{Name: "dry-run", Usage: "decide and say what would be done, change nothing"},
 			&cli.BoolFlag{Name: "wait", Usage: "follow each requested pass to its end, and the passes after it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DURATION` (exit 2)", Value: 2 * time.Hour},
 			&cli.DurationFlag{Name: "poll-interval", Usage: "time between two reads while waiting", Value: flux.DefaultInterval, Hidden: true},
-			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
-			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+			kubeconfigFlag("kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
+			contextFlag("kubeconfig `CONTEXT` (default: the current context)"),
 		},
 		Action: reconcileAction,
 	}
@@ -88,11 +87,17 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 		cfg.Timeout = reconcileRequestTimeout
 	}
 	cfg.UserAgent = "sylva-planner/" + version
-	cl, err := client.New(cfg, client.Options{})
+	cl, err := client.New(cfg, client.Options{Scheme: flux.Scheme()})
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("build a client%s: %w", where, err))
 	}
-	a := &flux.Applier{Reader: cl, Writer: cl, DryRun: o.dryRun, Now: time.Now}
+	core, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("build a client%s: %w", where, err))
+	}
+	rec := flux.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
+	defer rec.Close()
+	a := &flux.Applier{Reader: cl, Writer: cl, Recorder: rec, DryRun: o.dryRun, Now: time.Now}
 	target := flux.Target{Namespace: o.namespace, HelmRelease: o.helmRelease}
 
 	start := time.Now()

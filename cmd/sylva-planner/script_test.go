@@ -1,5 +1,3 @@
-//go:build !lite
-
 package main
 
 import (
@@ -49,13 +47,13 @@ func TestScripts(t *testing.T) {
 }
 
 // BenchmarkPlanProcess measures the whole `sylva-planner plan --from 1.4
-// --to 1.6` process of the lite build (what `make build` installs as
-// sylva-planner): wall time per run and, through GNU time when it is
-// installed, the peak resident set size. (A child's own rusage would count
+// --to 1.6` process of the one binary `make build` installs: wall time per
+// run and, through GNU time when it is installed, the peak resident set
+// size. (A child's own rusage would count
 // the memory of this test process it was forked from.)
 func BenchmarkPlanProcess(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "sylva-planner")
-	build := exec.Command("go", "build", "-tags", "lite", "-o", bin, ".")
+	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		b.Fatal(err)

@@ -5,20 +5,12 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/availability"
 )
 
 // This file holds what the commands that read a cluster share with the
-// rest of the command line, so that both builds (see lite.go) define the
-// same flags.
-
-// companion is the file name of the full build, which the lite build
-// (lite.go) hands cluster and Helm commands to.
-const companion = "sylva-planner-cluster"
-
-// defaultProdNamespaces is availability.DefaultProdNamespaces, repeated so
-// that the lite build need not link the availability rules (a test keeps
-// them equal).
-const defaultProdNamespaces = "*-prod"
+// rest of the command line.
 
 // liveFlags are the flags plan and report add for the drain checks.
 func liveFlags() []cli.Flag {
@@ -26,7 +18,7 @@ func liveFlags() []cli.Flag {
 }
 
 func prodNamespacesFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "prod-namespaces", Usage: "comma-separated namespace `GLOBS` of production workloads (they need 2 replicas)", Value: defaultProdNamespaces, EnvVars: []string{"SYLVA_PLANNER_PROD_NAMESPACES"}}
+	return &cli.StringFlag{Name: "prod-namespaces", Usage: "comma-separated namespace `GLOBS` of production workloads (they need 2 replicas)", Value: availability.DefaultProdNamespaces, EnvVars: []string{"SYLVA_PLANNER_PROD_NAMESPACES"}}
 }
 
 func prodNamespaces(c *cli.Context) []string {

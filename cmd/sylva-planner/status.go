@@ -1,5 +1,3 @@
-//go:build !lite
-
 package main
 
 import (
@@ -34,9 +32,9 @@ func statusCommand() *cli.Command {
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
-			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
-			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
-			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` of sylva-units", Value: status.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}},
+			kubeconfigFlag("kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
+			contextFlag("kubeconfig `CONTEXT` (default: the current context)"),
+			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.StringFlag{Name: "to", Usage: "also say where the cluster stands in the plan to `RELEASE` (pass k of n) and what the next pass does", EnvVars: []string{"SYLVA_PLANNER_TO"}},
 			asOfFlag(),

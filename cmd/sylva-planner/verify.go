@@ -1,5 +1,3 @@
-//go:build !lite
-
 package main
 
 import (
@@ -37,9 +35,9 @@ func verifyCommand() *cli.Command {
 			"Example: sylva-planner verify --from 1.4 --to 1.6 -n sylva-system",
 		ArgsUsage: " ",
 		Flags: append(planFlags(),
-			&cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
-			&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT`", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
-			&cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` of sylva-units", Value: status.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}},
+			kubeconfigFlag("kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
+			contextFlag("kubeconfig `CONTEXT`"),
+			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "status", Usage: "offline: the sylva-units-status ConfigMap `FILE`", TakesFile: true},
 			&cli.StringFlag{Name: "inventory", Usage: "offline: a `DIR` of manifests with the Nodes and the Longhorn workloads", TakesFile: true},
 			outputFlag(formatTable, formatJSON),

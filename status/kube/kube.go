@@ -7,9 +7,12 @@ import (
 	"path/filepath"
 	"time"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -21,8 +24,8 @@ import (
 
 // Resources of the Flux objects read.
 var (
-	KustomizationResource = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
-	HelmReleaseResource   = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
+	KustomizationResource = kustomizev1.GroupVersion.WithResource("kustomizations")
+	HelmReleaseResource   = helmv2.GroupVersion.WithResource("helmreleases")
 )
 
 // InClusterContext is the context name reported for the in-cluster
@@ -117,11 +120,21 @@ func (r *Reader) flux(ctx context.Context, gvr schema.GroupVersionResource, name
 	if err != nil {
 		return nil, r.wrap("read "+what, err)
 	}
-	f, err := status.FluxObjectFromMap(u.Object)
-	if err != nil {
-		return nil, r.wrap(what, err)
+	conv := runtime.DefaultUnstructuredConverter
+	switch gvr {
+	case HelmReleaseResource:
+		var hr helmv2.HelmRelease
+		if err := conv.FromUnstructured(u.Object, &hr); err != nil {
+			return nil, r.wrap(what, err)
+		}
+		return status.FromHelmRelease(&hr), nil
+	default:
+		var ks kustomizev1.Kustomization
+		if err := conv.FromUnstructured(u.Object, &ks); err != nil {
+			return nil, r.wrap(what, err)
+		}
+		return status.FromKustomization(&ks), nil
 	}
-	return f, nil
 }
 
 // decodeConfigMap decodes through status.Decode, so a live ConfigMap and a
