@@ -133,3 +133,14 @@ func contextFlag(usage string) *cli.StringFlag {
 func namespaceFlag(usage, value string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: usage, Value: value, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
 }
+
+// namespaceOf is -n/--namespace, refused when set empty (-n ” or
+// SYLVA_PLANNER_NAMESPACE=): an empty namespace would mean every namespace
+// to the API, and a command must never widen what it reads by accident.
+func namespaceOf(c *cli.Context) (string, error) {
+	ns := c.String("namespace")
+	if ns == "" {
+		return "", fmt.Errorf("--namespace is empty (-n '' or SYLVA_PLANNER_NAMESPACE= set empty); give the release namespace, for example -n sylva-system, or unset SYLVA_PLANNER_NAMESPACE")
+	}
+	return ns, nil
+}

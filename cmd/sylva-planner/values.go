@@ -57,7 +57,7 @@ func valuesCommand() *cli.Command {
 					nsFlag,
 					&cli.StringFlag{Name: "kube-version", Usage: "Kubernetes `VERSION` for .Capabilities.KubeVersion (default: the management minor of --to)"},
 					&cli.StringFlag{Name: "to", Usage: "Sylva release whose management Kubernetes minor is the default --kube-version (default: the newest)"},
-					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * matches anything; repeatable)"},
+					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * is the only wildcard, in any segment; an empty segment is an error; repeatable)"},
 					outputFlag(formatYAML, formatJSON),
 					catalogFlag(),
 				},
@@ -146,7 +146,11 @@ func valuesRenderAction(c *cli.Context) error {
 		}
 		docs = append(docs, d)
 	}
-	opts := values.RenderOptions{Namespace: c.String("namespace")}
+	ns, err := namespaceOf(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	opts := values.RenderOptions{Namespace: ns}
 	if opts.KubeVersion, err = renderKubeVersion(c); err != nil {
 		return withCode(exitError, err)
 	}
