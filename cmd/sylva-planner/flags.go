@@ -134,7 +134,7 @@ func namespaceFlag(usage, value string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: usage, Value: value, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
 }
 
-// namespaceOf is -n/--namespace, refused when set empty (-n ” or
+// namespaceOf is -n/--namespace, refused when set empty (an empty -n or
 // SYLVA_PLANNER_NAMESPACE=): an empty namespace would mean every namespace
 // to the API, and a command must never widen what it reads by accident.
 func namespaceOf(c *cli.Context) (string, error) {
