@@ -5,11 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/urfave/cli/v2"
+	"k8s.io/klog/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 )
 
 // Exit codes, the contract of docs/cli.md.
@@ -57,7 +62,23 @@ type env struct {
 	// dir resolves relative paths given on the command line; empty means
 	// the process's working directory.
 	dir string
+	// maxInput is the size limit of every input file (--max-input-size).
+	maxInput int64
 }
+
+// readFile reads an input file named by flag (such as "--status"): a
+// regular file within --max-input-size. The error names the flag.
+func (e *env) readFile(flag, name string) ([]byte, error) {
+	data, err := fileio.ReadFile(e.path(name), e.maxInput)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return data, nil
+}
+
+// dirFS is the directory root given on the command line as a file system
+// that reads only regular files within --max-input-size.
+func (e *env) dirFS(root string) fs.FS { return fileio.DirFS(e.path(root), e.maxInput) }
 
 // path resolves a path given on the command line.
 func (e *env) path(p string) string {
@@ -78,7 +99,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 
 // runIn is run with relative paths resolved against dir.
 func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir}
+	// client-go logs through klog straight to the process's stderr; the
+	// commands report errors themselves, so klog is silent (the controller
+	// routes it to its JSON log).
+	klog.SetLogger(logr.Discard())
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, maxInput: fileio.DefaultMaxSize}
 	app := newApp(stdout, stderr)
 	err := app.RunContext(context.WithValue(ctx, envKey{}, e), args)
 	if err == nil {
@@ -125,8 +150,22 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			controllerCommand(),
 			versionCommand(),
 		},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "max-input-size", Usage: "largest input `SIZE` read from a file (bytes, or with KiB, MiB, GiB)", Value: fileio.FormatSize(fileio.DefaultMaxSize), EnvVars: []string{"SYLVA_PLANNER_MAX_INPUT_SIZE"}},
+		},
+		Before:       setLimits,
 		OnUsageError: usageError,
 	}
+}
+
+// setLimits reads the global limits into the environment of the commands.
+func setLimits(c *cli.Context) error {
+	n, err := fileio.ParseSize(c.String("max-input-size"))
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("--max-input-size: %w", err))
+	}
+	envOf(c).maxInput = n
+	return nil
 }
 
 // usageError shows the command's help and exits 1.

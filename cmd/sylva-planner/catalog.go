@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -30,7 +30,7 @@ func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.LoadFile(os.DirFS(filepath.Dir(abs)), filepath.Base(abs))
+	cat, err := catalog.LoadFile(fileio.DirFS(filepath.Dir(abs), envOf(c).maxInput), filepath.Base(abs))
 	if err != nil {
 		return nil, fmt.Errorf("--catalog %s: %w", name, err)
 	}
@@ -237,8 +237,10 @@ func versionCommand() *cli.Command {
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			fmt.Fprintf(envOf(c).stdout, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n",
-				versionString(), cat.Version, cat.Updated.Format("2006-01-02"), cat.Oldest(), cat.Newest())
+			if _, err := fmt.Fprintf(envOf(c).stdout, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n",
+				versionString(), cat.Version, cat.Updated.Format("2006-01-02"), cat.Oldest(), cat.Newest()); err != nil {
+				return withCode(exitError, fmt.Errorf("write the version: %w", err))
+			}
 			return nil
 		},
 	}

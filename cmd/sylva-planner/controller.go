@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/urfave/cli/v2"
+	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"gitlab.com/sylva-projects/sylva-planner/flux"
@@ -67,6 +68,7 @@ func controllerAction(c *cli.Context) error {
 	log := logr.FromSlogHandler(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	// controller-runtime's own packages log through its global logger.
 	ctrllog.SetLogger(log)
+	klog.SetLogger(log)
 
 	cfg, contextName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(c.String("kubeconfig")), Context: c.String("context"), Getenv: e.getenv})
 	if err != nil {

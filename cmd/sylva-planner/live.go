@@ -48,7 +48,7 @@ func readFacts(ctx context.Context, e *env, o factsOptions) (*inventory.Facts, e
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--inventory %s: not a readable directory", o.dir)
 	}
-	f, err := inventory.Scan(os.DirFS(root), "manifests in "+filepath.ToSlash(o.dir))
+	f, err := inventory.Scan(e.dirFS(o.dir), "manifests in "+filepath.ToSlash(o.dir))
 	if err != nil {
 		return nil, fmt.Errorf("--inventory %s: %w", o.dir, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -118,9 +117,9 @@ func valuesGenerateAction(c *cli.Context) error {
 func readValuesFiles(c *cli.Context) ([]values.File, error) {
 	var out []values.File
 	for _, name := range c.StringSlice("values") {
-		data, err := os.ReadFile(envOf(c).path(name))
+		data, err := envOf(c).readFile("-f", name)
 		if err != nil {
-			return nil, fmt.Errorf("read values: %w", err)
+			return nil, err
 		}
 		out = append(out, values.File{Name: name, Data: data})
 	}
@@ -224,9 +223,13 @@ func lookupSource(c *cli.Context) (values.Source, error) {
 	}
 	src := values.NewObjects()
 	for _, name := range files {
-		data, err := os.ReadFile(envOf(c).path(name))
+		flag := "--object"
+		if name == c.String("status") {
+			flag = "--status"
+		}
+		data, err := envOf(c).readFile(flag, name)
 		if err != nil {
-			return nil, fmt.Errorf("read objects: %w", err)
+			return nil, err
 		}
 		objs, err := values.ParseObjects(data)
 		if err != nil {

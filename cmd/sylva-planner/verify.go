@@ -110,9 +110,9 @@ func offlineFacts(e *env, statusFile, dir string, rules []inventory.Rule) (ci.Fa
 	if statusFile == "" || dir == "" {
 		return f, fmt.Errorf("offline verification needs both --status FILE and --inventory DIR")
 	}
-	data, err := os.ReadFile(e.path(statusFile))
+	data, err := e.readFile("--status", statusFile)
 	if err != nil {
-		return f, fmt.Errorf("--status: %w", err)
+		return f, err
 	}
 	obs, err := status.DecodeObservation(data, status.DefaultHelmRelease)
 	if err != nil {
@@ -123,7 +123,7 @@ func offlineFacts(e *env, statusFile, dir string, rules []inventory.Rule) (ci.Fa
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return f, fmt.Errorf("--inventory %s: not a readable directory", dir)
 	}
-	inv, err := inventory.Read(os.DirFS(root))
+	inv, err := inventory.Read(e.dirFS(dir))
 	if err != nil {
 		return f, fmt.Errorf("--inventory %s: %w", dir, err)
 	}
