@@ -12,9 +12,11 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/urfave/cli/v2"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
 // Exit codes, the contract of docs/cli.md.
@@ -64,6 +66,18 @@ type env struct {
 	dir string
 	// maxInput is the size limit of every input file (--max-input-size).
 	maxInput int64
+	// requestTimeout bounds each API request (--request-timeout).
+	requestTimeout time.Duration
+}
+
+// restConfig is kube.RESTConfig with the request timeout set.
+func (e *env) restConfig(kubeconfig, context string) (*rest.Config, string, error) {
+	cfg, name, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(kubeconfig), Context: context, Getenv: e.getenv})
+	if err != nil {
+		return nil, "", err
+	}
+	cfg.Timeout = e.requestTimeout
+	return cfg, name, nil
 }
 
 // readFile reads an input file named by flag (such as "--status"): a
@@ -103,11 +117,17 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 	// commands report errors themselves, so klog is silent (the controller
 	// routes it to its JSON log).
 	klog.SetLogger(logr.Discard())
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, maxInput: fileio.DefaultMaxSize}
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, maxInput: fileio.DefaultMaxSize, requestTimeout: defaultRequestTimeout}
 	app := newApp(stdout, stderr)
 	err := app.RunContext(context.WithValue(ctx, envKey{}, e), args)
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil {
+		// A signal cancelled the work: whatever failed after it is the
+		// interruption.
+		fmt.Fprintln(stderr, "sylva-planner: interrupted")
+		return exitError
 	}
 	var ec interface{ ExitCode() int }
 	code := exitError
@@ -121,7 +141,7 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "sylva-planner",
 		Usage: "plan and drive Sylva release transitions (for example 1.4 → 1.6 in one go)",
 		Description: "sylva-planner computes the reconciliation passes of the sylva-units HelmRelease that take a\n" +
@@ -156,6 +176,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Before:       setLimits,
 		OnUsageError: usageError,
 	}
+	withConnectionFlags(app.Commands)
+	return app
 }
 
 // setLimits reads the global limits into the environment of the commands.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/urfave/cli/v2"
+	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -15,7 +16,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
 func controllerCommand() *cli.Command {
@@ -70,7 +70,7 @@ func controllerAction(c *cli.Context) error {
 	ctrllog.SetLogger(log)
 	klog.SetLogger(log)
 
-	cfg, contextName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(c.String("kubeconfig")), Context: c.String("context"), Getenv: e.getenv})
+	cfg, contextName, err := e.restConfig(c.String("kubeconfig"), c.String("context"))
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -79,7 +79,36 @@ func controllerAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	ctl, err := flux.NewController(cfg, flux.ControllerOptions{
+	// Building the manager reads the API server (discovery) without a
+	// context: each request is bounded by --request-timeout, and a signal
+	// during start-up returns at once.
+	type built struct {
+		ctl *flux.Controller
+		err error
+	}
+	ch := make(chan built, 1)
+	go func() {
+		ctl, err := newController(cfg, ns, c, log, contextName, gate)
+		ch <- built{ctl, err}
+	}()
+	var b built
+	select {
+	case b = <-ch:
+	case <-c.Context.Done():
+		return withCode(exitError, fmt.Errorf("interrupted during start-up%s", reconcileWhere(contextName)))
+	}
+	if b.err != nil {
+		return withCode(exitError, fmt.Errorf("%w%s", b.err, reconcileWhere(contextName)))
+	}
+	if err := b.ctl.Start(c.Context); err != nil {
+		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
+	}
+	return nil
+}
+
+// newController builds the controller of the command line's options.
+func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger, contextName string, gate func(skew.Version) *planner.Plan) (*flux.Controller, error) {
+	return flux.NewController(cfg, flux.ControllerOptions{
 		Namespace:               ns,
 		HelmRelease:             c.String("helmrelease"),
 		LeaderElection:          c.Bool("leader-elect"),
@@ -91,13 +120,6 @@ func controllerAction(c *cli.Context) error {
 		Now:                     time.Now,
 		Gate:                    gate,
 	})
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
-	}
-	if err := ctl.Start(c.Context); err != nil {
-		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
-	}
-	return nil
 }
 
 // controllerGate plans, for --to, the upgrade from a namespace's installed

@@ -82,7 +82,7 @@ func statusObservation(ctx context.Context, e *env, o statusOptions) (status.Obs
 		}
 		return obs, nil
 	}
-	cfg, ctxName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(o.kubeconfig), Context: o.context, Getenv: e.getenv})
+	cfg, ctxName, err := e.restConfig(o.kubeconfig, o.context)
 	if err != nil {
 		return status.Observation{}, err
 	}

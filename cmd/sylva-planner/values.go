@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -219,7 +220,7 @@ func lookupSource(c *cli.Context) (values.Source, error) {
 		return nil, errors.New("give either --status/--object files or --kubeconfig/--context, not both")
 	}
 	if live {
-		return newLiveSource(c.String("kubeconfig"), c.String("context"))
+		return newLiveSource(c.String("kubeconfig"), c.String("context"), envOf(c).requestTimeout)
 	}
 	src := values.NewObjects()
 	for _, name := range files {
@@ -246,13 +247,14 @@ type liveSource struct {
 	mapper meta.RESTMapper
 }
 
-func newLiveSource(kubeconfig, context string) (*liveSource, error) {
+func newLiveSource(kubeconfig, context string, timeout time.Duration) (*liveSource, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfig
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
+	cfg.Timeout = timeout
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster client: %w", err)

@@ -150,7 +150,7 @@ func offlineFacts(e *env, statusFile, dir string, rules []inventory.Rule) (ci.Fa
 // liveFacts reads the status, the Nodes and the workloads' images.
 func liveFacts(ctx context.Context, e *env, o statusOptions, rules []inventory.Rule) (ci.Facts, error) {
 	f := ci.Facts{Components: map[string]skew.Version{}}
-	cfg, ctxName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(o.kubeconfig), Context: o.context, Getenv: e.getenv})
+	cfg, ctxName, err := e.restConfig(o.kubeconfig, o.context)
 	if err != nil {
 		return f, err
 	}
