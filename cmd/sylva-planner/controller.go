@@ -37,7 +37,8 @@ func controllerCommand() *cli.Command {
 			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}},
 			&cli.StringFlag{Name: "leader-election-namespace", Usage: "`NAMESPACE` of the Lease (default: the pod's namespace)"},
 			&cli.StringFlag{Name: "leader-election-id", Usage: "`NAME` of the Lease", Value: flux.DefaultLeaderElectionID},
-			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables", Value: ":8080", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}},
+			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables (default: :8443 with --metrics-secure, else 127.0.0.1:8080)", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}},
+			&cli.BoolFlag{Name: "metrics-secure", Usage: "serve /metrics over HTTPS to callers the API server authenticates and authorizes (get on /metrics); false serves plain HTTP", Value: true, EnvVars: []string{"SYLVA_PLANNER_METRICS_SECURE"}},
 			&cli.StringFlag{Name: "health-probe-bind-address", Usage: "`ADDRESS` serving /healthz and /readyz; 0 disables", Value: ":8081", EnvVars: []string{"SYLVA_PLANNER_HEALTH_PROBE_BIND_ADDRESS"}},
 			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}},
 			&cli.StringFlag{Name: "to", Usage: "also export the upgrade gate's gauges (sylva_planner_upgrade_blocked, …) per namespace for an upgrade from its installed release to `RELEASE`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
@@ -114,7 +115,8 @@ func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger,
 		LeaderElection:          c.Bool("leader-elect"),
 		LeaderElectionID:        c.String("leader-election-id"),
 		LeaderElectionNamespace: c.String("leader-election-namespace"),
-		MetricsBindAddress:      c.String("metrics-bind-address"),
+		MetricsBindAddress:      metricsBindAddress(c.String("metrics-bind-address"), c.Bool("metrics-secure")),
+		MetricsSecure:           c.Bool("metrics-secure"),
 		HealthProbeBindAddress:  c.String("health-probe-bind-address"),
 		Logger:                  log.WithValues("context", contextName),
 		Now:                     time.Now,
@@ -144,4 +146,17 @@ func controllerGate(c *cli.Context) (func(skew.Version) *planner.Plan, error) {
 		}
 		return p
 	}, nil
+}
+
+// metricsBindAddress is --metrics-bind-address, or its default: every
+// interface for HTTPS with authentication, loopback only for plain HTTP.
+func metricsBindAddress(flag string, secure bool) string {
+	switch {
+	case flag != "":
+		return flag
+	case secure:
+		return ":8443"
+	default:
+		return "127.0.0.1:8080"
+	}
 }
