@@ -111,8 +111,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	return runIn(ctx, "", args, stdout, stderr, getenv)
 }
 
-// runIn is run with relative paths resolved against dir.
-func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+// runIn is run with relative paths resolved against dir. A panic of the
+// command is an operational error (1, one line), never a gate code.
+func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "sylva-planner: internal error: %v\n", strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
+			code = exitError
+		}
+	}()
 	// client-go logs through klog straight to the process's stderr; the
 	// commands report errors themselves, so klog is silent (the controller
 	// routes it to its JSON log).
@@ -130,7 +137,7 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 		return exitError
 	}
 	var ec interface{ ExitCode() int }
-	code := exitError
+	code = exitError
 	if errors.As(err, &ec) {
 		code = ec.ExitCode()
 	}
@@ -177,6 +184,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError: usageError,
 	}
 	withConnectionFlags(app.Commands)
+	withRenderFlags(app.Commands)
 	return app
 }
 

@@ -28,6 +28,12 @@ func interruptGrace() time.Duration {
 }
 
 func main() {
+	if startChild() {
+		// A budgeted child (budget.go): its codes are shifted so that the
+		// parent tells them from a crash.
+		code := run(context.Background(), os.Args, os.Stdout, os.Stderr, os.Getenv)
+		os.Exit(childCodeBase + code)
+	}
 	grace := interruptGrace()
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -46,6 +52,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sylva-planner: interrupted")
 		os.Exit(exitError)
 	}()
+	if commandOf(os.Args) == "values" {
+		// Templates run in a child within the render budget.
+		os.Exit(runBudgeted(os.Args, ctx.Done()))
+	}
 	code := run(ctx, os.Args, os.Stdout, os.Stderr, os.Getenv)
 	os.Exit(code)
 }

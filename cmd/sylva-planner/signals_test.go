@@ -127,12 +127,7 @@ func TestSignalsStopTheProcess(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := filepath.Join(t.TempDir(), "sylva-planner")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatal(err)
-	}
+	bin := buildBinary(t)
 	kubeconfig := silentAPIServer(t)
 	tests := []struct {
 		name    string
@@ -193,4 +188,31 @@ func TestMetricsBindAddressDefaultsToLoopbackForPlainHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// buildBinary builds the binary once per test run (the values commands
+// re-execute it as their budgeted child, which the test binary cannot be).
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "sylva-planner-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "sylva-planner")
+		build := exec.Command("go", "build", "-o", binPath, ".")
+		build.Stderr = os.Stderr
+		binErr = build.Run()
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
 }
