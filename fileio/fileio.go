@@ -90,7 +90,7 @@ func ReadFile(name string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: nothing to flush
 	return readAll(f, name, normMax(max))
 }
 
@@ -161,7 +161,7 @@ func (d *dirFS) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read-only: nothing to flush
 	return readAll(f, d.display(name), d.max)
 }
 

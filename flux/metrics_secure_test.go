@@ -23,7 +23,7 @@ func freeAddress(t *testing.T) string {
 		t.Fatal(err)
 	}
 	addr := l.Addr().String()
-	l.Close()
+	_ = l.Close()
 	return addr
 }
 
@@ -59,7 +59,7 @@ func TestSecureMetricsNeedAnAuthorizedToken(t *testing.T) {
 		if err != nil {
 			return 0
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		return resp.StatusCode
 	}
 	eventually(t, time.Minute, "the secure metrics server answers", func() bool { return get("") != 0 })

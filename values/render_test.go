@@ -227,18 +227,30 @@ widgets: '{{ (lookup "example.com/v1" "Widget" "other" "").items | len }}'
 		allow []AllowRule
 		want  map[string]string
 	}{
-		{name: "the default list of an empty namespace admits nothing", allow: DefaultAllowList(""),
-			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "0"}},
-		{name: "the default list of the release namespace admits its status ConfigMap", allow: DefaultAllowList("other"),
-			want: map[string]string{"cm": StatusConfigMap, "hrs": "0", "secrets": "0", "widgets": "0"}},
-		{name: "a rule with empty fields admits nothing", allow: []AllowRule{{Kind: "Secret"}, {Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"}},
-			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "0"}},
-		{name: "a namespace rule does not admit a list over every namespace", allow: []AllowRule{rule("core/v1/Secret/other/*")},
-			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "0"}},
-		{name: "* in every field admits a list over every namespace", allow: []AllowRule{rule("core/v1/Secret/*/*")},
-			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "1", "widgets": "0"}},
-		{name: "* in the group admits any group", allow: []AllowRule{rule("*/v1/Widget/other/*")},
-			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "1"}},
+		{
+			name: "the default list of an empty namespace admits nothing", allow: DefaultAllowList(""),
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "0"},
+		},
+		{
+			name: "the default list of the release namespace admits its status ConfigMap", allow: DefaultAllowList("other"),
+			want: map[string]string{"cm": StatusConfigMap, "hrs": "0", "secrets": "0", "widgets": "0"},
+		},
+		{
+			name: "a rule with empty fields admits nothing", allow: []AllowRule{{Kind: "Secret"}, {Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"}},
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "0"},
+		},
+		{
+			name: "a namespace rule does not admit a list over every namespace", allow: []AllowRule{rule("core/v1/Secret/other/*")},
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "0"},
+		},
+		{
+			name: "* in every field admits a list over every namespace", allow: []AllowRule{rule("core/v1/Secret/*/*")},
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "1", "widgets": "0"},
+		},
+		{
+			name: "* in the group admits any group", allow: []AllowRule{rule("*/v1/Widget/other/*")},
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "1"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -139,18 +139,20 @@ func runBudgeted(args []string, stop <-chan struct{}) int {
 		fmt.Fprintf(os.Stderr, "sylva-planner: cannot start the render: %v\n", err)
 		return exitError
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	var waitErr error
+	done := make(chan struct{})
+	go func() { waitErr = cmd.Wait(); close(done) }()
 	var why string
 	select {
-	case err = <-done:
+	case <-done:
+		err = waitErr
 	case <-time.After(timeout):
 		_ = cmd.Process.Kill()
-		<-done
+		<-done // killed: the wait error says only that
 		why = fmt.Sprintf("the templates did not finish within --render-timeout %s: a template loops or recurses; raise --render-timeout if the values are right", timeout)
 	case <-stop:
 		_ = cmd.Process.Kill()
-		<-done
+		<-done // killed: the wait error says only that
 		why = "interrupted"
 	}
 	if why != "" {

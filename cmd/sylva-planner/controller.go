@@ -95,7 +95,7 @@ func controllerAction(c *cli.Context) error {
 	var b built
 	select {
 	case b = <-ch:
-	case <-c.Context.Done():
+	case <-c.Done():
 		return withCode(exitError, fmt.Errorf("interrupted during start-up%s", reconcileWhere(contextName)))
 	}
 	if b.err != nil {

@@ -64,7 +64,7 @@ func TestKlogIsSilent(t *testing.T) {
 	klog.Warning("a stray client-go line")
 	klog.Flush()
 	os.Stderr = stderr
-	w.Close()
+	_ = w.Close()
 	got, _ := io.ReadAll(r)
 	if len(got) != 0 {
 		t.Errorf("klog wrote to stderr: %q", got)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -37,11 +38,11 @@ func silentAPIServer(t *testing.T) string {
 		}
 	}()
 	t.Cleanup(func() {
-		l.Close()
+		_ = l.Close()
 		mu.Lock()
 		defer mu.Unlock()
 		for _, c := range conns {
-			c.Close()
+			_ = c.Close()
 		}
 	})
 	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
@@ -96,7 +97,7 @@ func TestASilentAPIServerIsAnOperationalError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append(tt.args, "--kubeconfig", kubeconfig, "--request-timeout", "1s")
+			args := append(slices.Clone(tt.args), "--kubeconfig", kubeconfig, "--request-timeout", "1s")
 			code, out, errOut := runBounded(t, context.Background(), 60*time.Second, args...)
 			if code != exitError || strings.Count(errOut, "\n") != 1 || out != "" {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 1 and one line", code, out, errOut)
@@ -158,7 +159,8 @@ func TestSignalsStopTheProcess(t *testing.T) {
 				time.Sleep(200 * time.Millisecond) // two signals sent together would merge into one
 			}
 			select {
-			case <-done:
+			case err := <-done:
+				t.Logf("exit: %v", err) // the exit code is checked below
 			case <-time.After(60 * time.Second):
 				_ = cmd.Process.Kill()
 				t.Fatalf("still running a minute after SIGTERM; stderr %q", errOut.String())
