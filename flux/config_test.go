@@ -46,7 +46,7 @@ func TestConfigManifestsAreConsistent(t *testing.T) {
 		t.Fatalf("config/manager/deployment.yaml: %v", err)
 	}
 	c := d.Spec.Template.Spec.Containers[0]
-	for _, want := range []string{"controller", "--all-namespaces", "--leader-elect", "--metrics-bind-address=:8080", "--health-probe-bind-address=:8081"} {
+	for _, want := range []string{"controller", "--all-namespaces", "--leader-elect", "--metrics-bind-address=:8443", "--metrics-secure=true", "--health-probe-bind-address=:8081"} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("the Deployment's args %v lack %s", c.Args, want)
 		}

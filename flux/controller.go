@@ -24,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -53,6 +54,11 @@ type ControllerOptions struct {
 	LeaderElectionNamespace string
 	// MetricsBindAddress serves /metrics; "0" or empty disables it.
 	MetricsBindAddress string
+	// MetricsSecure serves /metrics over HTTPS (a self-signed certificate)
+	// to clients the API server authenticates (TokenReview) and authorizes
+	// (SubjectAccessReview of get on the non-resource URL /metrics); false
+	// serves plain HTTP to anyone who reaches the address.
+	MetricsSecure bool
 	// HealthProbeBindAddress serves /healthz and /readyz; "0" or empty
 	// disables it.
 	HealthProbeBindAddress string
@@ -148,7 +154,7 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 		LeaderElectionID:              o.LeaderElectionID,
 		LeaderElectionNamespace:       o.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
-		Metrics:                       metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		Metrics:                       metricsOptions(o),
 		HealthProbeBindAddress:        o.HealthProbeBindAddress,
 		GracefulShutdownTimeout:       ptr.To(o.GracefulShutdownTimeout),
 	})
@@ -286,4 +292,15 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		setGateGauges(req.Namespace, p)
 	}
 	return reconcile.Result{}, nil
+}
+
+// metricsOptions serves /metrics at o.MetricsBindAddress, behind the API
+// server's authentication and authorization when o.MetricsSecure.
+func metricsOptions(o ControllerOptions) metricsserver.Options {
+	m := metricsserver.Options{BindAddress: o.MetricsBindAddress}
+	if o.MetricsSecure {
+		m.SecureServing = true
+		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+	}
+	return m
 }

@@ -1,11 +1,13 @@
 package flux
 
 import (
+	"io"
 	"maps"
 	"slices"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -105,17 +107,26 @@ func (g *GateGauges) Set(p *planner.Plan, extra ...string) {
 	}
 }
 
-// WriteGateMetrics writes the gate's gauges of plan p to the file path in
-// the Prometheus text format, atomically (a temporary file renamed), for
-// node-exporter's textfile collector.
-func WriteGateMetrics(path string, p *planner.Plan) error {
+// WriteGateMetrics writes the gate's gauges of plan p to w in the
+// Prometheus text format (families sorted by name), for node-exporter's
+// textfile collector; the caller writes the file.
+func WriteGateMetrics(w io.Writer, p *planner.Plan) error {
 	g := NewGateGauges()
 	g.Set(p)
 	reg := prometheus.NewPedanticRegistry()
 	if err := reg.Register(g); err != nil {
 		return err
 	}
-	return prometheus.WriteToTextfile(path, reg)
+	mfs, err := reg.Gather()
+	if err != nil {
+		return err
+	}
+	for _, mf := range mfs {
+		if _, err := expfmt.MetricFamilyToText(w, mf); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // setGateGauges exports the verdict of plan p for namespace ns, replacing

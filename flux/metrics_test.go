@@ -1,8 +1,8 @@
 package flux
 
 import (
+	"bytes"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -60,14 +60,11 @@ func TestTextfileAndControllerExportTheSameGauges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "gate.prom")
-	if err := WriteGateMetrics(path, p); err != nil {
+	var buf bytes.Buffer
+	if err := WriteGateMetrics(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	file, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	file := buf.Bytes()
 	ctl := NewGateGauges("namespace")
 	ctl.Set(p, "sylva-system")
 	reg := prometheus.NewPedanticRegistry()

@@ -138,72 +138,77 @@ func runtimeDeepCopy(v any) any {
 	return v
 }
 
-// AllowRule admits lookups of one group/version/kind, optionally limited to
-// a namespace and a name. An empty or "*" field matches anything.
+// AllowRule admits lookups of one group/version/kind in a namespace and by a
+// name. Any is the only wildcard: a field equal to Any matches anything. An
+// empty Group is the core group; any other empty field matches nothing, so
+// a rule left half filled in admits nothing rather than everything.
 type AllowRule struct {
 	Group, Version, Kind string
 	Namespace, Name      string
 }
 
-func (r AllowRule) String() string {
-	s := r.Group + "/" + r.Version + "/" + r.Kind
-	if r.Namespace != "" || r.Name != "" {
-		s += "/" + orStar(r.Namespace) + "/" + orStar(r.Name)
-	}
-	return s
-}
+// Any is the wildcard of an AllowRule field.
+const Any = "*"
 
-func orStar(s string) string {
-	if s == "" {
-		return "*"
+func (r AllowRule) String() string {
+	g := r.Group
+	if g == "" {
+		g = "core"
 	}
-	return s
+	return g + "/" + r.Version + "/" + r.Kind + "/" + r.Namespace + "/" + r.Name
 }
 
 var coreVersion = regexp.MustCompile(`^v[0-9]+((alpha|beta)[0-9]+)?$`)
 
 // ParseAllowRule parses `group/version/kind[/namespace/name]`. The core
-// group is written "core" or left empty ("/v1/Secret"), and a bare core
-// version is accepted ("v1/Secret/ns/name"). Any field may be "*".
+// group is written "core", or left out before a bare core version
+// ("v1/Secret/ns/name"). "*" is the only wildcard and matches anything in
+// every field, the group included; the three-field form stands for
+// "*/*" (any namespace, any name). An empty field is an error: an unset
+// variable must not widen the rule.
 func ParseAllowRule(s string) (AllowRule, error) {
 	parts := strings.Split(s, "/")
 	if len(parts) > 0 && coreVersion.MatchString(parts[0]) {
-		parts = append([]string{""}, parts...)
+		parts = append([]string{"core"}, parts...)
 	}
 	if len(parts) != 3 && len(parts) != 5 {
 		return AllowRule{}, fmt.Errorf("allow rule %q: want group/version/kind or group/version/kind/namespace/name, for example core/v1/Secret/sylva-system/my-secret", s)
 	}
+	fields := []string{"group", "version", "kind", "namespace", "name"}
 	for i, p := range parts {
-		if p == "*" {
-			parts[i] = ""
+		if p == "" {
+			return AllowRule{}, fmt.Errorf("allow rule %q: the %s is empty; write it out, or * for any %s (core group: core)", s, fields[i], fields[i])
 		}
 	}
 	if parts[0] == "core" {
 		parts[0] = ""
 	}
-	if parts[2] == "" {
-		return AllowRule{}, fmt.Errorf("allow rule %q: the kind is required", s)
-	}
-	r := AllowRule{Group: parts[0], Version: parts[1], Kind: parts[2]}
+	r := AllowRule{Group: parts[0], Version: parts[1], Kind: parts[2], Namespace: Any, Name: Any}
 	if len(parts) == 5 {
 		r.Namespace, r.Name = parts[3], parts[4]
 	}
 	return r, nil
 }
 
+// field reports whether a rule field admits a value: Any admits anything,
+// an empty field nothing, any other field only itself.
+func field(rule, value string) bool {
+	return rule == Any || (rule != "" && rule == value)
+}
+
 func (r AllowRule) allows(gv schema.GroupVersion, kind, namespace, name string) bool {
-	return r.Group == gv.Group && (r.Version == "" || r.Version == gv.Version) && r.Kind == kind &&
-		(r.Namespace == "" || r.Namespace == namespace) && (r.Name == "" || r.Name == name)
+	return (r.Group == Any || r.Group == gv.Group) && field(r.Version, gv.Version) && field(r.Kind, kind) &&
+		field(r.Namespace, namespace) && field(r.Name, name)
 }
 
 // DefaultAllowList is what templates may look up unless widened: the
 // sylva-units-status ConfigMap and the Flux Kustomizations and HelmReleases
-// of the release namespace.
+// of the release namespace. An empty namespace admits nothing.
 func DefaultAllowList(namespace string) []AllowRule {
 	return []AllowRule{
 		{Version: "v1", Kind: "ConfigMap", Namespace: namespace, Name: StatusConfigMap},
-		{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease", Namespace: namespace},
-		{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization", Namespace: namespace},
+		{Group: "helm.toolkit.fluxcd.io", Version: Any, Kind: "HelmRelease", Namespace: namespace, Name: Any},
+		{Group: "kustomize.toolkit.fluxcd.io", Version: Any, Kind: "Kustomization", Namespace: namespace, Name: Any},
 	}
 }
 
@@ -231,6 +236,14 @@ func (g *lookupGuard) warnings() []string {
 	return out
 }
 
+// orAll names an empty namespace or name of a lookup: every one.
+func orAll(s string) string {
+	if s == "" {
+		return "*"
+	}
+	return s
+}
+
 func (g *lookupGuard) check(apiVersion, kind, namespace, name string) bool {
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err == nil {
@@ -240,7 +253,7 @@ func (g *lookupGuard) check(apiVersion, kind, namespace, name string) bool {
 			}
 		}
 	}
-	what := fmt.Sprintf("%s %s %s/%s", apiVersion, kind, orStar(namespace), orStar(name))
+	what := fmt.Sprintf("%s %s %s/%s", apiVersion, kind, orAll(namespace), orAll(name))
 	g.mu.Lock()
 	if g.denied == nil {
 		g.denied = map[string]bool{}
@@ -291,7 +304,8 @@ func (r *guardedResource) Get(_ context.Context, name string, _ metav1.GetOption
 
 func (r *guardedResource) List(_ context.Context, _ metav1.ListOptions) (*unstructured.UnstructuredList, error) {
 	list := &unstructured.UnstructuredList{Object: map[string]any{"apiVersion": r.apiVersion, "kind": r.kind + "List"}}
-	// A list is allowed when a rule admits the whole namespace (no name).
+	// A list is allowed when a rule admits any name (and, for a list over
+	// every namespace, any namespace).
 	if !r.g.check(r.apiVersion, r.kind, r.namespace, "") {
 		return list, nil
 	}

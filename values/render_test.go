@@ -167,10 +167,11 @@ cms: '{{ (lookup "v1" "ConfigMap" "" "").items | len }}'
 
 func TestParseAllowRule(t *testing.T) {
 	tests := map[string]string{
-		"core/v1/Secret":                          "/v1/Secret",
-		"v1/Secret/ns/name":                       "/v1/Secret/ns/name",
-		"/v1/ConfigMap/*/x":                       "/v1/ConfigMap/*/x",
-		"helm.toolkit.fluxcd.io/*/HelmRelease":    "helm.toolkit.fluxcd.io//HelmRelease",
+		"core/v1/Secret":                          "core/v1/Secret/*/*",
+		"v1/Secret/ns/name":                       "core/v1/Secret/ns/name",
+		"core/v1/ConfigMap/*/x":                   "core/v1/ConfigMap/*/x",
+		"helm.toolkit.fluxcd.io/*/HelmRelease":    "helm.toolkit.fluxcd.io/*/HelmRelease/*/*",
+		"*/*/HelmRelease/sylva-system/*":          "*/*/HelmRelease/sylva-system/*",
 		"apps/v1/Deployment/sylva-system/coredns": "apps/v1/Deployment/sylva-system/coredns",
 	}
 	for in, want := range tests {
@@ -183,10 +184,88 @@ func TestParseAllowRule(t *testing.T) {
 			t.Errorf("ParseAllowRule(%q) = %s, want %s", in, r, want)
 		}
 	}
-	for _, bad := range []string{"Secret", "a/b/c/d", "core/v1/"} {
+	refused := map[string]string{
+		"a bare kind":                           "Secret",
+		"four fields":                           "a/b/c/d",
+		"an empty kind":                         "core/v1/",
+		"an empty group":                        "/v1/Secret",
+		"an empty namespace and name":           "core/v1/Secret//",
+		"an empty name (a variable left unset)": "core/v1/Secret/ns/",
+		"an empty namespace":                    "core/v1/Secret//name",
+	}
+	for name, bad := range refused {
 		if _, err := ParseAllowRule(bad); err == nil {
-			t.Errorf("ParseAllowRule(%q) accepted", bad)
+			t.Errorf("%s: ParseAllowRule(%q) accepted", name, bad)
+		} else if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: error is not one line: %q", name, err)
 		}
+	}
+}
+
+func TestAllowListFailsClosed(t *testing.T) {
+	objs := NewObjects(
+		map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "s", "namespace": "other"}},
+		map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": StatusConfigMap, "namespace": "other"}},
+		map[string]any{"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease", "metadata": map[string]any{"name": "hr", "namespace": "other"}},
+		map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "metadata": map[string]any{"name": "w", "namespace": "other"}},
+	)
+	vals := mustParse(t, `
+cm: '{{ lookup "v1" "ConfigMap" "other" "sylva-units-status" | dig "metadata" "name" "none" }}'
+hrs: '{{ (lookup "helm.toolkit.fluxcd.io/v2" "HelmRelease" "" "").items | len }}'
+secrets: '{{ (lookup "v1" "Secret" "" "").items | len }}'
+widgets: '{{ (lookup "example.com/v1" "Widget" "other" "").items | len }}'
+`)
+	rule := func(s string) AllowRule {
+		r, err := ParseAllowRule(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	tests := []struct {
+		name  string
+		allow []AllowRule
+		want  map[string]string
+	}{
+		{
+			name: "the default list of an empty namespace admits nothing", allow: DefaultAllowList(""),
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "0"},
+		},
+		{
+			name: "the default list of the release namespace admits its status ConfigMap", allow: DefaultAllowList("other"),
+			want: map[string]string{"cm": StatusConfigMap, "hrs": "0", "secrets": "0", "widgets": "0"},
+		},
+		{
+			name: "a rule with empty fields admits nothing", allow: []AllowRule{{Kind: "Secret"}, {Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"}},
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "0"},
+		},
+		{
+			name: "a namespace rule does not admit a list over every namespace", allow: []AllowRule{rule("core/v1/Secret/other/*")},
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "0"},
+		},
+		{
+			name: "* in every field admits a list over every namespace", allow: []AllowRule{rule("core/v1/Secret/*/*")},
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "1", "widgets": "0"},
+		},
+		{
+			name: "* in the group admits any group", allow: []AllowRule{rule("*/v1/Widget/other/*")},
+			want: map[string]string{"cm": "none", "hrs": "0", "secrets": "0", "widgets": "1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Render(context.Background(), vals, RenderOptions{Namespace: "other", Source: objs, Allow: tt.allow})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for k, v := range res.Values {
+				got[k] = v.(string)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -5,11 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/urfave/cli/v2"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
 // Exit codes, the contract of docs/cli.md.
@@ -57,7 +64,35 @@ type env struct {
 	// dir resolves relative paths given on the command line; empty means
 	// the process's working directory.
 	dir string
+	// maxInput is the size limit of every input file (--max-input-size).
+	maxInput int64
+	// requestTimeout bounds each API request (--request-timeout).
+	requestTimeout time.Duration
 }
+
+// restConfig is kube.RESTConfig with the request timeout set.
+func (e *env) restConfig(kubeconfig, context string) (*rest.Config, string, error) {
+	cfg, name, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(kubeconfig), Context: context, Getenv: e.getenv})
+	if err != nil {
+		return nil, "", err
+	}
+	cfg.Timeout = e.requestTimeout
+	return cfg, name, nil
+}
+
+// readFile reads an input file named by flag (such as "--status"): a
+// regular file within --max-input-size. The error names the flag.
+func (e *env) readFile(flag, name string) ([]byte, error) {
+	data, err := fileio.ReadFile(e.path(name), e.maxInput)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	return data, nil
+}
+
+// dirFS is the directory root given on the command line as a file system
+// that reads only regular files within --max-input-size.
+func (e *env) dirFS(root string) fs.FS { return fileio.DirFS(e.path(root), e.maxInput) }
 
 // path resolves a path given on the command line.
 func (e *env) path(p string) string {
@@ -76,9 +111,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	return runIn(ctx, "", args, stdout, stderr, getenv)
 }
 
-// runIn is run with relative paths resolved against dir.
-func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir}
+// runIn is run with relative paths resolved against dir. A panic of the
+// command is an operational error (1, one line), never a gate code.
+func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "sylva-planner: internal error: %v\n", strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
+			code = exitError
+		}
+	}()
+	// client-go logs through klog straight to the process's stderr; the
+	// commands report errors themselves, so klog is silent (the controller
+	// routes it to its JSON log).
+	klog.SetLogger(logr.Discard())
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, maxInput: fileio.DefaultMaxSize, requestTimeout: defaultRequestTimeout}
 	app := newApp(stdout, stderr)
 	if answers, ok := flagValueCompletion(app, args); ok {
 		fmt.Fprintln(stdout, strings.Join(answers, "\n"))
@@ -93,8 +139,14 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 	if err == nil {
 		return exitOK
 	}
+	if ctx.Err() != nil {
+		// A signal cancelled the work: whatever failed after it is the
+		// interruption.
+		fmt.Fprintln(stderr, "sylva-planner: interrupted")
+		return exitError
+	}
 	var ec interface{ ExitCode() int }
-	code := exitError
+	code = exitError
 	if errors.As(err, &ec) {
 		code = ec.ExitCode()
 	}
@@ -135,12 +187,28 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			versionCommand(),
 			completionCommand(),
 		},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "max-input-size", Usage: "largest input `SIZE` read from a file (bytes, or with KiB, MiB, GiB)", Value: fileio.FormatSize(fileio.DefaultMaxSize), EnvVars: []string{"SYLVA_PLANNER_MAX_INPUT_SIZE"}},
+		},
+		Before:       setLimits,
 		OnUsageError: usageError,
 	}
 	setUsageErrors(app.Commands)
 	setCompletion(app.Commands)
 	app.BashComplete = completeCommands
+	withConnectionFlags(app.Commands)
+	withRenderFlags(app.Commands)
 	return app
+}
+
+// setLimits reads the global limits into the environment of the commands.
+func setLimits(c *cli.Context) error {
+	n, err := fileio.ParseSize(c.String("max-input-size"))
+	if err != nil {
+		return withCode(exitError, fmt.Errorf("--max-input-size: %w", err))
+	}
+	envOf(c).maxInput = n
+	return nil
 }
 
 func versionString() string {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -15,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -33,7 +33,7 @@ func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	cat, err := catalog.LoadFile(os.DirFS(filepath.Dir(abs)), filepath.Base(abs))
+	cat, err := catalog.LoadFile(fileio.DirFS(filepath.Dir(abs), envOf(c).maxInput), filepath.Base(abs))
 	if err != nil {
 		return nil, fmt.Errorf("--catalog %s: %w", name, err)
 	}

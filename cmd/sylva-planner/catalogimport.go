@@ -14,6 +14,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/catalog/importer"
 	"gitlab.com/sylva-projects/sylva-planner/ci"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -152,7 +153,7 @@ func shortOrEmpty(v skew.Version) string {
 // updateCatalogFile rewrites the imported blocks of file, then checks that
 // the catalog of its directory still loads.
 func updateCatalogFile(file string, rels []catalog.Release, results []*importer.Result) error {
-	data, err := os.ReadFile(file)
+	data, err := fileio.ReadFile(file, fileio.DefaultMaxSize)
 	if err != nil {
 		return err
 	}
@@ -164,13 +165,13 @@ func updateCatalogFile(file string, rels []catalog.Release, results []*importer.
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(file, out, 0o644); err != nil {
+	if err := fileio.WriteFile(file, out, 0o644); err != nil {
 		return err
 	}
 	// The catalog of the file's directory must still load; if not, the
 	// file is put back as it was.
 	if _, err := catalog.Load(os.DirFS(filepath.Dir(file))); err != nil {
-		return errors.Join(fmt.Errorf("the updated catalog does not load, so %s was left unchanged: %w", file, err), os.WriteFile(file, data, 0o644))
+		return errors.Join(fmt.Errorf("the updated catalog does not load, so %s was left unchanged: %w", file, err), fileio.WriteFile(file, data, 0o644))
 	}
 	return nil
 }

@@ -8,13 +8,14 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/urfave/cli/v2"
+	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
 func controllerCommand() *cli.Command {
@@ -36,7 +37,8 @@ func controllerCommand() *cli.Command {
 			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}},
 			&cli.StringFlag{Name: "leader-election-namespace", Usage: "`NAMESPACE` of the Lease (default: the pod's namespace)"},
 			&cli.StringFlag{Name: "leader-election-id", Usage: "`NAME` of the Lease", Value: flux.DefaultLeaderElectionID},
-			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables", Value: ":8080", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}},
+			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables (default: :8443 with --metrics-secure, else 127.0.0.1:8080)", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}},
+			&cli.BoolFlag{Name: "metrics-secure", Usage: "serve /metrics over HTTPS to callers the API server authenticates and authorizes (get on /metrics); false serves plain HTTP", Value: true, EnvVars: []string{"SYLVA_PLANNER_METRICS_SECURE"}},
 			&cli.StringFlag{Name: "health-probe-bind-address", Usage: "`ADDRESS` serving /healthz and /readyz; 0 disables", Value: ":8081", EnvVars: []string{"SYLVA_PLANNER_HEALTH_PROBE_BIND_ADDRESS"}},
 			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}},
 			&cli.StringFlag{Name: "to", Usage: "also export the upgrade gate's gauges (sylva_planner_upgrade_blocked, …) per namespace for an upgrade from its installed release to `RELEASE`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
@@ -67,8 +69,9 @@ func controllerAction(c *cli.Context) error {
 	log := logr.FromSlogHandler(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	// controller-runtime's own packages log through its global logger.
 	ctrllog.SetLogger(log)
+	klog.SetLogger(log)
 
-	cfg, contextName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(c.String("kubeconfig")), Context: c.String("context"), Getenv: e.getenv})
+	cfg, contextName, err := e.restConfig(c.String("kubeconfig"), c.String("context"))
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -77,25 +80,48 @@ func controllerAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	ctl, err := flux.NewController(cfg, flux.ControllerOptions{
+	// Building the manager reads the API server (discovery) without a
+	// context: each request is bounded by --request-timeout, and a signal
+	// during start-up returns at once.
+	type built struct {
+		ctl *flux.Controller
+		err error
+	}
+	ch := make(chan built, 1)
+	go func() {
+		ctl, err := newController(cfg, ns, c, log, contextName, gate)
+		ch <- built{ctl, err}
+	}()
+	var b built
+	select {
+	case b = <-ch:
+	case <-c.Done():
+		return withCode(exitError, fmt.Errorf("interrupted during start-up%s", reconcileWhere(contextName)))
+	}
+	if b.err != nil {
+		return withCode(exitError, fmt.Errorf("%w%s", b.err, reconcileWhere(contextName)))
+	}
+	if err := b.ctl.Start(c.Context); err != nil {
+		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
+	}
+	return nil
+}
+
+// newController builds the controller of the command line's options.
+func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger, contextName string, gate func(skew.Version) *planner.Plan) (*flux.Controller, error) {
+	return flux.NewController(cfg, flux.ControllerOptions{
 		Namespace:               ns,
 		HelmRelease:             c.String("helmrelease"),
 		LeaderElection:          c.Bool("leader-elect"),
 		LeaderElectionID:        c.String("leader-election-id"),
 		LeaderElectionNamespace: c.String("leader-election-namespace"),
-		MetricsBindAddress:      c.String("metrics-bind-address"),
+		MetricsBindAddress:      metricsBindAddress(c.String("metrics-bind-address"), c.Bool("metrics-secure")),
+		MetricsSecure:           c.Bool("metrics-secure"),
 		HealthProbeBindAddress:  c.String("health-probe-bind-address"),
 		Logger:                  log.WithValues("context", contextName),
 		Now:                     time.Now,
 		Gate:                    gate,
 	})
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
-	}
-	if err := ctl.Start(c.Context); err != nil {
-		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
-	}
-	return nil
 }
 
 // controllerGate plans, for --to, the upgrade from a namespace's installed
@@ -120,4 +146,17 @@ func controllerGate(c *cli.Context) (func(skew.Version) *planner.Plan, error) {
 		}
 		return p
 	}, nil
+}
+
+// metricsBindAddress is --metrics-bind-address, or its default: every
+// interface for HTTPS with authentication, loopback only for plain HTTP.
+func metricsBindAddress(flag string, secure bool) string {
+	switch {
+	case flag != "":
+		return flag
+	case secure:
+		return ":8443"
+	default:
+		return "127.0.0.1:8080"
+	}
 }

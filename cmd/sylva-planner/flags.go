@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -132,4 +133,50 @@ func contextFlag(usage string) *cli.StringFlag {
 // default value, "" for none.
 func namespaceFlag(usage, value string) *cli.StringFlag {
 	return &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: usage, Value: value, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
+}
+
+// namespaceOf is -n/--namespace, refused when set empty (an empty -n or
+// SYLVA_PLANNER_NAMESPACE=): an empty namespace would mean every namespace
+// to the API, and a command must never widen what it reads by accident.
+func namespaceOf(c *cli.Context) (string, error) {
+	ns := c.String("namespace")
+	if ns == "" {
+		return "", fmt.Errorf("--namespace is empty (-n '' or SYLVA_PLANNER_NAMESPACE= set empty); give the release namespace, for example -n sylva-system, or unset SYLVA_PLANNER_NAMESPACE")
+	}
+	return ns, nil
+}
+
+// defaultRequestTimeout bounds each API request, so that a silent or
+// unreachable cluster fails instead of hanging.
+const defaultRequestTimeout = 30 * time.Second
+
+// requestTimeoutFlag is --request-timeout (SYLVA_PLANNER_REQUEST_TIMEOUT):
+// every command that takes --kubeconfig takes it (withConnectionFlags).
+func requestTimeoutFlag() *cli.DurationFlag {
+	return &cli.DurationFlag{Name: "request-timeout", Usage: "`DURATION` after which one API request fails (an unreachable or silent cluster is an error, exit 1)", Value: defaultRequestTimeout, EnvVars: []string{"SYLVA_PLANNER_REQUEST_TIMEOUT"}}
+}
+
+// withConnectionFlags adds --request-timeout to every command (and
+// subcommand) that takes --kubeconfig, and has it read into the
+// environment before the command runs.
+func withConnectionFlags(cmds []*cli.Command) {
+	for _, cmd := range cmds {
+		withConnectionFlags(cmd.Subcommands)
+		if !slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "kubeconfig") }) {
+			continue
+		}
+		cmd.Flags = append(cmd.Flags, requestTimeoutFlag())
+		before := cmd.Before
+		cmd.Before = func(c *cli.Context) error {
+			d := c.Duration("request-timeout")
+			if d <= 0 {
+				return withCode(exitError, fmt.Errorf("--request-timeout %s: want a positive duration such as 30s", d))
+			}
+			envOf(c).requestTimeout = d
+			if before != nil {
+				return before(c)
+			}
+			return nil
+		}
+	}
 }

@@ -20,7 +20,7 @@ func readInventory(e *env, cat *catalog.Catalog, dir string) (*planner.Observed,
 	if err != nil || !st.IsDir() {
 		return nil, skew.Version{}, false, fmt.Errorf("--inventory %s: not a readable directory", dir)
 	}
-	inv, err := inventory.Read(os.DirFS(root))
+	inv, err := inventory.Read(e.dirFS(dir))
 	if err != nil {
 		return nil, skew.Version{}, false, fmt.Errorf("--inventory %s: %w", dir, err)
 	}

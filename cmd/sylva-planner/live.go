@@ -16,7 +16,6 @@ import (
 	inventorykube "gitlab.com/sylva-projects/sylva-planner/inventory/kube"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
 // checkRemovedAPIs is the check of the removed-API findings.
@@ -35,7 +34,7 @@ func (o factsOptions) live(e *env) bool {
 // readFacts reads the drain and removed-API facts.
 func readFacts(ctx context.Context, e *env, o factsOptions) (*inventory.Facts, error) {
 	if o.live(e) {
-		cfg, ctxName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(o.kubeconfig), Context: o.context, Getenv: e.getenv})
+		cfg, ctxName, err := e.restConfig(o.kubeconfig, o.context)
 		if err != nil {
 			return nil, err
 		}
@@ -48,7 +47,7 @@ func readFacts(ctx context.Context, e *env, o factsOptions) (*inventory.Facts, e
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("--inventory %s: not a readable directory", o.dir)
 	}
-	f, err := inventory.Scan(os.DirFS(root), "manifests in "+filepath.ToSlash(o.dir))
+	f, err := inventory.Scan(e.dirFS(o.dir), "manifests in "+filepath.ToSlash(o.dir))
 	if err != nil {
 		return nil, fmt.Errorf("--inventory %s: %w", o.dir, err)
 	}

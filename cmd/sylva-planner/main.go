@@ -8,14 +8,54 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 )
 
+// defaultInterruptGrace is how long the work may take to stop after the
+// first SIGINT or SIGTERM before the process exits anyway; the environment
+// variable SYLVA_PLANNER_INTERRUPT_GRACE (a duration) changes it.
+const defaultInterruptGrace = 5 * time.Second
+
+func interruptGrace() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("SYLVA_PLANNER_INTERRUPT_GRACE")); err == nil && d > 0 {
+		return d
+	}
+	return defaultInterruptGrace
+}
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if startChild() {
+		// A budgeted child (budget.go): its codes are shifted so that the
+		// parent tells them from a crash.
+		code := run(context.Background(), os.Args, os.Stdout, os.Stderr, os.Getenv)
+		os.Exit(childCodeBase + code)
+	}
+	grace := interruptGrace()
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sigs
+		// The first signal cancels the work, which returns exit 1 with
+		// "interrupted"; work that does not observe the context (a long
+		// template render) is cut short after interruptGrace, and a second
+		// signal exits at once.
+		cancel()
+		select {
+		case <-sigs:
+		case <-time.After(grace):
+		}
+		fmt.Fprintln(os.Stderr, "sylva-planner: interrupted")
+		os.Exit(exitError)
+	}()
+	if commandOf(os.Args) == "values" {
+		// Templates run in a child within the render budget.
+		os.Exit(runBudgeted(os.Args, ctx.Done()))
+	}
 	code := run(ctx, os.Args, os.Stdout, os.Stderr, os.Getenv)
-	stop()
 	os.Exit(code)
 }

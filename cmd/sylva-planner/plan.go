@@ -1,17 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/urfave/cli/v2"
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -144,6 +145,12 @@ func gateAction(c *cli.Context, report bool) error {
 	}
 	e := envOf(c)
 	opts := gateOptionsOf(c)
+	if opts.metricsFile != "" {
+		// Refused before any work, written after stdout.
+		if err := fileio.CheckOutput(e.path(opts.metricsFile)); err != nil {
+			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
+		}
+	}
 	asOf, err := asOfOf(c)
 	if err != nil {
 		return withCode(exitError, err)
@@ -164,11 +171,6 @@ func gateAction(c *cli.Context, report bool) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if opts.metricsFile != "" {
-		if err := flux.WriteGateMetrics(e.path(opts.metricsFile), p); err != nil {
-			return withCode(exitGateFail, fmt.Errorf("--metrics-file: %w", err))
-		}
-	}
 	w := e.stdout
 	switch {
 	case report && opts.output == formatHTML:
@@ -179,7 +181,18 @@ func gateAction(c *cli.Context, report bool) error {
 		err = writePlan(w, p, opts.output)
 	}
 	if err != nil {
-		return withCode(exitError, err)
+		return withCode(exitError, fmt.Errorf("write the result: %w", err))
+	}
+	if opts.metricsFile != "" {
+		// Only once the result is on stdout: a failed write leaves the
+		// previous metrics in place.
+		var buf bytes.Buffer
+		if err := flux.WriteGateMetrics(&buf, p); err != nil {
+			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
+		}
+		if err := fileio.WriteFile(e.path(opts.metricsFile), buf.Bytes(), 0o644); err != nil {
+			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
+		}
 	}
 	return withCode(planExitCode(p, opts.failOn, opts.allowIncomplete), nil)
 }
@@ -219,12 +232,12 @@ func gateInput(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions) (
 	}
 	in.FromSource, in.Observed = fromSource, observed
 	if opts.suppressions != "" {
-		if in.Suppressions, err = readSuppressions(e.path(opts.suppressions)); err != nil {
+		if in.Suppressions, err = readSuppressions(e, opts.suppressions); err != nil {
 			return in, fmt.Errorf("--suppressions %s: %w", opts.suppressions, err)
 		}
 	}
 	if opts.baseline != "" {
-		if in.Baseline, err = readBaseline(e.path(opts.baseline)); err != nil {
+		if in.Baseline, err = readBaseline(e, opts.baseline); err != nil {
 			return in, fmt.Errorf("--baseline %s: %w", opts.baseline, err)
 		}
 	}
@@ -238,7 +251,7 @@ func installedRelease(c *cli.Context, e *env, opts gateOptions) (skew.Version, s
 		return skew.Version{}, "", errors.New("--from is required (or --status FILE / --kubeconfig to read the installed release), for example: sylva-planner plan --from 1.4 --to 1.6")
 	}
 	o := opts.live
-	o.file = opts.statusFile
+	o.file, o.fileFlag = opts.statusFile, "--status"
 	obs, err := statusObservation(c.Context, e, o)
 	if err != nil {
 		return skew.Version{}, "", err
@@ -262,8 +275,8 @@ type suppressionsFile struct {
 	} `json:"suppressions"`
 }
 
-func readSuppressions(path string) ([]planner.Suppression, error) {
-	data, err := os.ReadFile(path)
+func readSuppressions(e *env, name string) ([]planner.Suppression, error) {
+	data, err := fileio.ReadFile(e.path(name), e.maxInput)
 	if err != nil {
 		return nil, err
 	}
@@ -287,8 +300,8 @@ func readSuppressions(path string) ([]planner.Suppression, error) {
 	return out, nil
 }
 
-func readBaseline(path string) ([]planner.Finding, error) {
-	data, err := os.ReadFile(path)
+func readBaseline(e *env, name string) ([]planner.Finding, error) {
+	data, err := fileio.ReadFile(e.path(name), e.maxInput)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
@@ -121,7 +121,7 @@ func pruneAuditAction(c *cli.Context) error {
 			return chartResolver(c.Context, e.path(opts.chart), opts.chart, files)
 		}
 	}
-	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return os.ReadFile(e.path(name)) }, resolve)
+	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return fileio.ReadFile(e.path(name), e.maxInput) }, resolve)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -191,6 +191,10 @@ func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(stri
 		}
 		return nil, err
 	}
+	if merged, err := units.Merge(files...); err == nil && merged["units"] == nil {
+		// An empty or unrelated file would otherwise audit as "nothing to prune".
+		return nil, fmt.Errorf("-f %s: no `units:` map, so these are not the sylva-units values; pass the chart's charts/sylva-units/values.yaml (and its overrides)", strings.Join(opts.files, ", "))
+	}
 	return report, nil
 }
 
@@ -200,7 +204,7 @@ func printSchemaPatch(w io.Writer, schemaFile string, path func(string) string) 
 		_, err := io.WriteString(w, units.SchemaPatch)
 		return err
 	}
-	data, err := os.ReadFile(path(schemaFile))
+	data, err := fileio.ReadFile(path(schemaFile), fileio.DefaultMaxSize)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("read schema (check the --schema path): %w", err))
 	}

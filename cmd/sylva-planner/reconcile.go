@@ -14,12 +14,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
-
-// reconcileRequestTimeout bounds each API request of reconcile, so that an
-// unreachable cluster fails instead of hanging.
-const reconcileRequestTimeout = 30 * time.Second
 
 func reconcileCommand() *cli.Command {
 	return &cli.Command{
@@ -78,14 +73,11 @@ func reconcileAction(c *cli.Context) error {
 }
 
 func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
-	cfg, contextName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(o.kubeconfig), Context: o.context, Getenv: e.getenv})
+	cfg, contextName, err := e.restConfig(o.kubeconfig, o.context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	where := reconcileWhere(contextName)
-	if cfg.Timeout == 0 {
-		cfg.Timeout = reconcileRequestTimeout
-	}
 	cfg.UserAgent = "sylva-planner/" + version
 	cl, err := client.New(cfg, client.Options{Scheme: flux.Scheme()})
 	if err != nil {
@@ -101,12 +93,13 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 	target := flux.Target{Namespace: o.namespace, HelmRelease: o.helmRelease}
 
 	start := time.Now()
+	parent, waitCtx := ctx, ctx
 	if o.wait {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, o.timeout)
+		waitCtx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
-	res, err := a.Drive(ctx, target, flux.DriveOptions{
+	res, err := a.Drive(waitCtx, target, flux.DriveOptions{
 		Wait:       o.wait,
 		Interval:   o.interval,
 		OnDecision: func(r flux.Result) { printDecision(e.stdout, e.stderr, r, o.dryRun) },
@@ -119,13 +112,18 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 		},
 	})
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
+	case err == nil:
+	case parent.Err() != nil:
+		// A signal: an operational interruption, not a gate result.
+		return withCode(exitError, fmt.Errorf("interrupted%s", where))
+	case o.wait && errors.Is(err, context.DeadlineExceeded):
+		// Only --wait running out of --timeout is "the pass did not
+		// finish"; without --wait, a request timing out is an unreachable
+		// cluster.
 		return withCode(exitBlocked, fmt.Errorf("timed out after %s (--timeout %s)%s: %w", time.Since(start).Round(time.Second), o.timeout, where, err))
 	case errors.Is(err, flux.ErrPassFailed):
 		return withCode(exitBlocked, fmt.Errorf("namespace %s%s: %w", o.namespace, where, err))
-	case errors.Is(err, context.Canceled):
-		return withCode(exitBlocked, fmt.Errorf("interrupted while waiting%s: %w", where, err))
-	case err != nil:
+	default:
 		return withCode(exitError, fmt.Errorf("namespace %s%s: %w", o.namespace, where, err))
 	}
 	if o := res.Decision.Outcome; o == flux.OutcomeMissing || o == flux.OutcomeInvalid {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -33,6 +34,12 @@ func TestScripts(t *testing.T) {
 				if code == 0 && neg {
 					ts.Fatalf("sylva-planner succeeded unexpectedly")
 				}
+			},
+			"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 1 || neg {
+					ts.Fatalf("usage: mkfifo PATH")
+				}
+				ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
 			},
 			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 1 || neg {

@@ -34,6 +34,7 @@ func prodNamespaces(c *cli.Context) []string {
 // statusOptions say where the status is read from.
 type statusOptions struct {
 	file        string // offline input; empty for a live cluster
+	fileFlag    string // the flag that names file: --file (default) or --status
 	kubeconfig  string
 	context     string
 	namespace   string

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -69,17 +68,21 @@ func statusOptionsOf(c *cli.Context) (statusOptions, error) {
 // the cluster o names.
 func statusObservation(ctx context.Context, e *env, o statusOptions) (status.Observation, error) {
 	if o.file != "" {
-		data, err := os.ReadFile(e.path(o.file))
+		flag := o.fileFlag
+		if flag == "" {
+			flag = "--file"
+		}
+		data, err := e.readFile(flag, o.file)
 		if err != nil {
-			return status.Observation{}, fmt.Errorf("--file: %w", err)
+			return status.Observation{}, err
 		}
 		obs, err := status.DecodeObservation(data, o.helmRelease)
 		if err != nil {
-			return status.Observation{}, fmt.Errorf("--file %s: %w", o.file, err)
+			return status.Observation{}, fmt.Errorf("%s %s: %w", flag, o.file, err)
 		}
 		return obs, nil
 	}
-	cfg, ctxName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(o.kubeconfig), Context: o.context, Getenv: e.getenv})
+	cfg, ctxName, err := e.restConfig(o.kubeconfig, o.context)
 	if err != nil {
 		return status.Observation{}, err
 	}

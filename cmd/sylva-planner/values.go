@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -77,7 +78,7 @@ func valuesCommand() *cli.Command {
 					nsFlag,
 					&cli.StringFlag{Name: "kube-version", Usage: "Kubernetes `VERSION` for .Capabilities.KubeVersion (default: the management minor of --to)"},
 					&cli.StringFlag{Name: "to", Usage: "Sylva release whose management Kubernetes minor is the default --kube-version (default: the newest)"},
-					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * matches anything; repeatable)"},
+					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * is the only wildcard, in any segment; an empty segment is an error; repeatable)"},
 					outputFlag(formatYAML, formatJSON),
 					catalogFlag(),
 				},
@@ -159,9 +160,9 @@ func valuesGenerateAction(c *cli.Context) error {
 func readValuesFiles(c *cli.Context) ([]values.File, error) {
 	var out []values.File
 	for _, name := range c.StringSlice("values") {
-		data, err := os.ReadFile(envOf(c).path(name))
+		data, err := envOf(c).readFile("-f", name)
 		if err != nil {
-			return nil, fmt.Errorf("read values: %w", err)
+			return nil, err
 		}
 		out = append(out, values.File{Name: name, Data: data})
 	}
@@ -190,7 +191,11 @@ func valuesRenderAction(c *cli.Context) error {
 		}
 		docs = append(docs, d)
 	}
-	opts := values.RenderOptions{Namespace: c.String("namespace")}
+	ns, err := namespaceOf(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	opts := values.RenderOptions{Namespace: ns}
 	if opts.KubeVersion, err = renderKubeVersion(c); err != nil {
 		return withCode(exitError, err)
 	}
@@ -307,13 +312,17 @@ func lookupSource(c *cli.Context) (values.Source, error) {
 		return nil, errors.New("give either --status/--object files or --kubeconfig/--context, not both")
 	}
 	if live {
-		return newLiveSource(c.String("kubeconfig"), c.String("context"))
+		return newLiveSource(c.String("kubeconfig"), c.String("context"), envOf(c).requestTimeout)
 	}
 	src := values.NewObjects()
 	for _, name := range files {
-		data, err := os.ReadFile(envOf(c).path(name))
+		flag := "--object"
+		if name == c.String("status") {
+			flag = "--status"
+		}
+		data, err := envOf(c).readFile(flag, name)
 		if err != nil {
-			return nil, fmt.Errorf("read objects: %w", err)
+			return nil, err
 		}
 		objs, err := values.ParseObjects(data)
 		if err != nil {
@@ -330,13 +339,14 @@ type liveSource struct {
 	mapper meta.RESTMapper
 }
 
-func newLiveSource(kubeconfig, context string) (*liveSource, error) {
+func newLiveSource(kubeconfig, context string, timeout time.Duration) (*liveSource, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = kubeconfig
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
+	cfg.Timeout = timeout
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster client: %w", err)

@@ -110,9 +110,9 @@ func offlineFacts(e *env, statusFile, dir string, rules []inventory.Rule) (ci.Fa
 	if statusFile == "" || dir == "" {
 		return f, fmt.Errorf("offline verification needs both --status FILE and --inventory DIR")
 	}
-	data, err := os.ReadFile(e.path(statusFile))
+	data, err := e.readFile("--status", statusFile)
 	if err != nil {
-		return f, fmt.Errorf("--status: %w", err)
+		return f, err
 	}
 	obs, err := status.DecodeObservation(data, status.DefaultHelmRelease)
 	if err != nil {
@@ -123,7 +123,7 @@ func offlineFacts(e *env, statusFile, dir string, rules []inventory.Rule) (ci.Fa
 	if st, err := os.Stat(root); err != nil || !st.IsDir() {
 		return f, fmt.Errorf("--inventory %s: not a readable directory", dir)
 	}
-	inv, err := inventory.Read(os.DirFS(root))
+	inv, err := inventory.Read(e.dirFS(dir))
 	if err != nil {
 		return f, fmt.Errorf("--inventory %s: %w", dir, err)
 	}
@@ -150,7 +150,7 @@ func offlineFacts(e *env, statusFile, dir string, rules []inventory.Rule) (ci.Fa
 // liveFacts reads the status, the Nodes and the workloads' images.
 func liveFacts(ctx context.Context, e *env, o statusOptions, rules []inventory.Rule) (ci.Facts, error) {
 	f := ci.Facts{Components: map[string]skew.Version{}}
-	cfg, ctxName, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(o.kubeconfig), Context: o.context, Getenv: e.getenv})
+	cfg, ctxName, err := e.restConfig(o.kubeconfig, o.context)
 	if err != nil {
 		return f, err
 	}

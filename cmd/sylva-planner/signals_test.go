@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// silentAPIServer is a TCP listener that accepts connections and never
+// answers, as a hung API server does; it returns a kubeconfig pointing at
+// it.
+func silentAPIServer(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: silent
+  cluster: {server: "http://`+l.Addr().String()+`"}
+contexts:
+- name: silent
+  context: {cluster: silent, user: u}
+current-context: silent
+users:
+- name: u
+  user: {token: x}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig
+}
+
+// runBounded runs the application in-process and fails the test if it has
+// not returned after limit (a hang guard, far above what the run needs).
+func runBounded(t *testing.T, ctx context.Context, limit time.Duration, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- runIn(ctx, "", append([]string{"sylva-planner"}, args...), &out, &errOut, func(string) string { return "" })
+	}()
+	select {
+	case code := <-done:
+		return code, out.String(), errOut.String()
+	case <-time.After(limit):
+		t.Fatalf("sylva-planner %s still running after %s", strings.Join(args, " "), limit)
+		return 0, "", ""
+	}
+}
+
+// TestASilentAPIServerIsAnOperationalError runs the commands that read a
+// cluster against an API server that never answers: each request times out
+// (--request-timeout) and the command exits 1 with one line, not 2.
+func TestASilentAPIServerIsAnOperationalError(t *testing.T) {
+	kubeconfig := silentAPIServer(t)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{name: "reconcile without --wait exits 1", args: []string{"reconcile", "-n", "sylva-system"}},
+		{name: "status exits 1", args: []string{"status", "-n", "sylva-system"}},
+		{name: "values render exits 1", args: []string{"values", "render", "-f", "testdata/lookup-values.yaml"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(slices.Clone(tt.args), "--kubeconfig", kubeconfig, "--request-timeout", "1s")
+			code, out, errOut := runBounded(t, context.Background(), 60*time.Second, args...)
+			if code != exitError || strings.Count(errOut, "\n") != 1 || out != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1 and one line", code, out, errOut)
+			}
+		})
+	}
+}
+
+// TestTheControllerStopsWhenCancelledDuringStartUp cancels the controller
+// while it starts against a silent API server, whose requests would only
+// time out after ten minutes: it returns exit 1, "interrupted".
+func TestTheControllerStopsWhenCancelledDuringStartUp(t *testing.T) {
+	kubeconfig := silentAPIServer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	code, _, errOut := runBounded(t, ctx, 60*time.Second, "controller", "-n", "sylva-system", "--kubeconfig", kubeconfig,
+		"--request-timeout", "10m", "--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+	if code != exitError || !strings.Contains(errOut, "interrupted") {
+		t.Errorf("exit %d, stderr %q; want 1, interrupted", code, errOut)
+	}
+}
+
+// TestSignalsStopTheProcess runs the binary against a silent API server and
+// signals it: the first SIGTERM exits 1 with "interrupted" on one line; a
+// process that ignores the first signal's cancellation is stopped by a
+// second one at once.
+func TestSignalsStopTheProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	kubeconfig := silentAPIServer(t)
+	tests := []struct {
+		name    string
+		args    []string
+		signals int
+		grace   string
+	}{
+		{name: "SIGTERM stops reconcile waiting on a silent API server", args: []string{"reconcile", "-n", "sylva-system"}, signals: 1},
+		{name: "SIGTERM stops the controller starting against a silent API server", args: []string{"controller", "-n", "sylva-system", "--metrics-bind-address", "0", "--health-probe-bind-address", "0"}, signals: 1},
+		// With an hour of grace, only the second signal can end the process
+		// before the hang guard.
+		{name: "a second SIGTERM exits at once", args: []string{"reconcile", "-n", "sylva-system"}, signals: 2, grace: "1h"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var errOut bytes.Buffer
+			cmd := exec.Command(bin, append(tt.args, "--kubeconfig", kubeconfig, "--request-timeout", "10m")...)
+			cmd.Stderr = &errOut
+			cmd.Env = append(os.Environ(), "SYLVA_PLANNER_INTERRUPT_GRACE="+tt.grace)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			time.Sleep(time.Second)
+			for range tt.signals {
+				_ = cmd.Process.Signal(syscall.SIGTERM)
+				time.Sleep(200 * time.Millisecond) // two signals sent together would merge into one
+			}
+			select {
+			case err := <-done:
+				t.Logf("exit: %v", err) // the exit code is checked below
+			case <-time.After(60 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("still running a minute after SIGTERM; stderr %q", errOut.String())
+			}
+			if code := cmd.ProcessState.ExitCode(); code != exitError || !strings.Contains(errOut.String(), "sylva-planner: interrupted") {
+				t.Errorf("exit %d, stderr %q; want 1, interrupted", code, errOut.String())
+			}
+		})
+	}
+}
+
+func TestMetricsBindAddressDefaultsToLoopbackForPlainHTTP(t *testing.T) {
+	tests := []struct {
+		name, flag string
+		secure     bool
+		want       string
+	}{
+		{name: "secure metrics listen on every interface, behind authentication", secure: true, want: ":8443"},
+		{name: "plain HTTP metrics listen on loopback only", want: "127.0.0.1:8080"},
+		{name: "an explicit address wins", flag: ":9090", want: ":9090"},
+		{name: "0 disables metrics", flag: "0", secure: true, want: "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := metricsBindAddress(tt.flag, tt.secure); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// buildBinary builds the binary once per test run (the values commands
+// re-execute it as their budgeted child, which the test binary cannot be).
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "sylva-planner-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "sylva-planner")
+		build := exec.Command("go", "build", "-o", binPath, ".")
+		build.Stderr = os.Stderr
+		binErr = build.Run()
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}

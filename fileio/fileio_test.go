@@ -1,0 +1,155 @@
+package fileio
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// fixture makes a directory holding a regular file, a symlink to it, a
+// FIFO, a symlink to /dev/zero and a file over a 64-byte limit.
+func fixture(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("a: 1\n"), 0o644))
+	must(os.Symlink("ok.yaml", filepath.Join(dir, "link.yaml")))
+	must(syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o644))
+	must(os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")))
+	must(os.WriteFile(filepath.Join(dir, "big.yaml"), []byte(strings.Repeat("x", 65)), 0o644))
+	return dir
+}
+
+func TestReadFileReadsOnlyRegularFilesUnderTheLimit(t *testing.T) {
+	dir := fixture(t)
+	tests := []struct {
+		name, file string
+		want       error // nil: reads "a: 1\n"
+	}{
+		{name: "a regular file is read", file: "ok.yaml"},
+		{name: "a symlink to a regular file is read", file: "link.yaml"},
+		{name: "a FIFO is refused without blocking", file: "fifo.yaml", want: ErrNotRegular},
+		{name: "a symlink to /dev/zero is refused", file: "zero.yaml", want: ErrNotRegular},
+		{name: "a directory is refused", file: ".", want: ErrNotRegular},
+		{name: "a file over the limit is refused", file: "big.yaml", want: ErrTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			check := func(how string, data []byte, err error) {
+				t.Helper()
+				if tt.want == nil {
+					if err != nil || string(data) != "a: 1\n" {
+						t.Errorf("%s: %q, %v", how, data, err)
+					}
+					return
+				}
+				if !errors.Is(err, tt.want) {
+					t.Fatalf("%s: error %v, want %v", how, err, tt.want)
+				}
+				if strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), filepath.Base(filepath.Join(dir, tt.file))) {
+					t.Errorf("%s: error is not one line naming the file: %q", how, err)
+				}
+			}
+			data, err := ReadFile(filepath.Join(dir, tt.file), 64)
+			check("ReadFile", data, err)
+			data, err = fs.ReadFile(DirFS(dir, 64), tt.file)
+			check("DirFS", data, err)
+		})
+	}
+}
+
+func TestReadFileDefaultLimitIs16MiB(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(name, make([]byte, 16<<20+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadFile(name, 0); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "16 MiB") || !strings.Contains(err.Error(), LimitFlag) {
+		t.Errorf("error %v, want the 16 MiB limit and %s named", err, LimitFlag)
+	}
+	if _, err := ReadFile(name, 17<<20); err != nil {
+		t.Errorf("a raised limit: %v", err)
+	}
+}
+
+func TestWriteFileReplacesOnlyRegularFiles(t *testing.T) {
+	dir := fixture(t)
+	tests := []struct {
+		name, file string
+		refused    bool
+		changed    string // the file that holds the new content
+	}{
+		{name: "a new path is written", file: "new.prom", changed: "new.prom"},
+		{name: "a regular file is replaced", file: "ok.yaml", changed: "ok.yaml"},
+		{name: "a symlink's target is replaced, the link kept", file: "link.yaml", changed: "ok.yaml"},
+		{name: "a FIFO is refused", file: "fifo.yaml", refused: true},
+		{name: "a symlink to a device is refused", file: "zero.yaml", refused: true},
+		{name: "/dev/null is refused", file: "/dev/null", refused: true},
+		{name: "a directory is refused", file: ".", refused: true},
+		{name: "a path in a missing directory is refused", file: "missing/x.prom", refused: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := tt.file
+			if !filepath.IsAbs(name) {
+				name = filepath.Join(dir, name)
+			}
+			err := WriteFile(name, []byte("new\n"), 0o644)
+			if tt.refused {
+				if err == nil {
+					t.Fatal("written")
+				}
+				if strings.Contains(err.Error(), "\n") {
+					t.Errorf("error is not one line: %q", err)
+				}
+				if cerr := CheckOutput(name); cerr == nil {
+					t.Error("CheckOutput accepts it")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := os.ReadFile(filepath.Join(dir, tt.changed)); string(got) != "new\n" {
+				t.Errorf("%s holds %q", tt.changed, got)
+			}
+			if st, err := os.Lstat(name); err != nil || (tt.file == "link.yaml") != (st.Mode()&fs.ModeSymlink != 0) {
+				t.Errorf("%s: mode %v, %v", tt.file, st.Mode(), err)
+			}
+		})
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+	if st, err := os.Stat("/dev/null"); err != nil || st.Mode()&fs.ModeCharDevice == 0 {
+		t.Errorf("/dev/null changed: %v %v", st, err)
+	}
+}
+
+func TestParseSize(t *testing.T) {
+	good := map[string]int64{"16MiB": 16 << 20, "64 MiB": 64 << 20, "1GiB": 1 << 30, "4096": 4096, "2KiB": 2048}
+	for in, want := range good {
+		if got, err := ParseSize(in); err != nil || got != want {
+			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+		if got, _ := ParseSize(FormatSize(want)); got != want {
+			t.Errorf("FormatSize(%d) = %q does not parse back", want, FormatSize(want))
+		}
+	}
+	for _, bad := range []string{"", "0", "-1", "16MB", "x", "99999999999GiB"} {
+		if _, err := ParseSize(bad); err == nil {
+			t.Errorf("ParseSize(%q) accepted", bad)
+		}
+	}
+}
