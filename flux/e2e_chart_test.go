@@ -154,11 +154,13 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 		return len(k.passes()) >= 1
 	})
 
-	cl, err := client.New(cfg, client.Options{})
+	cl, err := client.New(cfg, client.Options{Scheme: flux.Scheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &flux.Applier{Reader: cl, Writer: cl, Now: time.Now}
+	rec := flux.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
+	defer rec.Close()
+	a := &flux.Applier{Reader: cl, Writer: cl, Recorder: rec, Now: time.Now}
 	var decisions []string
 	res, err := a.Drive(ctx, flux.Target{Namespace: ns}, flux.DriveOptions{
 		Wait: true, Interval: time.Second,
