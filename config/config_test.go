@@ -100,7 +100,7 @@ func TestTheShippedControllerPassesItsOwnDrainCheck(t *testing.T) {
 		t.Fatalf("kustomize build default has no controller Deployment and PodDisruptionBudget")
 	}
 	for _, it := range availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: []string{"*"}}) {
-		t.Errorf("drain check on config/default: %s %s: %s", it.Finding.Code, it.Object, it.Finding.Message)
+		t.Errorf("drain check on config/default: %s %s: %s", it.Code, it.Object, it.Message)
 	}
 }
 

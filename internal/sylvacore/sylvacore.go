@@ -124,7 +124,7 @@ func Repo(t testing.TB) string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer os.RemoveAll(tmp)
+		defer func() { _ = os.RemoveAll(tmp) }()
 		if _, err := git("", "clone", "--quiet", "--bare", bundle, tmp); err != nil {
 			t.Fatalf("clone %s: %v", bundle, err)
 		}
@@ -159,7 +159,7 @@ func extract(repo, commit, dir string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer func() { _ = os.RemoveAll(tmp) }()
 	archive := exec.Command("git", "-C", repo, "archive", "--format=tar", commit)
 	untar := exec.Command("tar", "-x", "-C", tmp)
 	pipe, err := archive.StdoutPipe()
