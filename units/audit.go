@@ -363,7 +363,7 @@ func reverseDeps(v *Values) map[string][]edge {
 		}
 		seen := map[string]int{}
 		for _, d := range u.DependsOn {
-			if d.Unit == u.Name || !(d.When.IsTrue() || d.When.IsTemplate()) {
+			if d.Unit == u.Name || (!d.When.IsTrue() && !d.When.IsTemplate()) {
 				continue
 			}
 			e := edge{from: u.Name, key: d.Key}

@@ -91,12 +91,6 @@ func loadBundleChart(t testing.TB, ref string) *chart.Chart {
 	return ch
 }
 
-// loadBundleMainChart loads the sylva-units chart of the bundle's main.
-func loadBundleMainChart(t testing.TB) *chart.Chart {
-	t.Helper()
-	return loadBundleChart(t, "main")
-}
-
 // renderWholeChart renders the whole chart as helm-controller would (schema
 // validation skipped, see docs/values.md), with lookup served from objs,
 // and returns the rendered objects.
@@ -181,15 +175,18 @@ type overlayTransition struct {
 func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
 	for _, tr := range []overlayTransition{
 		{ref: "main", from: "1.2", to: "1.4", passes: 2, widen: [2]string{
-			"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n"}},
+			"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n",
+		}},
 		{ref: "1.3.10", from: "1.1", to: "1.3", passes: 2, widen: [2]string{
-			"  - release: \"1.3\"\n    upgrade_from: [\"1.2\"]\n", "  - release: \"1.3\"\n    upgrade_from: [\"1.1\", \"1.2\"]\n"}},
+			"  - release: \"1.3\"\n    upgrade_from: [\"1.2\"]\n", "  - release: \"1.3\"\n    upgrade_from: [\"1.1\", \"1.2\"]\n",
+		}},
 	} {
 		t.Run(tr.ref, func(t *testing.T) { runOverlayTransition(t, tr) })
 	}
 }
 
 func runOverlayTransition(t *testing.T, tr overlayTransition) {
+	t.Helper()
 	ch := loadBundleChart(t, tr.ref)
 	in := planner.Input{Catalog: editedCatalog(t, tr.widen), From: skew.MustParse(tr.from), To: skew.MustParse(tr.to), FromSource: "flag", ToolVersion: "test"}
 	g, err := GenerateFor(in, &TargetChart{Name: tr.ref, Values: ch.Values})

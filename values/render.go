@@ -2,7 +2,6 @@ package values
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -148,35 +147,6 @@ func Render(ctx context.Context, vals map[string]any, opts RenderOptions) (*Resu
 		Templates: len(slots),
 		Warnings:  r.guard.warnings(),
 	}, nil
-}
-
-// renderEach renders the gotpl strings of vals one by one when rendering
-// them together fails, so that every failing string is reported. It
-// returns the rendered text by path and the errors by path.
-func renderEach(ctx context.Context, vals map[string]any, opts RenderOptions) (map[string]string, map[string]*TemplateError, []string) {
-	slots := gotplSlots(vals, "values", nil)
-	r := newRenderer(ctx, deepCopy(vals), opts)
-	got := map[string]string{}
-	errs := map[string]*TemplateError{}
-	if out, err := r.render(slots); err == nil {
-		for i, s := range slots {
-			got[s.path] = out[i]
-		}
-		return got, errs, r.guard.warnings()
-	}
-	for _, s := range slots {
-		out, err := r.render([]slot{s})
-		var te *TemplateError
-		switch {
-		case err == nil:
-			got[s.path] = out[0]
-		case errors.As(err, &te):
-			errs[s.path] = te
-		default:
-			errs[s.path] = &TemplateError{Path: s.path, Reason: err.Error()}
-		}
-	}
-	return got, errs, r.guard.warnings()
 }
 
 type renderer struct {
