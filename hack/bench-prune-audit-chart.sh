@@ -15,22 +15,9 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$root"
 
-if [[ -n ${SYLVA_CORE_DIR:-} ]]; then
-  chart=$SYLVA_CORE_DIR/charts/sylva-units
-else
-  bundle=
-  for d in "$root" "$root/.." "$root/../.." "$root/../../.."; do
-    if [[ -f $d/shared/sylva-core/sylva-core.bundle ]]; then bundle=$d/shared/sylva-core/sylva-core.bundle; break; fi
-  done
-  if [[ -z $bundle ]]; then
-    echo "no sylva-core: set SYLVA_CORE_DIR or put the bundle at ../shared/sylva-core/sylva-core.bundle" >&2
-    exit 1
-  fi
-  git clone -q --bare "$bundle" "$work/sylva-core.git"
-  mkdir -p "$work/tree"
-  git -C "$work/sylva-core.git" archive main charts/sylva-units | tar -x -C "$work/tree"
-  chart=$work/tree/charts/sylva-units
-fi
+# shellcheck source=hack/sylvacore.sh
+source "$root/hack/sylvacore.sh"
+chart=$(sylvacore_chart)
 
 go build -o "$work/sylva-planner" ./cmd/sylva-planner
 
