@@ -110,14 +110,9 @@ const (
 // pre-release version and one carrying a branch name. It compares each
 // render with the plan's values and lints the template text.
 func Check(ctx context.Context, in CheckInput) (*Report, error) {
-	plan, err := planner.Compute(in.Plan)
+	plan, rep, err := planAndReport(in.Plan)
 	if err != nil {
-		return nil, fmt.Errorf("check values: %w", err)
-	}
-	rep := &Report{
-		APIVersion: planner.APIVersion, Kind: ReportKind,
-		Metadata: ReportMetadata{ToolVersion: in.Plan.ToolVersion, CatalogVersion: in.Plan.Catalog.Version},
-		From:     in.Plan.From.String(), To: in.Plan.To.String(),
+		return nil, err
 	}
 	var vals map[string]any
 	if len(in.Files) == 0 {
@@ -539,4 +534,18 @@ func scenarioMessage(e *TemplateError, scenario string) string {
 		return e.Reason
 	}
 	return fmt.Sprintf("%s (%s)", e.Reason, scenario)
+}
+
+// planAndReport computes the plan a check compares with, and the report
+// header both checks share.
+func planAndReport(in planner.Input) (*planner.Plan, *Report, error) {
+	plan, err := planner.Compute(in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("check values: %w", err)
+	}
+	return plan, &Report{
+		APIVersion: planner.APIVersion, Kind: ReportKind,
+		Metadata: ReportMetadata{ToolVersion: in.ToolVersion, CatalogVersion: in.Catalog.Version},
+		From:     in.From.String(), To: in.To.String(),
+	}, nil
 }

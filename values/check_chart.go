@@ -71,16 +71,11 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	if in.Chart == nil {
 		return nil, errors.New("check values on a chart: no chart")
 	}
-	plan, err := planner.Compute(in.Plan)
+	plan, rep, err := planAndReport(in.Plan)
 	if err != nil {
-		return nil, fmt.Errorf("check values: %w", err)
+		return nil, err
 	}
-	rep := &Report{
-		APIVersion: planner.APIVersion, Kind: ReportKind,
-		Metadata: ReportMetadata{ToolVersion: in.Plan.ToolVersion, CatalogVersion: in.Plan.Catalog.Version},
-		From:     in.Plan.From.String(), To: in.Plan.To.String(),
-		Chart: in.Chart.Name() + " " + in.Chart.Version(),
-	}
+	rep.Chart = in.Chart.Name() + " " + in.Chart.Version()
 	files := append([]File(nil), in.Files...)
 	for _, f := range in.Files {
 		rep.Values = append(rep.Values, f.Name)

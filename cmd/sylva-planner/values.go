@@ -199,40 +199,25 @@ func valuesRenderAction(c *cli.Context) error {
 	if opts.KubeVersion, err = renderKubeVersion(c); err != nil {
 		return withCode(exitError, err)
 	}
-	opts.Allow = values.DefaultAllowList(opts.Namespace)
-	for _, s := range c.StringSlice("allow-lookup") {
-		r, err := values.ParseAllowRule(s)
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("--allow-lookup: %w", err))
-		}
-		opts.Allow = append(opts.Allow, r)
-	}
-	if opts.Source, err = lookupSource(c); err != nil {
-		return withCode(exitError, err)
+	if opts.Allow, opts.Source, err = lookupOptions(c, ns); err != nil {
+		return err
 	}
 	res, err := values.Render(c.Context, values.Merge(docs...), opts)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("values render: %w", err))
 	}
-	for _, w := range res.Warnings {
-		fmt.Fprintf(envOf(c).stderr, "warning: %s\n", w)
-	}
-	if outputOf(c) == formatJSON {
-		err = values.WriteJSON(envOf(c).stdout, res.Values)
-	} else {
-		err = values.WriteYAML(envOf(c).stdout, res.Values)
-	}
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	return nil
+	return writeRendered(c, res.Values, res.Warnings)
 }
 
 // valuesRenderChart is `values render --chart`: the chart's own
 // interpretation of the values, read from its sylva-units-values Secret.
 func valuesRenderChart(c *cli.Context, files []values.File) error {
+	ns, err := namespaceOf(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
 	opts := values.ChartOptions{
-		Namespace:            c.String("namespace"),
+		Namespace:            ns,
 		KubeVersion:          c.String("kube-version"),
 		SkipSchemaValidation: c.Bool("skip-schema-validation"),
 		Validate:             c.Bool("validate"),
@@ -240,17 +225,8 @@ func valuesRenderChart(c *cli.Context, files []values.File) error {
 	if opts.KubeVersion != "" && !values.ValidKubeVersion(opts.KubeVersion) {
 		return withCode(exitError, fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion))
 	}
-	opts.Allow = values.DefaultAllowList(opts.Namespace)
-	for _, s := range c.StringSlice("allow-lookup") {
-		r, err := values.ParseAllowRule(s)
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("--allow-lookup: %w", err))
-		}
-		opts.Allow = append(opts.Allow, r)
-	}
-	var err error
-	if opts.Source, err = lookupSource(c); err != nil {
-		return withCode(exitError, err)
+	if opts.Allow, opts.Source, err = lookupOptions(c, ns); err != nil {
+		return err
 	}
 	// The chart's interpretation allocates heavily and briefly: a larger
 	// heap between collections costs some memory (still a fraction of
@@ -261,13 +237,39 @@ func valuesRenderChart(c *cli.Context, files []values.File) error {
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("values render --chart %s: %w", c.String("chart"), err))
 	}
-	for _, w := range res.Warnings {
+	return writeRendered(c, res.Values, res.Warnings)
+}
+
+// lookupOptions is what `lookup` may read (the default allow list of the
+// namespace and every --allow-lookup) and where it reads it from, shared
+// by both renderings.
+func lookupOptions(c *cli.Context, ns string) ([]values.AllowRule, values.Source, error) {
+	allow := values.DefaultAllowList(ns)
+	for _, s := range c.StringSlice("allow-lookup") {
+		r, err := values.ParseAllowRule(s)
+		if err != nil {
+			return nil, nil, withCode(exitError, fmt.Errorf("--allow-lookup: %w", err))
+		}
+		allow = append(allow, r)
+	}
+	src, err := lookupSource(c)
+	if err != nil {
+		return nil, nil, withCode(exitError, err)
+	}
+	return allow, src, nil
+}
+
+// writeRendered prints the warnings on stderr and the rendered values in
+// the -o format on stdout.
+func writeRendered(c *cli.Context, vals map[string]any, warnings []string) error {
+	for _, w := range warnings {
 		fmt.Fprintf(envOf(c).stderr, "warning: %s\n", w)
 	}
+	var err error
 	if outputOf(c) == formatJSON {
-		err = values.WriteJSON(envOf(c).stdout, res.Values)
+		err = values.WriteJSON(envOf(c).stdout, vals)
 	} else {
-		err = values.WriteYAML(envOf(c).stdout, res.Values)
+		err = values.WriteYAML(envOf(c).stdout, vals)
 	}
 	if err != nil {
 		return withCode(exitError, err)
