@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -122,7 +121,7 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	repoURL, tgz := serveChart(t, tree.Chart())
 	readyHelmChartFor(t, ctx, dyn, ns, repoURL, tgz)
 	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
-	runController(t, kubeconfig, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=info")
+	kubetest.RunController(t, kubeconfig, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=info")
 
 	hr := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
@@ -470,43 +469,6 @@ func readyHelmChartFor(t *testing.T, ctx context.Context, dyn dynamic.Interface,
 	if _, err := dyn.Resource(chartHelmCharts).Namespace(ns).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
 		t.Fatalf("set the HelmChart status: %v", err)
 	}
-}
-
-// runController runs a controller binary until the test ends, with its
-// logs in the test's temporary directory (their end shown on failure).
-func runController(t *testing.T, kubeconfig, bin string, args ...string) {
-	t.Helper()
-	logPath := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "RUNTIME_NAMESPACE=default")
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = logFile.Close()
-		if t.Failed() {
-			if b, err := os.ReadFile(logPath); err == nil {
-				if len(b) > 8000 {
-					b = b[len(b)-8000:]
-				}
-				t.Logf("%s logs (end):\n%s", filepath.Base(bin), b)
-			}
-		}
-	})
 }
 
 func eventually(t *testing.T, ctx context.Context, what string, cond func() bool) {

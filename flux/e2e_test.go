@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,44 +108,6 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// startController runs a Flux controller binary until the test ends, its
-// logs in the test's temporary directory (shown when the test fails).
-func startController(t *testing.T, kubeconfig, bin string, args ...string) {
-	t.Helper()
-	logPath := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// The Flux controllers read the kubeconfig from the environment only.
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "RUNTIME_NAMESPACE=default")
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = logFile.Close()
-		if t.Failed() {
-			if b, err := os.ReadFile(logPath); err == nil {
-				if len(b) > 8000 {
-					b = b[len(b)-8000:]
-				}
-				t.Logf("%s logs (end):\n%s", filepath.Base(bin), b)
-			}
-		}
-	})
-}
-
 // TestEndToEndWithFlux drives a two-pass transition with the real
 // helm-controller and source-controller: the chart asks for a further pass
 // in the status ConfigMap it writes, until its third release revision.
@@ -182,7 +143,7 @@ func TestEndToEndWithFlux(t *testing.T) {
 	hr.SetNamespace(ns)
 	if withSource {
 		storage := freeAddr(t)
-		startController(t, kubeconfig, sourceController, "--storage-path="+t.TempDir(),
+		kubetest.RunController(t, kubeconfig, sourceController, "--storage-path="+t.TempDir(),
 			"--storage-addr="+storage, "--storage-adv-addr="+storage, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=debug")
 		repo := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmRepository",
@@ -205,7 +166,7 @@ func TestEndToEndWithFlux(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	startController(t, kubeconfig, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=debug")
+	kubetest.RunController(t, kubeconfig, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=debug")
 	if _, err := c.dyn.Resource(helmReleases).Namespace(ns).Create(ctx, hr, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
