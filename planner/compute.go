@@ -136,6 +136,11 @@ func Compute(in Input) (*Plan, error) {
 	if in.Observed != nil {
 		p.Checks = append(p.Checks, in.Observed.Checks...)
 		p.Findings = append(p.Findings, in.Observed.Findings...)
+		if judge := in.Observed.JudgePasses; judge != nil {
+			findings, checks := judge(p.Targets())
+			p.Findings = append(p.Findings, findings...)
+			p.Checks = append(p.Checks, checks...)
+		}
 	}
 	p.finish(in)
 	return p, nil
