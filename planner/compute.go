@@ -71,6 +71,7 @@ func Compute(in Input) (*Plan, error) {
 			CatalogVersion: cat.Version,
 			AsOf:           in.AsOf.UTC().Format("2006-01-02"),
 			FromSource:     in.FromSource,
+			Inputs:         slices.Clone(in.Inputs),
 		},
 		From:              endpoint(from),
 		To:                endpoint(to),
@@ -178,6 +179,7 @@ func pastHorizon(in Input, from *catalog.Release) *Plan {
 		Metadata: Metadata{
 			ToolVersion: in.ToolVersion, CatalogVersion: cat.Version,
 			AsOf: in.AsOf.UTC().Format("2006-01-02"), FromSource: in.FromSource,
+			Inputs: slices.Clone(in.Inputs),
 		},
 		From: endpoint(from), To: Endpoint{Release: in.To.String()},
 		BootstrapProvider: string(cmp.Or(in.Provider, catalog.ProviderKubeadm)),

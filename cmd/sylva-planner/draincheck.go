@@ -1,13 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"gitlab.com/sylva-projects/sylva-planner/apis"
-	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -45,8 +44,9 @@ func drainCheckAction(c *cli.Context) error {
 		return usageError(c, fmt.Errorf("drain-check takes no argument, got %q", c.Args().First()), true)
 	}
 	e := envOf(c)
-	fo := factsOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), dir: c.String("inventory")}
-	if fo.dir != "" && (fo.kubeconfig != "" || fo.context != "") {
+	kubeconfig, kubeContext, dir := c.String("kubeconfig"), c.String("context"), c.String("inventory")
+	live := kubeconfig != "" || kubeContext != "" || (dir == "" && e.getenv("KUBECONFIG") != "")
+	if dir != "" && (kubeconfig != "" || kubeContext != "") {
 		return usageError(c, fmt.Errorf("give either --inventory or --kubeconfig/--context, not both"), true)
 	}
 	var target skew.Version
@@ -57,28 +57,23 @@ func drainCheckAction(c *cli.Context) error {
 		}
 		target = v.MinorOnly()
 	}
-	facts, err := readFacts(c.Context, e, fo)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: prodNamespaces(c)})
-	checks := facts.Checks
-	if !target.IsZero() {
-		findings, check, err := removedAPIFindings(facts.Uses, []apis.Target{{Pass: 1, ControlPlane: target}})
+	req := action.DrainRequest{ProdNamespaces: prodNamespaces(c), Kubernetes: target, ToolVersion: version}
+	switch {
+	case live:
+		req.Facts = &clusterFacts{e: e, kubeconfig: kubeconfig, context: kubeContext}
+	case dir != "":
+		m, err := manifests(e, "--inventory", dir)
 		if err != nil {
 			return withCode(exitError, err)
 		}
-		checks = append(checks, check)
-		for _, f := range findings {
-			if f.Code == apis.CodeRemoved {
-				f.Subject = "Kubernetes " + target.Short()
-				f.Message = replacePass(f.Message, target)
-			}
-			items = append(items, availability.Item{Finding: f, Object: "api/" + f.Code})
-		}
+		req.Facts = m
+	default:
+		return withCode(exitError, errors.New("give --kubeconfig (or --context) for a live cluster, or --inventory DIR for manifests"))
 	}
-	rep := availability.NewReport(facts.Source, checks, items)
-	rep.ToolVersion = version
+	rep, err := action.DrainCheck(c.Context, req)
+	if err != nil {
+		return withCode(exitError, err)
+	}
 	w := e.stdout
 	if outputOf(c) == formatJSON {
 		err = rep.WriteJSON(w)
@@ -95,9 +90,4 @@ func drainCheckAction(c *cli.Context) error {
 		return withCode(exitBlocked, nil)
 	}
 	return nil
-}
-
-// replacePass rewords a per-pass message for a single target.
-func replacePass(msg string, target skew.Version) string {
-	return strings.Replace(msg, "; pass 1 takes the control plane to "+target.Short(), "; the target is "+target.Short(), 1)
 }

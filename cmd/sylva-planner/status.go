@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -10,7 +9,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
 func statusCommand() *cli.Command {
@@ -64,35 +62,6 @@ func statusOptionsOf(c *cli.Context) (statusOptions, error) {
 	return o, nil
 }
 
-// statusObservation reads what status.Interpret needs, from the file or
-// the cluster o names.
-func statusObservation(ctx context.Context, e *env, o statusOptions) (status.Observation, error) {
-	if o.file != "" {
-		flag := o.fileFlag
-		if flag == "" {
-			flag = "--file"
-		}
-		data, err := e.readFile(flag, o.file)
-		if err != nil {
-			return status.Observation{}, err
-		}
-		obs, err := status.DecodeObservation(data, o.helmRelease)
-		if err != nil {
-			return status.Observation{}, fmt.Errorf("%s %s: %w", flag, o.file, err)
-		}
-		return obs, nil
-	}
-	cfg, ctxName, err := e.restConfig(o.kubeconfig, o.context)
-	if err != nil {
-		return status.Observation{}, err
-	}
-	r, err := kube.NewReader(cfg, kube.Options{HelmRelease: o.helmRelease, Context: ctxName})
-	if err != nil {
-		return status.Observation{}, err
-	}
-	return r.Read(ctx, o.namespace)
-}
-
 func statusAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usageError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()), true)
@@ -101,7 +70,7 @@ func statusAction(c *cli.Context) error {
 	if err != nil {
 		return usageError(c, err, true)
 	}
-	obs, err := statusObservation(c.Context, envOf(c), o)
+	obs, err := statusSource(envOf(c), o).Observation(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}

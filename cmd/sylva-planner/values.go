@@ -117,7 +117,7 @@ func valuesPlanInput(c *cli.Context) (planner.Input, error) {
 	if err != nil {
 		return planner.Input{}, err
 	}
-	in, err := planInput(cat, planOptions{from: c.String("from"), to: c.String("to"), workers: c.String("workers"), provider: c.String("bootstrap-provider")})
+	in, err := planInputOf(c, cat)
 	if err != nil {
 		return in, err
 	}

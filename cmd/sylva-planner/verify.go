@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/ci"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -55,7 +56,7 @@ func verifyAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	in, err := planInput(cat, planOptions{from: c.String("from"), to: c.String("to"), workers: c.String("workers"), provider: c.String("bootstrap-provider")})
+	in, err := planInputOf(c, cat)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -66,7 +67,7 @@ func verifyAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	rules, err := detectionRules(cat)
+	rules, err := action.DetectionRules(cat)
 	if err != nil {
 		return withCode(exitError, err)
 	}
