@@ -134,7 +134,7 @@ func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
 // installedRelease reads the installed release from the status ConfigMap.
 func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, error) {
 	if src == nil {
-		return skew.Version{}, "", errors.New("--from is required (or --status FILE / --kubeconfig to read the installed release), for example: sylva-planner plan --from 1.4 --to 1.6")
+		return skew.Version{}, "", errors.New("--from is required (or --status FILE, or --live to read the installed release from the cluster), for example: sylva-planner plan --from 1.4 --to 1.6")
 	}
 	obs, err := src.Observation(ctx)
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -27,8 +26,7 @@ func drainCheckCommand() *cli.Command {
 			"Example: sylva-planner drain-check --kubeconfig ~/.kube/config --prod-namespaces '*-prod,prod-*'",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			kubeconfigFlag("read a live cluster with kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
-			contextFlag("kubeconfig `CONTEXT`"),
+			kubeconfigFlag(),
 			&cli.StringFlag{Name: "inventory", Usage: "read manifests from `DIR` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 			prodNamespacesFlag(),
 			&cli.StringFlag{Name: "kubernetes", Usage: "also report API versions removed at or before Kubernetes `MINOR` (for example 1.32)"},
@@ -45,7 +43,8 @@ func drainCheckAction(c *cli.Context) error {
 	}
 	e := envOf(c)
 	kubeconfig, kubeContext, dir := c.String("kubeconfig"), c.String("context"), c.String("inventory")
-	live := kubeconfig != "" || kubeContext != "" || (dir == "" && e.getenv("KUBECONFIG") != "")
+	// Live unless --inventory: the kubeconfig rule finds the cluster.
+	live := dir == ""
 	if dir != "" && (kubeconfig != "" || kubeContext != "") {
 		return usageError(c, fmt.Errorf("give either --inventory or --kubeconfig/--context, not both"), true)
 	}
@@ -58,17 +57,14 @@ func drainCheckAction(c *cli.Context) error {
 		target = v.MinorOnly()
 	}
 	req := action.DrainRequest{ProdNamespaces: prodNamespaces(c), Kubernetes: target, ToolVersion: version}
-	switch {
-	case live:
+	if live {
 		req.Facts = &clusterFacts{e: e, kubeconfig: kubeconfig, context: kubeContext}
-	case dir != "":
+	} else {
 		m, err := manifests(e, "--inventory", dir)
 		if err != nil {
 			return withCode(exitError, err)
 		}
 		req.Facts = m
-	default:
-		return withCode(exitError, errors.New("give --kubeconfig (or --context) for a live cluster, or --inventory DIR for manifests"))
 	}
 	rep, err := action.DrainCheck(c.Context, req)
 	if err != nil {

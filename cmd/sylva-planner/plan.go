@@ -20,8 +20,12 @@ const planHelp = "Prints the route, each reconciliation pass of the sylva-units 
 	"values it sets, the control-plane, worker and Longhorn versions per pass, what the\n" +
 	"sylva-units-status ConfigMap must say after each pass, the findings and the verdict.\n\n" +
 	"Without --from, the installed release is read from the sylva-units-status ConfigMap: from\n" +
-	"--status FILE, or live (--kubeconfig, --context, -n). --inventory DIR judges the component\n" +
-	"versions that really run (kubectl get -A -o yaml dumps, Helm release Secrets).\n\n" +
+	"--status FILE, or live. --inventory DIR judges the component versions that really run\n" +
+	"(kubectl get -A -o yaml dumps, Helm release Secrets).\n\n" +
+	"Offline unless asked: --live, --kubeconfig or --context read the cluster kubectl would (the\n" +
+	"files in KUBECONFIG, then ~/.kube/config; --context, -n, --as) for the installed release,\n" +
+	"the running components and the drain and removed-API checks. KUBECONFIG alone keeps it\n" +
+	"offline. The header lists the inputs read.\n\n" +
 	"Exit codes: 0 ready (or nothing at or above --fail-on); 1 bad input; 2 blocked, or unknown\n" +
 	"without --allow-incomplete; 3 the gate could not evaluate; 4 held.\n\n" +
 	"Example: sylva-planner plan --from 1.4 --to 1.6 -o json"
@@ -78,8 +82,8 @@ func gateFlags() []cli.Flag {
 	return append(append(planFlags(), liveFlags()...),
 		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets)", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (when --from is not given)", TakesFile: true},
-		kubeconfigFlag("read the installed release live with kubeconfig `FILE` (when --from is not given)"),
-		contextFlag("kubeconfig `CONTEXT` for the live read"),
+		liveFlag("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
+		kubeconfigFlag(),
 		namespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace),
 		failOnFlag(),
 		&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}},
@@ -174,13 +178,14 @@ func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions)
 		From: opts.from, To: opts.to, Workers: opts.workers, Provider: opts.provider,
 		ToolVersion: version, ProdNamespaces: prodNamespaces(c),
 	}
-	explicit := opts.live.kubeconfig != "" || opts.live.context != ""
+	// Offline unless asked: KUBECONFIG alone does not make plan live.
+	live := liveAsked(c)
 	switch {
 	case opts.statusFile != "":
 		o := opts.live
 		o.file, o.fileFlag = opts.statusFile, "--status"
 		req.Status = statusSource(e, o)
-	case explicit || e.getenv("KUBECONFIG") != "":
+	case live:
 		req.Status = statusSource(e, opts.live)
 	}
 	if opts.inventory != "" {
@@ -190,7 +195,7 @@ func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions)
 		}
 		req.Inventory = m
 	}
-	if explicit {
+	if live {
 		req.Cluster = &clusterFacts{e: e, kubeconfig: opts.live.kubeconfig, context: opts.live.context}
 	}
 	if opts.suppressions != "" {
