@@ -139,7 +139,7 @@ func controllerGate(c *cli.Context) (func(skew.Version) *planner.Plan, error) {
 		return nil, err
 	}
 	return func(installed skew.Version) *planner.Plan {
-		p, err := planner.Compute(planner.Input{Catalog: cat, From: installed, To: target, AsOf: time.Now().UTC(), ToolVersion: version, FromSource: "sylva_release"})
+		p, err := planner.Compute(planner.Input{Catalog: cat, From: installed, To: target, AsOf: time.Now().UTC(), ToolVersion: version, FromSource: string(status.SourceSylvaRelease)})
 		if err != nil {
 			return nil
 		}

@@ -9,6 +9,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 func statusCommand() *cli.Command {
@@ -18,8 +19,9 @@ func statusCommand() *cli.Command {
 		Description: "Reads the sylva-units-status ConfigMap and, from a live cluster, the sylva-units-status\n" +
 			"Kustomization and the sylva-units HelmRelease, and says which release is installed, whether\n" +
 			"the last release finished, whether another pass is pending and whether it can start now.\n\n" +
-			"Live (kubectl's --kubeconfig, KUBECONFIG and --context), in namespace -n (sylva-system for a\n" +
-			"management cluster, the cluster's namespace in the management cluster for a workload cluster):\n\n" +
+			"Live (kubectl's rule: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context, --as), in\n" +
+			"namespace -n (sylva-system for a management cluster, the cluster's namespace in the management\n" +
+			"cluster for a workload cluster):\n\n" +
 			"   sylva-planner status -n sylva-system\n\n" +
 			"Offline, from `kubectl get cm sylva-units-status -o yaml` or, to include the Flux objects,\n" +
 			"`kubectl get cm,kustomizations,helmreleases -o yaml`:\n\n" +
@@ -121,14 +123,8 @@ func transition(c *cli.Context, to string, cm *status.Status) (*status.Transitio
 	}
 	t := &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Summary: pos.Summary}
 	if pos.Next != nil {
-		v := pos.Next.Values
-		t.NextValues = map[string]string{
-			"sylva_release": v.SylvaRelease, "transition_from_n-2": fmt.Sprint(v.TransitionFromN2),
-			"k8s_version_short": v.K8sVersionShort, "machine_deployments_paused": fmt.Sprint(v.MachineDeploymentsPaused),
-			"additional_reconciliation_required": fmt.Sprint(v.AdditionalReconciliationRequired),
-		}
-		if v.LonghornVersion != "" {
-			t.NextValues["longhorn_version"] = v.LonghornVersion
+		if t.NextValues, err = values.PassValues(pos.Next.Values); err != nil {
+			return nil, err
 		}
 	}
 	return t, nil
