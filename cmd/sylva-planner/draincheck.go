@@ -15,15 +15,16 @@ func drainCheckCommand() *cli.Command {
 		Name:  "drain-check",
 		Usage: "check that nodes can be drained: blocking PodDisruptionBudgets, single replicas, preStop, spread",
 		Description: "Every pass that moves Kubernetes rolls nodes, and each node is cordoned and drained. This\n" +
-			"command reads PodDisruptionBudgets, workloads, pods and nodes, live (--kubeconfig, --context)\n" +
-			"or from manifests (--inventory DIR), and reports budgets that allow zero evictions (the drain\n" +
-			"hangs), overlapping budgets, production workloads with one replica, missing budgets, preStop\n" +
-			"hooks and grace periods, and replicas on a single node or zone, grouped by namespace with the\n" +
+			"command reads PodDisruptionBudgets, workloads, pods and nodes, live (the cluster kubectl would\n" +
+			"read: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context, --as) or from manifests\n" +
+			"(--inventory DIR), and reports budgets that allow zero evictions (the drain hangs), overlapping\n" +
+			"budgets, production workloads with one replica, missing budgets, preStop hooks and grace\n" +
+			"periods, and replicas on a single node or zone, grouped by namespace with the\n" +
 			"kubectl command that shows each object. With --kubernetes MINOR it also reports objects whose\n" +
 			"API version that minor no longer serves.\n\n" +
 			"Exit codes: 0 ready (warnings only); 1 bad input or unreadable cluster; 2 a blocker, or a\n" +
 			"required check not assessed (a refused list) without --allow-incomplete. See docs/drain-check.md.\n\n" +
-			"Example: sylva-planner drain-check --kubeconfig ~/.kube/config --prod-namespaces '*-prod,prod-*'",
+			"Example: sylva-planner drain-check --context kind-mgmt --prod-namespaces '*-prod,prod-*'",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			kubeconfigFlag(),

@@ -48,7 +48,8 @@ func reportCommand() *cli.Command {
 		Description: "Computes the same plan and verdict as `plan` and writes a report for people: a headline\n" +
 			"(READY, BLOCKED — act, HELD — not yet upgradable, UNKNOWN), then the reasons grouped:\n" +
 			"action needed, waiting on upstream, pinned (held by us), everything else. The HTML is one\n" +
-			"self-contained page. Exit codes as for plan.\n\n" +
+			"self-contained page. Offline unless --live, --kubeconfig or --context, as plan; the header\n" +
+			"lists the inputs read. Exit codes as for plan.\n\n" +
 			"Example: sylva-planner report --from 1.4 --to 1.6 -o html > report.html",
 		ArgsUsage: " ",
 		Flags:     append(gateFlags(), outputFlag(formatMarkdown, formatHTML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
