@@ -105,10 +105,7 @@ func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
 		}
 		inputs = append(inputs, r.Cluster.Input())
 		if in.Observed == nil {
-			in.Observed = &planner.Observed{Source: facts.Source}
-			for _, d := range facts.Inventory.Detect(rules) {
-				in.Observed.Components = append(in.Observed.Components, planner.ObservedComponent{Name: d.Component, Raw: d.Raw, Version: d.Version, Where: d.Where})
-			}
+			in.Observed = &planner.Observed{Source: facts.Source, Components: components(facts.Inventory, rules)}
 		}
 		// Manifests carry no pod or budget status: the drain rules run on
 		// them in drain-check, and join the plan only from a live cluster.
@@ -154,10 +151,7 @@ func installedRelease(ctx context.Context, src StatusSource) (skew.Version, stri
 // the components detected and the inventory check.
 func observedOf(f *inventory.Facts, rules []inventory.Rule) *planner.Observed {
 	inv := f.Inventory
-	obs := &planner.Observed{Source: f.Source}
-	for _, d := range inv.Detect(rules) {
-		obs.Components = append(obs.Components, planner.ObservedComponent{Name: d.Component, Raw: d.Raw, Version: d.Version, Where: d.Where})
-	}
+	obs := &planner.Observed{Source: f.Source, Components: components(inv, rules)}
 	check := planner.Check{
 		Name: CheckInventory, Required: true, Status: planner.CheckAssessed,
 		Detail: fmt.Sprintf("files read: %d, objects: %d, components detected: %d", inv.Files, len(inv.Objects), len(obs.Components)),
@@ -171,6 +165,15 @@ func observedOf(f *inventory.Facts, rules []inventory.Rule) *planner.Observed {
 	}
 	obs.Checks = []planner.Check{check}
 	return obs
+}
+
+// components are the component versions rules detect in inv.
+func components(inv *inventory.Inventory, rules []inventory.Rule) []planner.ObservedComponent {
+	var out []planner.ObservedComponent
+	for _, d := range inv.Detect(rules) {
+		out = append(out, planner.ObservedComponent{Name: d.Component, Raw: d.Raw, Version: d.Version, Where: d.Where})
+	}
+	return out
 }
 
 // Input turns the release flags into a planner.Input, refusing what does

@@ -199,25 +199,31 @@ func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions)
 	if live {
 		req.Cluster = &clusterFacts{e: e, kubeconfig: opts.live.kubeconfig, context: opts.live.context}
 	}
-	if opts.suppressions != "" {
-		data, err := fileio.ReadFile(e.path(opts.suppressions), e.maxInput)
-		if err == nil {
-			req.Suppressions, err = action.ParseSuppressions(data)
-		}
-		if err != nil {
-			return req, fmt.Errorf("--suppressions %s: %w", opts.suppressions, err)
-		}
+	var err error
+	if req.Suppressions, err = parseFile(e, "--suppressions", opts.suppressions, action.ParseSuppressions); err != nil {
+		return req, err
 	}
-	if opts.baseline != "" {
-		data, err := fileio.ReadFile(e.path(opts.baseline), e.maxInput)
-		if err == nil {
-			req.Baseline, err = action.ParseBaseline(data)
-		}
-		if err != nil {
-			return req, fmt.Errorf("--baseline %s: %w", opts.baseline, err)
-		}
+	if req.Baseline, err = parseFile(e, "--baseline", opts.baseline, action.ParseBaseline); err != nil {
+		return req, err
 	}
 	return req, nil
+}
+
+// parseFile reads the file given with flag (none when name is empty) and
+// parses it; the error names the flag and the file.
+func parseFile[T any](e *env, flag, name string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
+	if name == "" {
+		return zero, nil
+	}
+	data, err := fileio.ReadFile(e.path(name), e.maxInput)
+	if err == nil {
+		var v T
+		if v, err = parse(data); err == nil {
+			return v, nil
+		}
+	}
+	return zero, fmt.Errorf("%s %s: %w", flag, name, err)
 }
 
 func writePlan(w io.Writer, p *planner.Plan, f format) error {
