@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 // APIVersion and Kind identify the JSON and YAML documents of a plan.
 const (
-	APIVersion = "planner.sylva/v1alpha1"
+	APIVersion = envelope.APIVersion
 	Kind       = "TransitionPlan"
 )
 
@@ -64,11 +65,10 @@ type Plan struct {
 	Next string `json:"next"`
 }
 
-// Metadata is the header of a plan document.
+// Metadata is the header of a plan document: the metadata of every
+// document, and where the source release came from.
 type Metadata struct {
-	ToolVersion    string `json:"toolVersion"`
-	CatalogVersion string `json:"catalogVersion"`
-	AsOf           string `json:"asOf"`
+	envelope.Metadata
 	// FromSource says where the source release came from: "flag" or the
 	// status ConfigMap key it was read from.
 	FromSource string `json:"fromSource,omitempty"`

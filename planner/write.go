@@ -2,32 +2,21 @@ package planner
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 // WriteJSON writes the plan as indented JSON.
-func (p *Plan) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(p)
-}
+func (p *Plan) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, p) }
 
 // WriteYAML writes the plan as YAML with the JSON field names.
-func (p *Plan) WriteYAML(w io.Writer) error {
-	b, err := yaml.Marshal(p)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
+func (p *Plan) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, p) }
 
 func (p *Plan) title() string {
 	return fmt.Sprintf("Sylva %s → %s", p.From.Release, p.To.Release)

@@ -197,6 +197,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	setCompletion(app.Commands)
 	app.BashComplete = completeCommands
 	withConnectionFlags(app.Commands)
+	withOutputEnv(app.Commands)
 	withRenderFlags(app.Commands)
 	return app
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -50,7 +49,7 @@ func reportCommand() *cli.Command {
 			"self-contained page. Exit codes as for plan.\n\n" +
 			"Example: sylva-planner report --from 1.4 --to 1.6 -o html > report.html",
 		ArgsUsage: " ",
-		Flags:     append(gateFlags(), outputFlag(formatMarkdown, formatHTML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
+		Flags:     append(gateFlags(), outputFlag(formatMarkdown, formatHTML, formatJSON, formatYAML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
 		Action:    func(c *cli.Context) error { return gateAction(c, true) },
 	}
 }
@@ -171,17 +170,8 @@ func gateAction(c *cli.Context, report bool) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	w := e.stdout
-	switch {
-	case report && opts.output == formatHTML:
-		err = p.WriteReportHTML(w)
-	case report:
-		err = p.WriteReportMarkdown(w)
-	default:
-		err = writePlan(w, p, opts.output)
-	}
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("write the result: %w", err))
+	if err := writeAs(c, opts.output, planWriters(p, report)); err != nil {
+		return err
 	}
 	if opts.metricsFile != "" {
 		// Only once the result is on stdout: a failed write leaves the
@@ -318,19 +308,13 @@ func readBaseline(e *env, name string) ([]planner.Finding, error) {
 	return append([]planner.Finding{}, prev.Findings...), nil
 }
 
-func writePlan(w io.Writer, p *planner.Plan, f format) error {
-	switch f {
-	case formatJSON:
-		return p.WriteJSON(w)
-	case formatYAML:
-		return p.WriteYAML(w)
-	case formatMarkdown:
-		return p.WriteMarkdown(w)
-	case formatTable:
-		return p.WriteTable(w)
-	default:
-		return fmt.Errorf("format %q is not supported by plan", f)
+// planWriters write a plan in each format of plan, or of report: the same
+// document in JSON and YAML, the report for people in Markdown and HTML.
+func planWriters(p *planner.Plan, report bool) writers {
+	if report {
+		return writers{formatMarkdown: p.WriteReportMarkdown, formatHTML: p.WriteReportHTML, formatJSON: p.WriteJSON, formatYAML: p.WriteYAML}
 	}
+	return writers{formatTable: p.WriteTable, formatJSON: p.WriteJSON, formatYAML: p.WriteYAML, formatMarkdown: p.WriteMarkdown}
 }
 
 // planExitCode maps a computed plan to the exit code of docs/cli.md:

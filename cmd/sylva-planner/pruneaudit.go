@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"sigs.k8s.io/yaml"
@@ -59,7 +60,7 @@ func pruneAuditCommand() *cli.Command {
 				Name: "release", EnvVars: []string{"SYLVA_PLANNER_RELEASE"},
 				Usage: "Sylva release to audit for, for example `1.7` (default: read from the values)",
 			},
-			outputFlag(formatTable, formatJSON, formatMarkdown),
+			outputFlag(formatTable, formatJSON, formatYAML, formatMarkdown),
 			&cli.GenericFlag{
 				Name:    "fail-on",
 				Usage:   "exit 2 when a unit is at least this actionable: prunable (also blocked and malformed), malformed, never",
@@ -88,8 +89,9 @@ type pruneAuditOptions struct {
 	files   []string
 	chart   string
 	release string
-	output  format
 	failOn  pruneFailOn
+	// asOf is the day of the report's metadata.
+	asOf time.Time
 }
 
 func pruneAuditAction(c *cli.Context) error {
@@ -105,7 +107,7 @@ func pruneAuditAction(c *cli.Context) error {
 	}
 	opts := pruneAuditOptions{
 		files: c.StringSlice("values"), chart: c.String("chart"), release: c.String("release"),
-		output: outputOf(c), failOn: enumOf[pruneFailOn](c, "fail-on"),
+		failOn: enumOf[pruneFailOn](c, "fail-on"), asOf: envOf(c).today,
 	}
 	if len(opts.files) == 0 {
 		return usageError(c, errors.New("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml"), true)
@@ -125,16 +127,8 @@ func pruneAuditAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	switch opts.output {
-	case formatJSON:
-		err = report.WriteJSON(w)
-	case formatMarkdown:
-		err = report.WriteMarkdown(w)
-	default:
-		err = report.WriteTable(w)
-	}
-	if err != nil {
-		return withCode(exitError, err)
+	if err := writeOutput(c, writers{formatTable: report.WriteTable, formatJSON: report.WriteJSON, formatYAML: report.WriteYAML, formatMarkdown: report.WriteMarkdown}); err != nil {
+		return err
 	}
 	return pruneAuditExit(report, opts.failOn)
 }
@@ -180,7 +174,7 @@ func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(stri
 	}
 	report, err := units.Audit(units.AuditInput{
 		Values: values, Release: rel, ReleaseFrom: from, ReleaseUnknown: unknown, Policy: policyOf(cat),
-		ToolVersion: versionString(), CatalogVersion: cat.Version, Files: opts.files,
+		ToolVersion: versionString(), CatalogVersion: cat.Version, AsOf: opts.asOf, Files: opts.files,
 	})
 	if err != nil {
 		if errors.Is(err, units.ErrUnknownRelease) {

@@ -106,25 +106,19 @@ func statusAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	rep := status.Interpret(obs)
-	rep.ToolVersion = version
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if rep.Metadata, err = metadataOf(c, cat); err != nil {
+		return withCode(exitError, err)
+	}
 	if to := c.String("to"); to != "" {
 		if rep.Transition, err = transition(c, to, obs.ConfigMap); err != nil {
 			return withCode(exitError, err)
 		}
 	}
-	w := envOf(c).stdout
-	switch outputOf(c) {
-	case formatJSON:
-		err = rep.WriteJSON(w)
-	case formatYAML:
-		err = rep.WriteYAML(w)
-	default:
-		err = rep.WriteTable(w)
-	}
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("write status: %w", err))
-	}
-	return nil
+	return writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML})
 }
 
 // transition places the cluster whose status is cm in the plan to --to.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"strings"
@@ -101,7 +102,7 @@ func valuesCommand() *cli.Command {
 					"         sylva-planner values check --chart charts/sylva-units -f charts/sylva-units/management.values.yaml \\\n" +
 					"           --overlay helpers.yaml --from 1.2 --to 1.4 --skip-schema-validation",
 				ArgsUsage: " ",
-				Flags: append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON), failOnFlag(),
+				Flags: append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON, formatYAML), failOnFlag(),
 					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the whole sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},
 					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)"},
 					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json"},
@@ -456,14 +457,15 @@ func valuesCheckAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	w := envOf(c).stdout
-	if outputOf(c) == formatJSON {
-		err = rep.WriteJSON(w)
-	} else if err = rep.WriteTable(w); err == nil && len(rep.Notes) > 0 {
-		_, err = fmt.Fprintf(w, "\nNot checked:\n  - %s\n", strings.Join(rep.Notes, "\n  - "))
+	table := func(w io.Writer) error {
+		err := rep.WriteTable(w)
+		if err == nil && len(rep.Notes) > 0 {
+			_, err = fmt.Fprintf(w, "\nNot checked:\n  - %s\n", strings.Join(rep.Notes, "\n  - "))
+		}
+		return err
 	}
-	if err != nil {
-		return withCode(exitError, err)
+	if err := writeOutput(c, writers{formatTable: table, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {
+		return err
 	}
 	switch failOnOf(c) {
 	case failOnNever:

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
+)
+
+// This file holds the output contract every command follows: -o picks one
+// of the command's formats (outputOf), and every JSON or YAML document
+// carries apiVersion, kind and the metadata of metadataOf.
+
+// metadataOf is the metadata of the documents a command writes: this
+// binary's version, the version of the catalog cat, and the date the
+// command runs for (--as-of where the command has it, else today).
+func metadataOf(c *cli.Context, cat *catalog.Catalog) (envelope.Metadata, error) {
+	asOf, err := asOfOf(c)
+	if err != nil {
+		return envelope.Metadata{}, err
+	}
+	return envelope.NewMetadata(version, cat.Version, asOf), nil
+}
+
+// writers are the functions that write a command's result, one per output
+// format the command declares with outputFlag.
+type writers map[format]func(io.Writer) error
+
+// writeOutput writes the result in the format of -o to standard output; a
+// failed write is an operational error.
+func writeOutput(c *cli.Context, ws writers) error { return writeAs(c, outputOf(c), ws) }
+
+// writeAs is writeOutput in format f.
+func writeAs(c *cli.Context, f format, ws writers) error {
+	write, ok := ws[f]
+	if !ok {
+		return withCode(exitError, fmt.Errorf("%s cannot write %s", c.Command.FullName(), f))
+	}
+	if err := write(envOf(c).stdout); err != nil {
+		return withCode(exitError, fmt.Errorf("write the result: %w", err))
+	}
+	return nil
+}
+
+// document returns the writer of v in format f, JSON or YAML.
+func document(f format, v any) func(io.Writer) error {
+	if f == formatYAML {
+		return func(w io.Writer) error { return envelope.WriteYAML(w, v) }
+	}
+	return func(w io.Writer) error { return envelope.WriteJSON(w, v) }
+}
