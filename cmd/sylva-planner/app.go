@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
@@ -58,7 +60,13 @@ func withCode(code int, err error) error { return &codeError{code: code, err: er
 // tests run them in-process.
 type env struct {
 	stdout, stderr io.Writer
-	getenv         func(string) string
+	// stdin is what an input named "-" reads; read once per process.
+	stdin io.Reader
+	// stdinRead is set once an input named "-" was read.
+	stdinRead bool
+	// stdinCatalog is the catalog --catalog - read.
+	stdinCatalog *catalog.Catalog
+	getenv       func(string) string
 	// today is the default --as-of date.
 	today time.Time
 	// dir resolves relative paths given on the command line; empty means
@@ -81,13 +89,29 @@ func (e *env) restConfig(kubeconfig, context string) (*rest.Config, string, erro
 }
 
 // readFile reads an input file named by flag (such as "--status"): a
-// regular file within --max-input-size. The error names the flag.
+// regular file within --max-input-size, or standard input for "-" (once:
+// a second "-" is refused). The error names the flag.
 func (e *env) readFile(flag, name string) ([]byte, error) {
-	data, err := fileio.ReadFile(e.path(name), e.maxInput)
+	data, err := e.read(name)
 	if err != nil {
+		if name == fileio.StdinName {
+			flag += " -"
+		}
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	return data, nil
+}
+
+// read is readFile without the flag in the error.
+func (e *env) read(name string) ([]byte, error) {
+	if name != fileio.StdinName {
+		return fileio.ReadFile(e.path(name), e.maxInput)
+	}
+	if e.stdinRead {
+		return nil, errors.New("standard input was already read; only one input may be -")
+	}
+	e.stdinRead = true
+	return fileio.ReadStdin(e.stdin, e.maxInput)
 }
 
 // dirFS is the directory root given on the command line as a file system
@@ -108,12 +132,26 @@ func envOf(c *cli.Context) *env { return c.Context.Value(envKey{}).(*env) }
 
 // run builds the application and runs it, returning the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	return runIn(ctx, "", args, stdout, stderr, getenv)
+	e := newEnv("", stdout, stderr, getenv)
+	e.stdin = os.Stdin
+	return runEnv(ctx, e, args)
 }
 
-// runIn is run with relative paths resolved against dir. A panic of the
-// command is an operational error (1, one line), never a gate code.
-func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+// runIn is run with relative paths resolved against dir and no standard
+// input.
+func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	return runEnv(ctx, newEnv(dir, stdout, stderr, getenv), args)
+}
+
+// newEnv is the environment of a run: today is the current day (UTC).
+func newEnv(dir string, stdout, stderr io.Writer, getenv func(string) string) *env {
+	return &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, maxInput: fileio.DefaultMaxSize, requestTimeout: defaultRequestTimeout}
+}
+
+// runEnv runs the application in environment e. A panic of the command is
+// an operational error (1, one line), never a gate code.
+func runEnv(ctx context.Context, e *env, args []string) (code int) {
+	stdout, stderr := e.stdout, e.stderr
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "sylva-planner: internal error: %v\n", strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
@@ -124,7 +162,6 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 	// commands report errors themselves, so klog is silent (the controller
 	// routes it to its JSON log).
 	klog.SetLogger(logr.Discard())
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, maxInput: fileio.DefaultMaxSize, requestTimeout: defaultRequestTimeout}
 	app := newApp(stdout, stderr)
 	if answers, ok := flagValueCompletion(app, args); ok {
 		fmt.Fprintln(stdout, strings.Join(answers, "\n"))
@@ -198,6 +235,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	app.BashComplete = completeCommands
 	withConnectionFlags(app.Commands)
 	withOutputEnv(app.Commands)
+	withOneStdin(app.Commands)
 	withRenderFlags(app.Commands)
 	return app
 }

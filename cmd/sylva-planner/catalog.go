@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"testing/fstest"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
@@ -20,13 +21,29 @@ import (
 )
 
 // loadCatalog returns the catalog named by --catalog, or the embedded one.
+// A catalog read from standard input is kept for the next call.
 func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 	name := c.String("catalog")
-	if name == "" {
+	if e := envOf(c); name == fileio.StdinName && e.stdinCatalog != nil {
+		return e.stdinCatalog, nil
+	}
+	switch name {
+	case "":
 		cat, err := catalog.Default()
 		if err != nil {
 			return nil, fmt.Errorf("embedded catalog: %w", err)
 		}
+		return cat, nil
+	case fileio.StdinName:
+		data, err := envOf(c).readFile("--catalog", name)
+		if err != nil {
+			return nil, err
+		}
+		cat, err := catalog.LoadFile(fstest.MapFS{"stdin.yaml": {Data: data}}, "stdin.yaml")
+		if err != nil {
+			return nil, fmt.Errorf("--catalog -: %w", err)
+		}
+		envOf(c).stdinCatalog = cat
 		return cat, nil
 	}
 	abs, err := filepath.Abs(envOf(c).path(name))

@@ -95,19 +95,29 @@ func withOutputEnv(cmds []*cli.Command) {
 		if !slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "output") }) {
 			continue
 		}
-		before := cmd.Before
-		cmd.Before = func(c *cli.Context) error {
+		addBefore(cmd, func(c *cli.Context) error {
 			if env := envOf(c).getenv(outputEnv); env != "" {
 				known := &enumValue[format]{what: "output format", allowed: formats}
 				if err := known.Set(env); err != nil {
 					return withCode(exitError, fmt.Errorf("%s: %w", outputEnv, err))
 				}
 			}
-			if before != nil {
-				return before(c)
-			}
 			return nil
+		})
+	}
+}
+
+// addBefore has cmd run check before its own Before.
+func addBefore(cmd *cli.Command, check cli.BeforeFunc) {
+	before := cmd.Before
+	cmd.Before = func(c *cli.Context) error {
+		if err := check(c); err != nil {
+			return err
 		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
 	}
 }
 

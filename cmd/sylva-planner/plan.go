@@ -266,7 +266,7 @@ type suppressionsFile struct {
 }
 
 func readSuppressions(e *env, name string) ([]planner.Suppression, error) {
-	data, err := fileio.ReadFile(e.path(name), e.maxInput)
+	data, err := e.readFile("--suppressions", name)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +291,7 @@ func readSuppressions(e *env, name string) ([]planner.Suppression, error) {
 }
 
 func readBaseline(e *env, name string) ([]planner.Finding, error) {
-	data, err := fileio.ReadFile(e.path(name), e.maxInput)
+	data, err := e.readFile("--baseline", name)
 	if err != nil {
 		return nil, err
 	}

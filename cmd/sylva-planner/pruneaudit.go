@@ -100,7 +100,7 @@ func pruneAuditAction(c *cli.Context) error {
 	}
 	w := envOf(c).stdout
 	if c.Bool("print-schema-patch") {
-		return printSchemaPatch(w, c.String("schema"), envOf(c).path)
+		return printSchemaPatch(w, c.String("schema"), envOf(c))
 	}
 	if c.String("schema") != "" {
 		return usageError(c, errors.New("--schema goes with --print-schema-patch"), true)
@@ -123,7 +123,7 @@ func pruneAuditAction(c *cli.Context) error {
 			return chartResolver(c.Context, e.path(opts.chart), opts.chart, files)
 		}
 	}
-	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return fileio.ReadFile(e.path(name), e.maxInput) }, resolve)
+	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return e.read(name) }, resolve)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -193,12 +193,12 @@ func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(stri
 }
 
 // printSchemaPatch writes the schema patch, or the schema file patched.
-func printSchemaPatch(w io.Writer, schemaFile string, path func(string) string) error {
+func printSchemaPatch(w io.Writer, schemaFile string, e *env) error {
 	if schemaFile == "" {
 		_, err := io.WriteString(w, units.SchemaPatch)
 		return err
 	}
-	data, err := fileio.ReadFile(path(schemaFile), fileio.DefaultMaxSize)
+	data, err := e.readFile("--schema", schemaFile)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("read schema (check the --schema path): %w", err))
 	}
@@ -214,6 +214,9 @@ func printSchemaPatch(w io.Writer, schemaFile string, path func(string) string) 
 // file (charts/sylva-units/values.yaml sits beside charts/sylva-units/Chart.yaml),
 // or "" when there is none.
 func chartVersion(valuesFile string, readFile func(string) ([]byte, error)) string {
+	if valuesFile == fileio.StdinName {
+		return "" // standard input has no directory
+	}
 	data, err := readFile(filepath.Join(filepath.Dir(valuesFile), "Chart.yaml"))
 	if err != nil {
 		return ""

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -423,9 +422,9 @@ func valuesCheckChart(c *cli.Context, in planner.Input, files []values.File) (*v
 	}
 	ci := values.ChartCheckInput{Plan: in, Chart: ch, Files: files, Namespace: c.String("namespace"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
 	if name := c.String("overlay"); name != "" {
-		data, err := os.ReadFile(e.path(name))
+		data, err := e.readFile("--overlay", name)
 		if err != nil {
-			return nil, fmt.Errorf("read --overlay (check the path): %w", err)
+			return nil, err
 		}
 		ci.Overlay = &values.File{Name: name, Data: data}
 	}
