@@ -89,8 +89,8 @@ const (
 type Report struct {
 	// Metadata is written at the head of JSON and YAML output; the caller
 	// sets it.
-	Metadata Metadata `json:"-"`
-	Namespace   string `json:"namespace,omitempty"`
+	Metadata  Metadata `json:"-"`
+	Namespace string   `json:"namespace,omitempty"`
 	// Summary says the state in plain words, one sentence a line, in a
 	// fixed order: release, progress, pending pass, whether it can start.
 	Summary []string `json:"summary"`
