@@ -144,7 +144,8 @@ func (p *Plan) finish(in Input) {
 	p.applySuppressions(in.Suppressions, in.AsOf)
 	p.markBaseline(in.Baseline)
 	p.judge()
-	p.Next = next(p)
+	p.Gate = p.decideGate(in.Gate, in.Baseline != nil)
+	p.Next = next(p, in.Rerun)
 	slices.SortStableFunc(p.Findings, CompareFindings)
 	slices.SortStableFunc(p.Suppressed, func(a, b SuppressedFinding) int { return CompareFindings(a.Finding, b.Finding) })
 }

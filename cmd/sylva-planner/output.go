@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -51,4 +52,46 @@ func document(f format, v any) func(io.Writer) error {
 		return func(w io.Writer) error { return envelope.WriteYAML(w, v) }
 	}
 	return func(w io.Writer) error { return envelope.WriteJSON(w, v) }
+}
+
+// rerunFlags are the flags that do not change a result: a command run
+// again with every other flag it was given computes the same result.
+var rerunFlags = map[string]bool{"output": true, "metrics-file": true, "help": true}
+
+// rerunCommand is the command line that computes the same result again:
+// the command and every flag given to it (on the command line or from
+// the environment), in the order of its flags, values quoted for a POSIX
+// shell when they need it. Global flags are left out.
+func rerunCommand(c *cli.Context) string {
+	parts := []string{c.App.Name, c.Command.FullName()}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if rerunFlags[name] || !c.IsSet(name) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.BoolFlag:
+			if c.Bool(name) {
+				parts = append(parts, "--"+name)
+			}
+		case *cli.GenericFlag:
+			parts = append(parts, "--"+name, shellQuote(fmt.Sprint(c.Generic(name))))
+		case *cli.StringSliceFlag:
+			for _, v := range c.StringSlice(name) {
+				parts = append(parts, "--"+name, shellQuote(v))
+			}
+		default:
+			parts = append(parts, "--"+name, shellQuote(fmt.Sprint(c.Value(name))))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:=,+@%.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -163,6 +163,7 @@ func gateAction(c *cli.Context, report bool) error {
 		return withCode(exitError, err)
 	}
 	in.AsOf = asOf
+	in.Gate, in.Rerun = planner.GateOptions{FailOn: planner.FailOn(opts.failOn), AllowIncomplete: opts.allowIncomplete}, rerunCommand(c)
 	if err := addLiveChecks(c, e, cat, &in, opts); err != nil {
 		return withCode(exitError, err)
 	}
@@ -184,7 +185,7 @@ func gateAction(c *cli.Context, report bool) error {
 			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
 		}
 	}
-	return withCode(planExitCode(p, opts.failOn, opts.allowIncomplete), nil)
+	return withCode(gateExitCode(p.Gate), nil)
 }
 
 // gateInput turns the flags into a planner.Input, reading the status,
@@ -317,28 +318,15 @@ func planWriters(p *planner.Plan, report bool) writers {
 	return writers{formatTable: p.WriteTable, formatJSON: p.WriteJSON, formatYAML: p.WriteYAML, formatMarkdown: p.WriteMarkdown}
 }
 
-// planExitCode maps a computed plan to the exit code of docs/cli.md:
-// never → 0; held → 4; a finding at or above the threshold that is neither
-// suppressed nor in the baseline → 2; unknown without --allow-incomplete →
-// 2; else 0.
-func planExitCode(p *planner.Plan, threshold failOn, allowIncomplete bool) int {
-	if threshold == failOnNever {
-		return exitOK
-	}
-	if p.Verdict == planner.VerdictHeld {
-		return exitHeld
-	}
-	min := planner.SeverityBlocker
-	if threshold == failOnWarning {
-		min = planner.SeverityWarning
-	}
-	for _, f := range p.Findings {
-		if f.Severity.AtLeast(min) && !f.InBaseline {
-			return exitBlocked
-		}
-	}
-	if p.Verdict == planner.VerdictUnknown && !allowIncomplete {
+// gateExitCode is the exit code of docs/cli.md for the gate's decision,
+// which every output shows: pass → 0, fail → 2, held → 4.
+func gateExitCode(g planner.Gate) int {
+	switch g.Outcome {
+	case planner.GateFail:
 		return exitBlocked
+	case planner.GateHeld:
+		return exitHeld
+	case planner.GatePass:
 	}
 	return exitOK
 }
