@@ -163,6 +163,9 @@ func runEnv(ctx context.Context, e *env, args []string) (code int) {
 	// routes it to its JSON log).
 	klog.SetLogger(logr.Discard())
 	app := newApp(stdout, stderr)
+	if len(args) > 0 {
+		asKubectlPlugin(app, args[0])
+	}
 	if answers, ok := flagValueCompletion(app, args); ok {
 		fmt.Fprintln(stdout, strings.Join(answers, "\n"))
 		return exitOK
@@ -223,6 +226,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			controllerCommand(),
 			versionCommand(),
 			completionCommand(),
+			manCommand(),
 		},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "max-input-size", Usage: "largest input `SIZE` read from a file (bytes, or with KiB, MiB, GiB)", Value: fileio.FormatSize(fileio.DefaultMaxSize), EnvVars: []string{"SYLVA_PLANNER_MAX_INPUT_SIZE"}},

@@ -70,7 +70,7 @@ func outputFlag(allowed ...format) *cli.GenericFlag {
 	return &cli.GenericFlag{
 		Name:    "output",
 		Aliases: []string{"o"},
-		Usage:   "output format: " + strings.Join(names, ", ") + " (default " + names[0] + "; " + outputEnv + " when it is one of these)",
+		Usage:   "output format: " + strings.Join(names, ", ") + " (" + outputEnv + " when it is one of these)",
 		Value:   &enumValue[format]{what: "output format", allowed: allowed, value: allowed[0]},
 	}
 }

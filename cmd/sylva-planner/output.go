@@ -63,7 +63,7 @@ var rerunFlags = map[string]bool{"output": true, "metrics-file": true, "help": t
 // the environment), in the order of its flags, values quoted for a POSIX
 // shell when they need it. Global flags are left out.
 func rerunCommand(c *cli.Context) string {
-	parts := []string{c.App.Name, c.Command.FullName()}
+	parts := []string{c.App.HelpName, c.Command.FullName()}
 	for _, f := range c.Command.Flags {
 		name := f.Names()[0]
 		if rerunFlags[name] || !c.IsSet(name) {
