@@ -205,7 +205,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"minor, Longhorn through every minor, the workers roll once.\n\n" +
 			"Exit codes: 0 done; 1 operational error (bad input, unreadable file, unreachable cluster);\n" +
 			"2 blocked (an actionable blocker, or an unassessed required check); 3 the gate could not\n" +
-			"evaluate; 4 held (every blocker waits on upstream or is pinned).",
+			"evaluate; 4 held (every blocker waits on upstream or is pinned).\n\n" +
+			"Output: -o on each command; every JSON and YAML document carries apiVersion, kind and\n" +
+			"metadata (toolVersion, catalogVersion, asOf). An input file given as - is read from standard\n" +
+			"input (one per command). See docs/cli.md.",
 		Version:              versionString(),
 		Writer:               stdout,
 		ErrWriter:            stderr,

@@ -165,7 +165,7 @@ func asOfOf(c *cli.Context) (time.Time, error) {
 func catalogFlag() *cli.StringFlag {
 	return &cli.StringFlag{
 		Name:      "catalog",
-		Usage:     "load the release catalog from `FILE` (or a directory of *.yaml) instead of the embedded one",
+		Usage:     "load the release catalog from `FILE` (or a directory of *.yaml; - for standard input; catalog list -o yaml writes one) instead of the embedded one",
 		EnvVars:   []string{"SYLVA_PLANNER_CATALOG"},
 		TakesFile: true,
 	}

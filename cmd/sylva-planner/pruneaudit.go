@@ -54,7 +54,7 @@ func pruneAuditCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{
 				Name: "values", Aliases: []string{"f"}, TakesFile: true,
-				Usage: "sylva-units values `FILE`; repeat to merge several, later files win",
+				Usage: "sylva-units values `FILE`; repeat to merge several, later files win; - for standard input",
 			},
 			&cli.StringFlag{
 				Name: "release", EnvVars: []string{"SYLVA_PLANNER_RELEASE"},

@@ -30,7 +30,7 @@ func statusCommand() *cli.Command {
 			"or a cluster that cannot be read. See docs/status.md.",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` (- for standard input) instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
 			kubeconfigFlag("kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
 			contextFlag("kubeconfig `CONTEXT` (default: the current context)"),
 			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),

@@ -27,7 +27,7 @@ import (
 )
 
 func valuesCommand() *cli.Command {
-	valuesFlag := &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does)", TakesFile: true}
+	valuesFlag := &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does; - for standard input)", TakesFile: true}
 	nsFlag := &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", Value: values.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
 	return &cli.Command{
 		Name:  "values",
