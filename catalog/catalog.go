@@ -509,31 +509,29 @@ func (c *Catalog) add(name string, data []byte) error {
 	if updated.After(c.Updated) {
 		c.Updated = updated
 	}
+	// Each kind is decoded strictly into its own shape, so that a field of
+	// another kind is refused; the catalog takes what the shape holds.
+	var f File
 	switch h.Kind {
 	case KindReleases:
-		var f releasesFile
-		if err := yaml.UnmarshalStrict(data, &f); err != nil {
-			return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
-		}
-		c.Releases = append(c.Releases, f.Releases...)
+		var rf releasesFile
+		err = yaml.UnmarshalStrict(data, &rf)
+		f.Releases = rf.Releases
 	case KindComponents:
-		var f componentsFile
-		if err := yaml.UnmarshalStrict(data, &f); err != nil {
-			return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
-		}
-		c.Components = append(c.Components, f.Components...)
-		c.Kubernetes = append(c.Kubernetes, f.Kubernetes...)
+		var cf componentsFile
+		err = yaml.UnmarshalStrict(data, &cf)
+		f.Components, f.Kubernetes = cf.Components, cf.Kubernetes
 	case KindCatalog:
-		var f File
-		if err := yaml.UnmarshalStrict(data, &f); err != nil {
-			return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
-		}
-		c.Releases = append(c.Releases, f.Releases...)
-		c.Components = append(c.Components, f.Components...)
-		c.Kubernetes = append(c.Kubernetes, f.Kubernetes...)
+		err = yaml.UnmarshalStrict(data, &f)
 	default:
 		return fmt.Errorf("catalog file %s: kind %q, want %s, %s or %s", name, h.Kind, KindReleases, KindComponents, KindCatalog)
 	}
+	if err != nil {
+		return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
+	}
+	c.Releases = append(c.Releases, f.Releases...)
+	c.Components = append(c.Components, f.Components...)
+	c.Kubernetes = append(c.Kubernetes, f.Kubernetes...)
 	return nil
 }
 

@@ -98,8 +98,10 @@ func TestGateSaysWhyItDecides(t *testing.T) {
 }
 
 func TestNextRepeatsTheCommandThatComputedThePlan(t *testing.T) {
-	in := planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.5"), To: skew.MustParse("1.7"), Workers: skew.MustParse("1.29"), AsOf: day("2026-11-30"),
-		Rerun: "sylva-planner plan --from 1.5 --to 1.7 --workers 1.29 --inventory inv --catalog cat.yaml"}
+	in := planner.Input{
+		Catalog: defaultCatalog(t), From: skew.MustParse("1.5"), To: skew.MustParse("1.7"), Workers: skew.MustParse("1.29"), AsOf: day("2026-11-30"),
+		Rerun: "sylva-planner plan --from 1.5 --to 1.7 --workers 1.29 --inventory inv --catalog cat.yaml",
+	}
 	p, err := planner.Compute(in)
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,14 @@
 package units
 
 import (
-	"gitlab.com/sylva-projects/sylva-planner/envelope"
-
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 // WriteJSON writes the report as indented JSON followed by a newline. The

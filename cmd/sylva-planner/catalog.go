@@ -104,7 +104,7 @@ func catalogList(c *cli.Context) error {
 		}
 		return tw.Flush()
 	}
-	return writeOutput(c, writers{formatTable: table, formatJSON: document(formatJSON, doc), formatYAML: document(formatYAML, doc)})
+	return writeOutput(c, documentWriters(table, doc))
 }
 
 // catalogRelease is `catalog show -o json|yaml`: one release and the
@@ -151,7 +151,7 @@ func catalogShow(c *cli.Context) error {
 			doc.Components = append(doc.Components, comp)
 		}
 	}
-	return writeOutput(c, writers{formatTable: func(w io.Writer) error { return writeRelease(w, cat, r) }, formatJSON: document(formatJSON, doc), formatYAML: document(formatYAML, doc)})
+	return writeOutput(c, documentWriters(func(w io.Writer) error { return writeRelease(w, cat, r) }, doc))
 }
 
 // writeRelease is `catalog show` as a table.
@@ -268,7 +268,7 @@ func versionCommand() *cli.Command {
 					versionString(), cat.Version, doc.Catalog.Updated, doc.Catalog.Oldest, doc.Catalog.Newest)
 				return err
 			}
-			return writeOutput(c, writers{formatTable: table, formatJSON: document(formatJSON, doc), formatYAML: document(formatYAML, doc)})
+			return writeOutput(c, documentWriters(table, doc))
 		},
 	}
 }

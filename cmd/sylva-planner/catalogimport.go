@@ -143,7 +143,7 @@ func catalogImport(c *cli.Context) error {
 		})
 	}
 	table := func(w io.Writer) error { return writeImportTable(w, results) }
-	return writeOutput(c, writers{formatTable: table, formatJSON: document(formatJSON, rep), formatYAML: document(formatYAML, rep)})
+	return writeOutput(c, documentWriters(table, rep))
 }
 
 func shortOrEmpty(v skew.Version) string {

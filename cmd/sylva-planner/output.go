@@ -46,12 +46,13 @@ func writeAs(c *cli.Context, f format, ws writers) error {
 	return nil
 }
 
-// document returns the writer of v in format f, JSON or YAML.
-func document(f format, v any) func(io.Writer) error {
-	if f == formatYAML {
-		return func(w io.Writer) error { return envelope.WriteYAML(w, v) }
+// documentWriters write doc in JSON and YAML, and the table with table.
+func documentWriters(table func(io.Writer) error, doc any) writers {
+	return writers{
+		formatTable: table,
+		formatJSON:  func(w io.Writer) error { return envelope.WriteJSON(w, doc) },
+		formatYAML:  func(w io.Writer) error { return envelope.WriteYAML(w, doc) },
 	}
-	return func(w io.Writer) error { return envelope.WriteJSON(w, v) }
 }
 
 // rerunFlags are the flags that do not change a result: a command run

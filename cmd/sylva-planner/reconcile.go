@@ -151,7 +151,7 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 	})
 	if len(doc.Decisions) > 0 {
 		// What was decided is the result, also when the wait then failed.
-		if werr := document(o.output, doc)(e.stdout); werr != nil {
+		if werr := documentWriters(nil, doc)[o.output](e.stdout); werr != nil {
 			return withCode(exitError, fmt.Errorf("write the result: %w", werr))
 		}
 	}
