@@ -39,8 +39,9 @@ func TestScripts(t *testing.T) {
 // standard input to the next sylva-planner command; `exitcode N` asserts
 // the exit code of the last sylva-planner command; `envelope KIND` checks
 // that the last standard output is one JSON or YAML document of that kind
-// with the metadata every document carries; `mkfifo PATH` makes a named
-// pipe.
+// with the metadata every document carries (put it after the other checks
+// of that output: like every command, it replaces stdout); `mkfifo PATH`
+// makes a named pipe.
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"sylva-planner": func(ts *testscript.TestScript, neg bool, args []string) {
