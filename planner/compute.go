@@ -145,7 +145,7 @@ func (p *Plan) finish(in Input) {
 	p.markBaseline(in.Baseline)
 	p.judge()
 	p.Gate = p.decideGate(in.Gate, in.Baseline != nil)
-	p.Next = next(p, in.Rerun)
+	p.Next = next(p, in.Rerun, in.Follow)
 	slices.SortStableFunc(p.Findings, CompareFindings)
 	slices.SortStableFunc(p.Suppressed, func(a, b SuppressedFinding) int { return CompareFindings(a.Finding, b.Finding) })
 }

@@ -212,7 +212,7 @@ func (p *Plan) gateLine() string {
 // baseline accepts.
 const inBaselineNote = "in the baseline: not new, does not fail the gate"
 
-func next(p *Plan, rerun string) string {
+func next(p *Plan, rerun, follow string) string {
 	planCmd := cmp.Or(rerun, fmt.Sprintf("sylva-planner plan --from %s --to %s", p.From.Release, p.To.Release))
 	switch {
 	case p.Verdict == VerdictBlocked:
@@ -229,5 +229,5 @@ func next(p *Plan, rerun string) string {
 	if len(p.Route) > 2 {
 		msg += fmt.Sprintf(", hop 1 of %d", len(p.Route)-1)
 	}
-	return msg + fmt.Sprintf("), then follow the passes with: sylva-planner status --to %s", p.To.Release)
+	return msg + "), then follow the passes with: " + cmp.Or(follow, "sylva-planner status --to "+p.To.Release)
 }

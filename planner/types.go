@@ -48,6 +48,10 @@ type Input struct {
 	// --workers 1.30"); empty means plan with --from and --to only. Next
 	// repeats it.
 	Rerun string
+	// Follow is the command that follows the passes once they start
+	// ("sylva-planner status --to 1.6 --catalog cat.yaml"); empty means
+	// sylva-planner status --to with the target.
+	Follow string
 }
 
 // FailOn is the lowest finding severity that fails the gate.

@@ -88,6 +88,19 @@ func rerunCommand(c *cli.Context) string {
 	return strings.Join(parts, " ")
 }
 
+// followCommand is the status command that follows the passes of the plan
+// that c computes: the target, and the catalog and cluster flags c was
+// given.
+func followCommand(c *cli.Context) string {
+	parts := []string{c.App.HelpName, "status", "--to", shellQuote(c.String("to"))}
+	for _, name := range []string{"catalog", "kubeconfig", "context", "namespace"} {
+		if c.IsSet(name) {
+			parts = append(parts, "--"+name, shellQuote(c.String(name)))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
 // shellQuote quotes s for a POSIX shell when it holds anything but
 // letters, digits and -_./:=,+@%.
 func shellQuote(s string) string {

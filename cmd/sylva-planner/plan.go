@@ -163,7 +163,8 @@ func gateAction(c *cli.Context, report bool) error {
 		return withCode(exitError, err)
 	}
 	in.AsOf = asOf
-	in.Gate, in.Rerun = planner.GateOptions{FailOn: planner.FailOn(opts.failOn), AllowIncomplete: opts.allowIncomplete}, rerunCommand(c)
+	in.Gate = planner.GateOptions{FailOn: planner.FailOn(opts.failOn), AllowIncomplete: opts.allowIncomplete}
+	in.Rerun, in.Follow = rerunCommand(c), followCommand(c)
 	if err := addLiveChecks(c, e, cat, &in, opts); err != nil {
 		return withCode(exitError, err)
 	}
