@@ -20,14 +20,12 @@ const (
 // Report is the result of a drain check: what was read, how completely,
 // what was found and the verdict.
 type Report struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	// Metadata is set by the caller.
-	Metadata envelope.Metadata `json:"metadata"`
-	Source   string            `json:"source"`
-	Checks   []planner.Check   `json:"checks"`
-	Items    []Item            `json:"findings"`
-	Verdict  planner.Verdict   `json:"verdict"`
+	// Header's metadata is set by the caller.
+	envelope.Header
+	Source  string          `json:"source"`
+	Checks  []planner.Check `json:"checks"`
+	Items   []Item          `json:"findings"`
+	Verdict planner.Verdict `json:"verdict"`
 }
 
 // NewReport assembles a report and judges it: blocked with an actionable
@@ -35,7 +33,7 @@ type Report struct {
 // required check was not fully assessed, ready otherwise. Items are sorted.
 func NewReport(source string, checks []planner.Check, items []Item) Report {
 	r := Report{
-		APIVersion: APIVersion, Kind: Kind, Source: source,
+		Header: envelope.Header{APIVersion: APIVersion, Kind: Kind}, Source: source,
 		Checks: append([]planner.Check{}, checks...), Items: append([]Item{}, items...),
 	}
 	SortItems(r.Items)

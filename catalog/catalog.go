@@ -382,20 +382,18 @@ type componentsFile struct {
 // File is a whole catalog in one document of kind Catalog, as the tool
 // writes it and --catalog reads it back.
 type File struct {
-	APIVersion     string            `json:"apiVersion"`
-	Kind           string            `json:"kind"`
-	Metadata       envelope.Metadata `json:"metadata"`
-	CatalogVersion string            `json:"catalogVersion"`
-	Updated        string            `json:"updated"`
-	Kubernetes     []KubeLifecycle   `json:"kubernetes,omitempty"`
-	Releases       []Release         `json:"releases"`
-	Components     []Component       `json:"components"`
+	envelope.Header
+	CatalogVersion string          `json:"catalogVersion"`
+	Updated        string          `json:"updated"`
+	Kubernetes     []KubeLifecycle `json:"kubernetes,omitempty"`
+	Releases       []Release       `json:"releases"`
+	Components     []Component     `json:"components"`
 }
 
 // File returns c as one document of kind Catalog with metadata md.
 func (c *Catalog) File(md envelope.Metadata) File {
 	return File{
-		APIVersion: APIVersion, Kind: KindCatalog, Metadata: md,
+		Header:         envelope.NewHeader(KindCatalog, md),
 		CatalogVersion: c.Version, Updated: c.Updated.Format(time.DateOnly),
 		Kubernetes: c.Kubernetes, Releases: c.Releases, Components: c.Components,
 	}

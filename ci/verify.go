@@ -44,15 +44,14 @@ type Result struct {
 
 // Verification is the outcome of Verify.
 type Verification struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	// Metadata is the plan's: the verification checks its final state.
-	Metadata envelope.Metadata `json:"metadata"`
-	From     string            `json:"from"`
-	To       string            `json:"to"`
-	Source   string            `json:"source"`
-	Results  []Result          `json:"results"`
-	OK       bool              `json:"ok"`
+	// Header's metadata is the plan's: the verification checks its final
+	// state.
+	envelope.Header
+	From    string   `json:"from"`
+	To      string   `json:"to"`
+	Source  string   `json:"source"`
+	Results []Result `json:"results"`
+	OK      bool     `json:"ok"`
 }
 
 // Verify checks the facts against the final state of plan p: the status
@@ -61,7 +60,7 @@ type Verification struct {
 // skew and on the minor the plan leaves them; each stepped component the
 // plan moves (Longhorn) runs the target version.
 func Verify(p *planner.Plan, f Facts) *Verification {
-	v := &Verification{APIVersion: APIVersion, Kind: "Verification", Metadata: p.Metadata.Metadata, From: p.From.Release, To: p.To.Release, Source: f.Source}
+	v := &Verification{Header: envelope.NewHeader("Verification", p.Metadata.Metadata), From: p.From.Release, To: p.To.Release, Source: f.Source}
 	add := func(check string, ok bool, format string, args ...any) {
 		v.Results = append(v.Results, Result{Check: check, OK: ok, Detail: fmt.Sprintf(format, args...)})
 	}

@@ -23,6 +23,19 @@ type Metadata struct {
 	AsOf string `json:"asOf"`
 }
 
+// Header is how a document starts: apiVersion, kind and metadata. A
+// document type embeds it first.
+type Header struct {
+	APIVersion string   `json:"apiVersion"`
+	Kind       string   `json:"kind"`
+	Metadata   Metadata `json:"metadata"`
+}
+
+// NewHeader is the header of a document of kind with metadata md.
+func NewHeader(kind string, md Metadata) Header {
+	return Header{APIVersion: APIVersion, Kind: kind, Metadata: md}
+}
+
 // NewMetadata returns the metadata for a document computed by toolVersion
 // from catalogVersion for the day of asOf (UTC).
 func NewMetadata(toolVersion, catalogVersion string, asOf time.Time) Metadata {

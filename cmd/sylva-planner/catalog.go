@@ -16,7 +16,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
-	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -112,9 +111,7 @@ func catalogList(c *cli.Context) error {
 // releases it upgrades from are not in it; catalog list writes the whole
 // catalog).
 type catalogRelease struct {
-	APIVersion     string              `json:"apiVersion"`
-	Kind           string              `json:"kind"`
-	Metadata       envelope.Metadata   `json:"metadata"`
+	envelope.Header
 	CatalogVersion string              `json:"catalogVersion"`
 	Updated        string              `json:"updated"`
 	Releases       []catalog.Release   `json:"releases"`
@@ -143,7 +140,7 @@ func catalogShow(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	doc := catalogRelease{
-		APIVersion: catalog.APIVersion, Kind: "CatalogRelease", Metadata: md, CatalogVersion: cat.Version,
+		Header: envelope.NewHeader("CatalogRelease", md), CatalogVersion: cat.Version,
 		Updated: cat.Updated.Format("2006-01-02"), Releases: []catalog.Release{*r}, Components: []catalog.Component{},
 	}
 	for _, comp := range cat.Components {
@@ -259,7 +256,7 @@ func versionCommand() *cli.Command {
 				return withCode(exitError, err)
 			}
 			doc := versionDocument{
-				APIVersion: planner.APIVersion, Kind: "Version", Metadata: md,
+				Header:  envelope.NewHeader("Version", md),
 				Tool:    toolVersion{Version: toolVersionString(), Commit: commit, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH},
 				Catalog: catalogVersion{Version: cat.Version, Updated: cat.Updated.Format("2006-01-02"), Oldest: cat.Oldest().Short(), Newest: cat.Newest().Short()},
 			}
@@ -275,11 +272,9 @@ func versionCommand() *cli.Command {
 
 // versionDocument is `version -o json|yaml`.
 type versionDocument struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Metadata   envelope.Metadata `json:"metadata"`
-	Tool       toolVersion       `json:"tool"`
-	Catalog    catalogVersion    `json:"catalog"`
+	envelope.Header
+	Tool    toolVersion    `json:"tool"`
+	Catalog catalogVersion `json:"catalog"`
 }
 
 type toolVersion struct {

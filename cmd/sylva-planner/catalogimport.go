@@ -50,11 +50,9 @@ func catalogImportCommand() *cli.Command {
 
 // importReport is the JSON and YAML form of an import.
 type importReport struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Metadata   envelope.Metadata `json:"metadata"`
-	Refs       []importedRef     `json:"refs"`
-	Releases   []catalog.Release `json:"releases"`
+	envelope.Header
+	Refs     []importedRef     `json:"refs"`
+	Releases []catalog.Release `json:"releases"`
 }
 
 type importedRef struct {
@@ -134,7 +132,7 @@ func catalogImport(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	rep := importReport{APIVersion: catalog.APIVersion, Kind: "CatalogImport", Metadata: md, Releases: rels}
+	rep := importReport{Header: envelope.NewHeader("CatalogImport", md), Releases: rels}
 	for _, r := range results {
 		rep.Refs = append(rep.Refs, importedRef{
 			Ref: r.Ref, Commit: r.Commit, Release: r.Release.String(), Development: r.Development,

@@ -62,13 +62,11 @@ type reconcileOptions struct {
 // reconcileDocument is `reconcile -o json|yaml`: every decision made, in
 // order (one without --wait).
 type reconcileDocument struct {
-	APIVersion  string            `json:"apiVersion"`
-	Kind        string            `json:"kind"`
-	Metadata    envelope.Metadata `json:"metadata"`
-	Namespace   string            `json:"namespace"`
-	HelmRelease string            `json:"helmRelease"`
-	DryRun      bool              `json:"dryRun"`
-	Decisions   []flux.Decision   `json:"decisions"`
+	envelope.Header
+	Namespace   string          `json:"namespace"`
+	HelmRelease string          `json:"helmRelease"`
+	DryRun      bool            `json:"dryRun"`
+	Decisions   []flux.Decision `json:"decisions"`
 }
 
 func reconcileAction(c *cli.Context) error {
@@ -125,7 +123,7 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 		waitCtx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
-	doc := reconcileDocument{APIVersion: envelope.APIVersion, Kind: "Reconciliation", Metadata: o.metadata, Namespace: o.namespace, HelmRelease: o.helmRelease, DryRun: o.dryRun, Decisions: []flux.Decision{}}
+	doc := reconcileDocument{Header: envelope.NewHeader("Reconciliation", o.metadata), Namespace: o.namespace, HelmRelease: o.helmRelease, DryRun: o.dryRun, Decisions: []flux.Decision{}}
 	onDecision := func(r flux.Result) { printDecision(e.stdout, e.stderr, r, o.dryRun) }
 	if o.output == formatJSON || o.output == formatYAML {
 		onDecision = func(r flux.Result) {
