@@ -38,7 +38,7 @@ func (p *Plan) summarize() {
 	case p.alreadyOn():
 		parts = []string{"already on " + p.To.Release + ", nothing to do"}
 	case len(p.Passes) == 0:
-		parts = append(parts, "no pass planned for "+p.To.Release)
+		parts = []string{"no pass planned for " + p.To.Release}
 	default:
 		parts = append(parts, "control plane "+strings.Join(cp, " → "))
 		switch s.WorkerRollouts {

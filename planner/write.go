@@ -31,8 +31,13 @@ func (p *Plan) header() string {
 }
 
 func (p *Plan) routeLine() string {
-	if p.alreadyOn() {
+	switch {
+	case p.alreadyOn():
 		return "already on " + p.To.Release
+	case len(p.Passes) == 0:
+		// No route was found, or the target is past the catalog: the
+		// releases named are not a route.
+		return "no route planned"
 	}
 	switch len(p.Route) {
 	case 0, 1:
