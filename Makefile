@@ -33,6 +33,18 @@ image: ## build the OCI image offline into bin/sylva-planner-image.tar (static b
 	cd hack/image && GOWORK=off go run . -binary ../../bin/linux_$(IMAGE_ARCH)/sylva-planner -arch $(IMAGE_ARCH) -version $(VERSION) -ref $(IMAGE):$(IMAGE_TAG) -out ../../bin/sylva-planner-image.tar >../../bin/sylva-planner-image.digest
 	@echo "$(IMAGE):$(IMAGE_TAG)@$$(cat bin/sylva-planner-image.digest) in bin/sylva-planner-image.tar (docker load -i, or crane push)"
 
+.PHONY: pin-image
+pin-image: ## at release, after make image: pin config/default to IMAGE:IMAGE_TAG@digest (kustomize from make tools)
+	cd config/default && ../../.cache/testbin/kustomize edit set image sylva-planner=$(IMAGE):$(IMAGE_TAG)@$$(cat ../../bin/sylva-planner-image.digest)
+
+.PHONY: man
+man: build ## write the man pages of sylva-planner and of each command into bin/man (man -l bin/man/sylva-planner-plan.1)
+	./bin/sylva-planner man bin/man
+
+.PHONY: krew
+krew: ## build the kubectl plugin archives and the krew manifest (hack/krew/sylva-planner.yaml filled in) into bin/dist
+	bash hack/krew.sh $(VERSION) "$(LDFLAGS)"
+
 .PHONY: testbin
 testbin: ## build the real kube-apiserver, etcd and Flux CRDs the cluster tests use (.cache/testbin; slow the first time)
 	bash hack/build-testbin.sh

@@ -17,8 +17,7 @@ type DrainRequest struct {
 	ProdNamespaces []string
 	// Kubernetes, when set, also reports the API versions that minor no
 	// longer serves.
-	Kubernetes  skew.Version
-	ToolVersion string
+	Kubernetes skew.Version
 }
 
 // DrainCheck reads the facts once and judges whether the nodes drain.
@@ -45,7 +44,5 @@ func DrainCheck(ctx context.Context, r DrainRequest) (availability.Report, error
 			items = append(items, availability.Item{Finding: f, Object: "api/" + f.Code})
 		}
 	}
-	rep := availability.NewReport(facts.Source, checks, items)
-	rep.ToolVersion = r.ToolVersion
-	return rep, nil
+	return availability.NewReport(facts.Source, checks, items), nil
 }

@@ -50,6 +50,10 @@ type PlanRequest struct {
 	ProdNamespaces []string
 	Suppressions   []planner.Suppression
 	Baseline       []planner.Finding
+	// Gate, Rerun and Follow are passed to the planner as given (see
+	// planner.Input).
+	Gate          planner.GateOptions
+	Rerun, Follow string
 }
 
 // Plan reads the sources of r, each once, and computes the plan once.
@@ -95,6 +99,7 @@ func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
 	in.FromSource, in.Observed = fromSource, observed
 	in.AsOf, in.ToolVersion = r.AsOf, r.ToolVersion
 	in.Suppressions, in.Baseline = r.Suppressions, r.Baseline
+	in.Gate, in.Rerun, in.Follow = r.Gate, r.Rerun, r.Follow
 
 	// The removed-API check judges the facts of the cluster when there is
 	// one, else those of the manifests.

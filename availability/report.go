@@ -1,31 +1,31 @@
 package availability
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
-// APIVersion and Kind identify the JSON document of a drain check.
+// APIVersion and Kind identify the JSON and YAML documents of a drain
+// check.
 const (
-	APIVersion = "planner.sylva/v1alpha1"
+	APIVersion = envelope.APIVersion
 	Kind       = "DrainCheck"
 )
 
 // Report is the result of a drain check: what was read, how completely,
 // what was found and the verdict.
 type Report struct {
-	APIVersion  string          `json:"apiVersion"`
-	Kind        string          `json:"kind"`
-	ToolVersion string          `json:"toolVersion"`
-	Source      string          `json:"source"`
-	Checks      []planner.Check `json:"checks"`
-	Items       []Item          `json:"findings"`
-	Verdict     planner.Verdict `json:"verdict"`
+	// Header's metadata is set by the caller.
+	envelope.Header
+	Source  string          `json:"source"`
+	Checks  []planner.Check `json:"checks"`
+	Items   []Item          `json:"findings"`
+	Verdict planner.Verdict `json:"verdict"`
 }
 
 // NewReport assembles a report and judges it: blocked with an actionable
@@ -33,7 +33,7 @@ type Report struct {
 // required check was not fully assessed, ready otherwise. Items are sorted.
 func NewReport(source string, checks []planner.Check, items []Item) Report {
 	r := Report{
-		APIVersion: APIVersion, Kind: Kind, Source: source,
+		Header: envelope.Header{APIVersion: APIVersion, Kind: Kind}, Source: source,
 		Checks: append([]planner.Check{}, checks...), Items: append([]Item{}, items...),
 	}
 	SortItems(r.Items)
@@ -69,14 +69,17 @@ func Verdict(checks []planner.Check, findings []planner.Finding) planner.Verdict
 }
 
 // WriteJSON writes the report as indented JSON.
-func (r Report) WriteJSON(w io.Writer) error {
+func (r Report) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, r.document()) }
+
+// WriteYAML writes the report as YAML with the JSON field names.
+func (r Report) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, r.document()) }
+
+// document is r with an empty list of findings written as [].
+func (r Report) document() Report {
 	if r.Items == nil {
 		r.Items = []Item{}
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return r
 }
 
 // WriteTable writes the checks, then the findings grouped by namespace with

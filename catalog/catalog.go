@@ -15,16 +15,20 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 // APIVersion is the apiVersion every catalog file carries.
-const APIVersion = "planner.sylva/v1alpha1"
+const APIVersion = envelope.APIVersion
 
 // Kinds of catalog files.
 const (
 	KindReleases   = "ReleaseCatalog"
 	KindComponents = "ComponentCatalog"
+	// KindCatalog holds releases, components and Kubernetes end-of-life
+	// dates in one document: what `catalog list -o yaml` writes.
+	KindCatalog = "Catalog"
 )
 
 // Provider is a Cluster API bootstrap provider Sylva deploys clusters with.
@@ -355,10 +359,13 @@ func Default() (*Catalog, error) {
 
 // fileHeader is the envelope every catalog file carries.
 type fileHeader struct {
-	APIVersion     string `json:"apiVersion"`
-	Kind           string `json:"kind"`
-	CatalogVersion string `json:"catalogVersion"`
-	Updated        string `json:"updated"`
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Metadata is what a document written by the tool carries; it is
+	// accepted and not used.
+	Metadata       *envelope.Metadata `json:"metadata,omitempty"`
+	CatalogVersion string             `json:"catalogVersion"`
+	Updated        string             `json:"updated"`
 }
 
 type releasesFile struct {
@@ -370,6 +377,26 @@ type componentsFile struct {
 	fileHeader
 	Kubernetes []KubeLifecycle `json:"kubernetes,omitempty"`
 	Components []Component     `json:"components"`
+}
+
+// File is a whole catalog in one document of kind Catalog, as the tool
+// writes it and --catalog reads it back.
+type File struct {
+	envelope.Header
+	CatalogVersion string          `json:"catalogVersion"`
+	Updated        string          `json:"updated"`
+	Kubernetes     []KubeLifecycle `json:"kubernetes,omitempty"`
+	Releases       []Release       `json:"releases"`
+	Components     []Component     `json:"components"`
+}
+
+// File returns c as one document of kind Catalog with metadata md.
+func (c *Catalog) File(md envelope.Metadata) File {
+	return File{
+		Header:         envelope.NewHeader(KindCatalog, md),
+		CatalogVersion: c.Version, Updated: c.Updated.Format(time.DateOnly),
+		Kubernetes: c.Kubernetes, Releases: c.Releases, Components: c.Components,
+	}
 }
 
 // Load reads every *.yaml file at the root of fsys, decodes each strictly
@@ -480,23 +507,29 @@ func (c *Catalog) add(name string, data []byte) error {
 	if updated.After(c.Updated) {
 		c.Updated = updated
 	}
+	// Each kind is decoded strictly into its own shape, so that a field of
+	// another kind is refused; the catalog takes what the shape holds.
+	var f File
 	switch h.Kind {
 	case KindReleases:
-		var f releasesFile
-		if err := yaml.UnmarshalStrict(data, &f); err != nil {
-			return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
-		}
-		c.Releases = append(c.Releases, f.Releases...)
+		var rf releasesFile
+		err = yaml.UnmarshalStrict(data, &rf)
+		f.Releases = rf.Releases
 	case KindComponents:
-		var f componentsFile
-		if err := yaml.UnmarshalStrict(data, &f); err != nil {
-			return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
-		}
-		c.Components = append(c.Components, f.Components...)
-		c.Kubernetes = append(c.Kubernetes, f.Kubernetes...)
+		var cf componentsFile
+		err = yaml.UnmarshalStrict(data, &cf)
+		f.Components, f.Kubernetes = cf.Components, cf.Kubernetes
+	case KindCatalog:
+		err = yaml.UnmarshalStrict(data, &f)
 	default:
-		return fmt.Errorf("catalog file %s: kind %q, want %s or %s", name, h.Kind, KindReleases, KindComponents)
+		return fmt.Errorf("catalog file %s: kind %q, want %s, %s or %s", name, h.Kind, KindReleases, KindComponents, KindCatalog)
 	}
+	if err != nil {
+		return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
+	}
+	c.Releases = append(c.Releases, f.Releases...)
+	c.Components = append(c.Components, f.Components...)
+	c.Kubernetes = append(c.Kubernetes, f.Kubernetes...)
 	return nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -86,11 +87,10 @@ type Matrix struct {
 	conv      *Conventions
 }
 
-// Metadata says what computed the matrix.
+// Metadata says what computed the matrix: the metadata of every document,
+// and where the releases came from.
 type Metadata struct {
-	ToolVersion    string `json:"toolVersion"`
-	CatalogVersion string `json:"catalogVersion"`
-	AsOf           string `json:"asOf"`
+	envelope.Metadata
 	// Source is "catalog" or the sylva-core checkout's branches.
 	Source string `json:"source"`
 }
@@ -127,7 +127,7 @@ func Compute(cat *catalog.Catalog, target Target, opts Options) (*Matrix, error)
 	}
 	m := &Matrix{
 		APIVersion: APIVersion, Kind: Kind, Target: target.Branch, Release: target.Release.String(), To: rel.Release.String(),
-		Metadata:  Metadata{ToolVersion: opts.ToolVersion, CatalogVersion: cat.Version, AsOf: opts.AsOf.UTC().Format(time.DateOnly), Source: opts.Source},
+		Metadata:  Metadata{Metadata: envelope.NewMetadata(opts.ToolVersion, cat.Version, opts.AsOf), Source: opts.Source},
 		Scenarios: []Scenario{},
 	}
 	m.conv = opts.Conventions
@@ -174,11 +174,11 @@ func Compute(cat *catalog.Catalog, target Target, opts Options) (*Matrix, error)
 }
 
 // WriteJSON writes the matrix as indented JSON.
-func (m *Matrix) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(m)
-}
+func (m *Matrix) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, m) }
+
+// WriteYAML writes the matrix document as YAML (not the CI file: that is
+// WriteGitLabCI).
+func (m *Matrix) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, m) }
 
 // WriteMarkdown writes the matrix as a table for a merge request.
 func (m *Matrix) WriteMarkdown(w io.Writer) error {

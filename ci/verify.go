@@ -2,12 +2,12 @@ package ci
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -44,13 +44,14 @@ type Result struct {
 
 // Verification is the outcome of Verify.
 type Verification struct {
-	APIVersion string   `json:"apiVersion"`
-	Kind       string   `json:"kind"`
-	From       string   `json:"from"`
-	To         string   `json:"to"`
-	Source     string   `json:"source"`
-	Results    []Result `json:"results"`
-	OK         bool     `json:"ok"`
+	// Header's metadata is the plan's: the verification checks its final
+	// state.
+	envelope.Header
+	From    string   `json:"from"`
+	To      string   `json:"to"`
+	Source  string   `json:"source"`
+	Results []Result `json:"results"`
+	OK      bool     `json:"ok"`
 }
 
 // Verify checks the facts against the final state of plan p: the status
@@ -59,7 +60,7 @@ type Verification struct {
 // skew and on the minor the plan leaves them; each stepped component the
 // plan moves (Longhorn) runs the target version.
 func Verify(p *planner.Plan, f Facts) *Verification {
-	v := &Verification{APIVersion: APIVersion, Kind: "Verification", From: p.From.Release, To: p.To.Release, Source: f.Source}
+	v := &Verification{Header: envelope.NewHeader("Verification", p.Metadata.Metadata), From: p.From.Release, To: p.To.Release, Source: f.Source}
 	add := func(check string, ok bool, format string, args ...any) {
 		v.Results = append(v.Results, Result{Check: check, OK: ok, Detail: fmt.Sprintf(format, args...)})
 	}
@@ -177,8 +178,7 @@ func (v *Verification) WriteTable(w io.Writer) error {
 }
 
 // WriteJSON writes the verification as indented JSON.
-func (v *Verification) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
+func (v *Verification) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, v) }
+
+// WriteYAML writes the verification as YAML with the JSON field names.
+func (v *Verification) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, v) }

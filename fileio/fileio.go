@@ -94,6 +94,27 @@ func ReadFile(name string, max int64) ([]byte, error) {
 	return readAll(f, name, normMax(max))
 }
 
+// StdinName is the file name that means standard input on the command
+// line ("-f -").
+const StdinName = "-"
+
+// ReadStdin reads r, the standard input, to its end: at most max bytes
+// (DefaultMaxSize when max ≤ 0), as for a file.
+func ReadStdin(r io.Reader, max int64) ([]byte, error) {
+	max = normMax(max)
+	if r == nil {
+		return nil, errors.New("standard input is not available")
+	}
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("standard input: %w", err)
+	}
+	if int64(len(data)) > max {
+		return nil, tooLarge("standard input", max)
+	}
+	return data, nil
+}
+
 // readAll reads f, checking again that it is a regular file (the path may
 // have changed since it was checked) and that it holds at most max bytes.
 func readAll(f fs.File, name string, max int64) ([]byte, error) {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -64,15 +65,9 @@ func Compute(in Input) (*Plan, error) {
 		provider = catalog.ProviderKubeadm
 	}
 	p := &Plan{
-		APIVersion: APIVersion,
-		Kind:       Kind,
-		Metadata: Metadata{
-			ToolVersion:    in.ToolVersion,
-			CatalogVersion: cat.Version,
-			AsOf:           in.AsOf.UTC().Format("2006-01-02"),
-			FromSource:     in.FromSource,
-			Inputs:         slices.Clone(in.Inputs),
-		},
+		APIVersion:        APIVersion,
+		Kind:              Kind,
+		Metadata:          Metadata{Metadata: envelope.NewMetadata(in.ToolVersion, cat.Version, in.AsOf), FromSource: in.FromSource, Inputs: slices.Clone(in.Inputs)},
 		From:              endpoint(from),
 		To:                endpoint(to),
 		BootstrapProvider: string(provider),
@@ -154,7 +149,8 @@ func (p *Plan) finish(in Input) {
 	p.applySuppressions(in.Suppressions, in.AsOf)
 	p.markBaseline(in.Baseline)
 	p.judge()
-	p.Next = next(p)
+	p.Gate = p.decideGate(in.Gate, in.Baseline != nil)
+	p.Next = next(p, in.Rerun, in.Follow)
 	slices.SortStableFunc(p.Findings, CompareFindings)
 	slices.SortStableFunc(p.Suppressed, func(a, b SuppressedFinding) int { return CompareFindings(a.Finding, b.Finding) })
 }
@@ -176,12 +172,8 @@ func pastHorizon(in Input, from *catalog.Release) *Plan {
 	cat := in.Catalog
 	p := &Plan{
 		APIVersion: APIVersion, Kind: Kind,
-		Metadata: Metadata{
-			ToolVersion: in.ToolVersion, CatalogVersion: cat.Version,
-			AsOf: in.AsOf.UTC().Format("2006-01-02"), FromSource: in.FromSource,
-			Inputs: slices.Clone(in.Inputs),
-		},
-		From: endpoint(from), To: Endpoint{Release: in.To.String()},
+		Metadata: Metadata{Metadata: envelope.NewMetadata(in.ToolVersion, cat.Version, in.AsOf), FromSource: in.FromSource, Inputs: slices.Clone(in.Inputs)},
+		From:     endpoint(from), To: Endpoint{Release: in.To.String()},
 		BootstrapProvider: string(cmp.Or(in.Provider, catalog.ProviderKubeadm)),
 		Route:             []string{from.Release.String(), in.To.String()},
 		Passes:            []Pass{}, Findings: []Finding{},

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -33,9 +34,12 @@ func (p *Plan) summarize() {
 		}
 	}
 	parts := []string{plural(s.Passes, "pass", "passes")}
-	if len(p.Passes) == 0 {
-		parts = append(parts, "already on "+p.To.Release)
-	} else {
+	switch {
+	case p.alreadyOn():
+		parts = []string{"already on " + p.To.Release + ", nothing to do"}
+	case len(p.Passes) == 0:
+		parts = []string{"no pass planned for " + p.To.Release}
+	default:
 		parts = append(parts, "control plane "+strings.Join(cp, " → "))
 		switch s.WorkerRollouts {
 		case 0:
@@ -118,8 +122,98 @@ func Score(blockers, warnings int) int {
 	return max(0, 100-min(75, 25*blockers)-min(20, 5*warnings))
 }
 
-func next(p *Plan) string {
-	planCmd := fmt.Sprintf("sylva-planner plan --from %s --to %s", p.From.Release, p.To.Release)
+// alreadyOn reports a plan to the release the cluster is on.
+func (p *Plan) alreadyOn() bool { return p.From.Release == p.To.Release }
+
+// decideGate decides the gate with o: held when every blocker waits or
+// is pinned; else fail on a finding at or above the threshold the baseline
+// does not accept, or on verdict unknown without AllowIncomplete; else
+// pass. --fail-on never always passes. baseline says whether a baseline
+// was given.
+func (p *Plan) decideGate(o GateOptions, baseline bool) Gate {
+	g := Gate{FailOn: cmp.Or(o.FailOn, FailOnBlocker), Outcome: GatePass}
+	if g.FailOn == FailOnNever {
+		g.Reason = fmt.Sprintf("--fail-on never: the gate passes whatever the verdict (%s)", p.Verdict)
+		return g
+	}
+	if p.Verdict == VerdictHeld {
+		g.Outcome, g.Reason = GateHeld, "every blocker waits on upstream or is pinned: nothing to act on"
+		return g
+	}
+	min := SeverityBlocker
+	if g.FailOn == FailOnWarning {
+		min = SeverityWarning
+	}
+	failing := 0
+	for _, f := range p.Findings {
+		switch {
+		case !f.Severity.AtLeast(min):
+		case f.InBaseline:
+			g.Accepted++
+		default:
+			failing++
+		}
+	}
+	what, whats := "blocker", "blockers"
+	if min == SeverityWarning {
+		what, whats = "blocker or warning", "blockers or warnings"
+	}
+	switch {
+	case failing > 0:
+		g.Outcome, g.Reason = GateFail, plural(failing, what, whats)
+		if baseline {
+			g.Reason += " not in the baseline"
+		}
+	case p.Verdict == VerdictUnknown && !o.AllowIncomplete:
+		g.Outcome, g.Reason = GateFail, "a required check was not assessed (verdict unknown)"
+	case g.Accepted > 0:
+		g.Reason = fmt.Sprintf("every %s is in the baseline, none is new (%d accepted)", what, g.Accepted)
+	case p.Verdict == VerdictUnknown:
+		g.Reason = "--allow-incomplete: a check not assessed does not fail the gate"
+	default:
+		g.Reason = "no " + what
+	}
+	return g
+}
+
+// surprises reports whether the gate's outcome differs from what the
+// verdict alone says (ready passes; blocked and unknown fail; held is
+// held): the outputs for people then say why.
+func (g Gate) surprises(v Verdict) bool {
+	want := GateFail
+	switch v {
+	case VerdictReady:
+		want = GatePass
+	case VerdictHeld:
+		want = GateHeld
+	case VerdictBlocked, VerdictUnknown:
+	}
+	return g.Outcome != want
+}
+
+// Line is the gate's decision for people: "Gate passes: every blocker is
+// in the baseline, none is new (1 accepted); exit 0".
+func (g Gate) Line() string {
+	code := map[GateOutcome]int{GatePass: 0, GateFail: 2, GateHeld: 4}[g.Outcome]
+	verb := map[GateOutcome]string{GatePass: "passes", GateFail: "fails", GateHeld: "holds"}[g.Outcome]
+	return fmt.Sprintf("Gate %s: %s; exit %d", verb, g.Reason, code)
+}
+
+// gateLine is the gate's line in the outputs for people: only when the
+// gate decides otherwise than the verdict says.
+func (p *Plan) gateLine() string {
+	if !p.Gate.surprises(p.Verdict) {
+		return ""
+	}
+	return p.Gate.Line()
+}
+
+// inBaselineNote is what the outputs for people say of a finding the
+// baseline accepts.
+const inBaselineNote = "in the baseline: not new, does not fail the gate"
+
+func next(p *Plan, rerun, follow string) string {
+	planCmd := cmp.Or(rerun, fmt.Sprintf("sylva-planner plan --from %s --to %s", p.From.Release, p.To.Release))
 	switch {
 	case p.Verdict == VerdictBlocked:
 		return "resolve the blockers above, then run again: " + planCmd
@@ -127,7 +221,7 @@ func next(p *Plan) string {
 		return "nothing to act on yet; run again when upstream ships a supporting version: " + planCmd
 	case p.Verdict == VerdictUnknown:
 		return "the plan could not be judged completely (see checks); update the catalog or the inventory, then run again: " + planCmd
-	case len(p.Passes) == 0:
+	case p.alreadyOn():
 		return "nothing to do: the cluster is already on release " + p.To.Release
 	}
 	first := p.Passes[0]
@@ -135,5 +229,5 @@ func next(p *Plan) string {
 	if len(p.Route) > 2 {
 		msg += fmt.Sprintf(", hop 1 of %d", len(p.Route)-1)
 	}
-	return msg + fmt.Sprintf("), then follow the passes with: sylva-planner status --to %s", p.To.Release)
+	return msg + "), then follow the passes with: " + cmp.Or(follow, "sylva-planner status --to "+p.To.Release)
 }

@@ -63,6 +63,9 @@ func (p *Plan) WriteReportMarkdown(w io.Writer) error {
 	fmt.Fprintf(bw, "# %s\n\n", p.Headline())
 	fmt.Fprintf(bw, "%s\n\n", p.header())
 	fmt.Fprintf(bw, "Score %d · %s\n\n", p.Score, p.Summary.Line)
+	if g := p.gateLine(); g != "" {
+		fmt.Fprintf(bw, "**%s**\n\n", g)
+	}
 	for _, g := range p.Groups() {
 		fmt.Fprintf(bw, "## %s\n\n", g.Title)
 		for _, f := range g.Findings {
@@ -71,7 +74,7 @@ func (p *Plan) WriteReportMarkdown(w io.Writer) error {
 				fmt.Fprintf(bw, " — %s", f.Remediation)
 			}
 			if f.InBaseline {
-				fmt.Fprint(bw, " _(known)_")
+				fmt.Fprintf(bw, " _(%s)_", inBaselineNote)
 			}
 			fmt.Fprintln(bw)
 		}
@@ -122,9 +125,9 @@ table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;p
 </style>
 </head>
 <body><main>
-<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{.Header}}</p><p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p></header>
+<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{.Header}}</p><p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p>{{with .Gate}}<p><strong>{{.}}</strong></p>{{end}}</header>
 {{range .Plan.Groups}}<section><h2>{{.Title}}</h2><ul>
-{{range .Findings}}<li><span class="tag {{.Severity}}">{{tag .}}</span><code>{{.Code}}</code> ({{.Subject}}): {{.Message}}{{if .InBaseline}} <em>(known)</em>{{end}}{{if .Remediation}}<div class="fix">{{.Remediation}}</div>{{end}}</li>
+{{range .Findings}}<li><span class="tag {{.Severity}}">{{tag .}}</span><code>{{.Code}}</code> ({{.Subject}}): {{.Message}}{{if .InBaseline}} <em>({{$.InBaseline}})</em>{{end}}{{if .Remediation}}<div class="fix">{{.Remediation}}</div>{{end}}</li>
 {{end}}</ul></section>
 {{end}}{{if .Plan.Passes}}<section><h2>Passes</h2><table><tr><th>pass</th><th>release</th><th>control plane</th><th>workers</th><th>Longhorn</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>
@@ -144,8 +147,9 @@ func (p *Plan) WriteReportHTML(w io.Writer) error {
 		rows = append(rows, []string{fmt.Sprint(ps.Index), ps.Release, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn)})
 	}
 	return reportHTML.Execute(w, struct {
-		Plan   *Plan
-		Header string
-		Rows   [][]string
-	}{p, p.header(), rows})
+		Plan         *Plan
+		Header, Gate string
+		InBaseline   string
+		Rows         [][]string
+	}{p, p.header(), p.gateLine(), inBaselineNote, rows})
 }

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 // APIVersion and Kind identify the JSON and YAML documents of a plan.
 const (
-	APIVersion = "planner.sylva/v1alpha1"
+	APIVersion = envelope.APIVersion
 	Kind       = "TransitionPlan"
 )
 
@@ -43,6 +44,61 @@ type Input struct {
 	// 2026-11-30", "status FILE", "inventory DIR"), in the order read; they
 	// are echoed in the plan's header.
 	Inputs []string
+	// Gate says when the plan fails the gate; the zero value fails on a
+	// blocker and on verdict unknown.
+	Gate GateOptions
+	// Rerun is the command that computes this plan again, with every flag
+	// it was computed with ("sylva-planner plan --from 1.4 --to 1.6
+	// --workers 1.30"); empty means plan with --from and --to only. Next
+	// repeats it.
+	Rerun string
+	// Follow is the command that follows the passes once they start
+	// ("sylva-planner status --to 1.6 --catalog cat.yaml"); empty means
+	// sylva-planner status --to with the target.
+	Follow string
+}
+
+// FailOn is the lowest finding severity that fails the gate.
+type FailOn string
+
+// Thresholds of the gate.
+const (
+	FailOnBlocker FailOn = "blocker"
+	FailOnWarning FailOn = "warning"
+	FailOnNever   FailOn = "never"
+)
+
+// GateOptions say when a plan fails the gate.
+type GateOptions struct {
+	// FailOn is the threshold; empty means FailOnBlocker.
+	FailOn FailOn
+	// AllowIncomplete lets verdict unknown pass.
+	AllowIncomplete bool
+}
+
+// GateOutcome is what the gate decided: the exit code follows it.
+type GateOutcome string
+
+// Gate outcomes.
+const (
+	// GatePass: nothing fails the gate (exit 0).
+	GatePass GateOutcome = "pass"
+	// GateFail: a finding at or above the threshold that the baseline does
+	// not accept, or a required check not assessed (exit 2).
+	GateFail GateOutcome = "fail"
+	// GateHeld: every blocker waits on upstream or is pinned (exit 4).
+	GateHeld GateOutcome = "held"
+)
+
+// Gate is the gate's decision on the plan, and why.
+type Gate struct {
+	FailOn  FailOn      `json:"failOn"`
+	Outcome GateOutcome `json:"outcome"`
+	// Reason says why, in one sentence without final period.
+	Reason string `json:"reason"`
+	// Accepted counts the findings at or above the threshold that the
+	// baseline accepts.
+	Accepted int `json:"accepted,omitempty"`
 }
 
 // Plan is the result of Compute. Its JSON field names are a public contract
@@ -64,15 +120,16 @@ type Plan struct {
 	Checks     []Check             `json:"checks"`
 	Verdict    Verdict             `json:"verdict"`
 	Score      int                 `json:"score"`
+	// Gate is what the gate decided with the plan's GateOptions.
+	Gate Gate `json:"gate"`
 	// Next is the next command or action for the operator.
 	Next string `json:"next"`
 }
 
-// Metadata is the header of a plan document.
+// Metadata is the header of a plan document: the metadata of every
+// document, and where the source release came from.
 type Metadata struct {
-	ToolVersion    string `json:"toolVersion"`
-	CatalogVersion string `json:"catalogVersion"`
-	AsOf           string `json:"asOf"`
+	envelope.Metadata
 	// FromSource says where the source release came from: "flag" or the
 	// status ConfigMap key it was read from.
 	FromSource string `json:"fromSource,omitempty"`
@@ -228,7 +285,8 @@ type Finding struct {
 	Message     string   `json:"message"`
 	Remediation string   `json:"remediation,omitempty"`
 	// InBaseline is true when the --baseline report had the same code and
-	// subject: the finding is not new and does not fail the gate again.
+	// subject: the finding is not new and does not fail the gate again
+	// (it still counts in the verdict and the score).
 	InBaseline bool `json:"inBaseline,omitempty"`
 
 	// rng is set on component-k8s-range findings until they are merged.

@@ -2,32 +2,21 @@ package planner
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
 	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 // WriteJSON writes the plan as indented JSON.
-func (p *Plan) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(p)
-}
+func (p *Plan) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, p) }
 
 // WriteYAML writes the plan as YAML with the JSON field names.
-func (p *Plan) WriteYAML(w io.Writer) error {
-	b, err := yaml.Marshal(p)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
-}
+func (p *Plan) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, p) }
 
 func (p *Plan) title() string {
 	return fmt.Sprintf("Sylva %s → %s", p.From.Release, p.To.Release)
@@ -45,6 +34,14 @@ func (p *Plan) header() string {
 }
 
 func (p *Plan) routeLine() string {
+	switch {
+	case p.alreadyOn():
+		return "already on " + p.To.Release
+	case len(p.Passes) == 0:
+		// No route was found, or the target is past the catalog: the
+		// releases named are not a route.
+		return "no route planned"
+	}
 	switch len(p.Route) {
 	case 0, 1:
 		return "no upgrade"
@@ -141,10 +138,23 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			if f.Remediation != "" {
 				fmt.Fprintf(bw, "      fix: %s\n", f.Remediation)
 			}
+			if f.InBaseline {
+				fmt.Fprintf(bw, "      %s\n", inBaselineNote)
+			}
+		}
+		fmt.Fprintln(bw)
+	}
+	if len(p.Suppressed) > 0 {
+		fmt.Fprintln(bw, "Suppressed (they count for nothing):")
+		for _, s := range p.Suppressed {
+			fmt.Fprintf(bw, "  %s %s (%s): %s\n      suppressed: %s\n", strings.ToUpper(string(s.Severity)), s.Code, s.Subject, s.Message, s.Reason)
 		}
 		fmt.Fprintln(bw)
 	}
 	fmt.Fprintf(bw, "Verdict: %s (score %d)\n", strings.ToUpper(string(p.Verdict)), p.Score)
+	if g := p.gateLine(); g != "" {
+		fmt.Fprintln(bw, g)
+	}
 	fmt.Fprintf(bw, "%s\n\n", p.Summary.Line)
 	fmt.Fprintf(bw, "Next: %s\n", p.Next)
 	return bw.Flush()
@@ -157,6 +167,9 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(bw, "# %s\n\n", p.title())
 	fmt.Fprintf(bw, "%s\n\n", p.header())
 	fmt.Fprintf(bw, "**Verdict: %s** (score %d) — %s\n\n", strings.ToUpper(string(p.Verdict)), p.Score, p.Summary.Line)
+	if g := p.gateLine(); g != "" {
+		fmt.Fprintf(bw, "**%s**\n\n", g)
+	}
 	if len(p.Passes) > 0 {
 		fmt.Fprintln(bw, "## Passes")
 		fmt.Fprintln(bw)
@@ -192,10 +205,21 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw, "| severity | class | code | subject | message | remediation |")
 		fmt.Fprintln(bw, "|---|---|---|---|---|---|")
 		for _, f := range p.Findings {
-			fmt.Fprintf(bw, "| %s | %s | `%s` | %s | %s | %s |\n", f.Severity, orDash(string(f.Class)), f.Code, mdCell(f.Subject), mdCell(f.Message), mdCell(orDash(f.Remediation)))
+			sev := string(f.Severity)
+			if f.InBaseline {
+				sev += " (" + inBaselineNote + ")"
+			}
+			fmt.Fprintf(bw, "| %s | %s | `%s` | %s | %s | %s |\n", sev, orDash(string(f.Class)), f.Code, mdCell(f.Subject), mdCell(f.Message), mdCell(orDash(f.Remediation)))
 		}
 	}
 	fmt.Fprintln(bw)
+	if len(p.Suppressed) > 0 {
+		fmt.Fprint(bw, "## Suppressed\n\nThey count for nothing.\n\n| severity | code | subject | message | suppressed because |\n|---|---|---|---|---|\n")
+		for _, s := range p.Suppressed {
+			fmt.Fprintf(bw, "| %s | `%s` | %s | %s | %s |\n", s.Severity, s.Code, mdCell(s.Subject), mdCell(s.Message), mdCell(s.Reason))
+		}
+		fmt.Fprintln(bw)
+	}
 	fmt.Fprintln(bw, "## Checks")
 	fmt.Fprintln(bw)
 	fmt.Fprintln(bw, "| check | required | status | detail |")

@@ -87,10 +87,10 @@ const (
 
 // Report is the interpretation of an Observation.
 type Report struct {
-	// ToolVersion is written in the metadata of JSON and YAML output; the
-	// caller sets it.
-	ToolVersion string `json:"-"`
-	Namespace   string `json:"namespace,omitempty"`
+	// Metadata is written at the head of JSON and YAML output; the caller
+	// sets it.
+	Metadata  Metadata `json:"-"`
+	Namespace string   `json:"namespace,omitempty"`
 	// Summary says the state in plain words, one sentence a line, in a
 	// fixed order: release, progress, pending pass, whether it can start.
 	Summary []string `json:"summary"`

@@ -174,7 +174,7 @@ func interpretFile(t *testing.T, path string) status.Report {
 		t.Fatalf("DecodeObservation(%s): %v", path, err)
 	}
 	rep := status.Interpret(obs)
-	rep.ToolVersion = "test"
+	rep.Metadata = status.Metadata{ToolVersion: "test", CatalogVersion: "test", AsOf: "2026-11-30"}
 	return rep
 }
 

@@ -1,7 +1,6 @@
 package status
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -10,19 +9,17 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"sigs.k8s.io/yaml"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 // APIVersion and Kind head the JSON and YAML output.
 const (
-	APIVersion = "planner.sylva/v1alpha1"
+	APIVersion = envelope.APIVersion
 	Kind       = "ClusterStatus"
 )
 
-// Metadata heads the JSON and YAML output.
-type Metadata struct {
-	ToolVersion string `json:"toolVersion"`
-}
+// Metadata heads the JSON and YAML output, as in every document.
+type Metadata = envelope.Metadata
 
 // document is the JSON and YAML form of a Report: the Report's fields,
 // inline, after apiVersion, kind and metadata.
@@ -34,24 +31,18 @@ type document struct {
 }
 
 func (r Report) document() document {
-	return document{APIVersion: APIVersion, Kind: Kind, Metadata: Metadata{ToolVersion: r.ToolVersion}, Report: r}
+	return document{APIVersion: APIVersion, Kind: Kind, Metadata: r.Metadata, Report: r}
 }
 
 // WriteJSON writes r as indented JSON, with sorted map keys.
-func (r Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r.document())
-}
+func (r Report) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, r.document()) }
 
 // WriteYAML writes r as YAML, with sorted map keys.
 func (r Report) WriteYAML(w io.Writer) error {
-	b, err := yaml.Marshal(r.document())
-	if err != nil {
+	if err := envelope.WriteYAML(w, r.document()); err != nil {
 		return fmt.Errorf("encode status as YAML: %w", err)
 	}
-	_, err = w.Write(b)
-	return err
+	return nil
 }
 
 // WriteTable writes r for a person: the summary, the decoded ConfigMap, the

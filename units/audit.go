@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -63,6 +65,8 @@ type AuditInput struct {
 	// ToolVersion and CatalogVersion go to the report's metadata.
 	ToolVersion    string
 	CatalogVersion string
+	// AsOf is the day the audit is run for (the report's metadata).
+	AsOf time.Time
 	// Files are the values files as the user named them (relative paths),
 	// used to print the command to run next.
 	Files []string
@@ -97,11 +101,8 @@ type Report struct {
 	files []string
 }
 
-// Metadata identifies what produced a report.
-type Metadata struct {
-	ToolVersion    string `json:"toolVersion"`
-	CatalogVersion string `json:"catalogVersion"`
-}
+// Metadata identifies what produced a report, as in every document.
+type Metadata = envelope.Metadata
 
 // AuditedUnit is one unit of a report.
 type AuditedUnit struct {
@@ -156,7 +157,7 @@ func Audit(in AuditInput) (*Report, error) {
 	}
 	r := &Report{
 		APIVersion: APIVersion, Kind: KindAudit,
-		Metadata:         Metadata{ToolVersion: in.ToolVersion, CatalogVersion: in.CatalogVersion},
+		Metadata:         envelope.NewMetadata(in.ToolVersion, in.CatalogVersion, in.AsOf),
 		SupportedSources: shorts(sources),
 		SourcesAssumed:   assumed,
 		Resolution:       ResolutionLiteral,

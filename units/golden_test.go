@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
@@ -51,7 +52,7 @@ func auditFixture(t testing.TB, release string) *units.Report {
 	p, catVersion := policy(t)
 	r, err := units.Audit(units.AuditInput{
 		Values: v, Release: skew.MustParse(release), Policy: p,
-		ToolVersion: "test", CatalogVersion: catVersion, Files: fixtureFiles,
+		ToolVersion: "test", CatalogVersion: catVersion, AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Files: fixtureFiles,
 	})
 	if err != nil {
 		t.Fatalf("Audit(%s) error = %v", release, err)

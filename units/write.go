@@ -1,23 +1,22 @@
 package units
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 // WriteJSON writes the report as indented JSON followed by a newline. The
 // same report gives the same bytes.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
-}
+func (r *Report) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, r) }
+
+// WriteYAML writes the report as YAML with the JSON field names.
+func (r *Report) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, r) }
 
 // WriteTable writes the report as an aligned text table, a summary line and
 // the command to run next.

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -46,11 +47,8 @@ type Report struct {
 	Findings  []planner.Finding `json:"findings"`
 }
 
-// ReportMetadata is the header of a report.
-type ReportMetadata struct {
-	ToolVersion    string `json:"toolVersion"`
-	CatalogVersion string `json:"catalogVersion"`
-}
+// ReportMetadata is the header of a report, the one every document has.
+type ReportMetadata = envelope.Metadata
 
 // Report kinds.
 const (
@@ -545,7 +543,7 @@ func planAndReport(in planner.Input) (*planner.Plan, *Report, error) {
 	}
 	return plan, &Report{
 		APIVersion: planner.APIVersion, Kind: ReportKind,
-		Metadata: ReportMetadata{ToolVersion: in.ToolVersion, CatalogVersion: in.Catalog.Version},
+		Metadata: envelope.NewMetadata(in.ToolVersion, in.Catalog.Version, in.AsOf),
 		From:     in.From.String(), To: in.To.String(),
 	}, nil
 }

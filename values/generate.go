@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -557,10 +558,7 @@ func orNone(s []string) []string {
 
 // WriteJSON writes the overlay as one JSON object (keys sorted).
 func (g *Generated) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(g.Values()); err != nil {
+	if err := envelope.WriteJSON(w, g.Values()); err != nil {
 		return fmt.Errorf("write values: %w", err)
 	}
 	return nil

@@ -1,21 +1,25 @@
 package values
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
-	"sigs.k8s.io/yaml"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 // WriteJSON writes the report as indented JSON.
 func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(r); err != nil {
+	if err := envelope.WriteJSON(w, r); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
+
+// WriteYAML writes the report as YAML with the JSON field names.
+func (r *Report) WriteYAML(w io.Writer) error {
+	if err := envelope.WriteYAML(w, r); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil
@@ -60,20 +64,15 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // WriteYAML writes rendered values as YAML (keys sorted).
 func WriteYAML(w io.Writer, vals map[string]any) error {
-	b, err := yaml.Marshal(vals)
-	if err != nil {
+	if err := envelope.WriteYAML(w, vals); err != nil {
 		return fmt.Errorf("write values: %w", err)
 	}
-	_, err = w.Write(b)
-	return err
+	return nil
 }
 
 // WriteJSON writes rendered values as indented JSON (keys sorted).
 func WriteJSON(w io.Writer, vals map[string]any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(vals); err != nil {
+	if err := envelope.WriteJSON(w, vals); err != nil {
 		return fmt.Errorf("write values: %w", err)
 	}
 	return nil

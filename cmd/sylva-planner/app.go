@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
@@ -58,7 +60,13 @@ func withCode(code int, err error) error { return &codeError{code: code, err: er
 // tests run them in-process.
 type env struct {
 	stdout, stderr io.Writer
-	getenv         func(string) string
+	// stdin is what an input named "-" reads; read once per process.
+	stdin io.Reader
+	// stdinRead is set once an input named "-" was read.
+	stdinRead bool
+	// stdinCatalog is the catalog --catalog - read.
+	stdinCatalog *catalog.Catalog
+	getenv       func(string) string
 	// today is the default --as-of date.
 	today time.Time
 	// dir resolves relative paths given on the command line; empty means
@@ -86,13 +94,29 @@ func (e *env) restConfig(kubeconfig, context string) (*rest.Config, string, erro
 }
 
 // readFile reads an input file named by flag (such as "--status"): a
-// regular file within --max-input-size. The error names the flag.
+// regular file within --max-input-size, or standard input for "-" (once:
+// a second "-" is refused). The error names the flag.
 func (e *env) readFile(flag, name string) ([]byte, error) {
-	data, err := fileio.ReadFile(e.path(name), e.maxInput)
+	data, err := e.read(name)
 	if err != nil {
+		if name == fileio.StdinName {
+			flag += " -"
+		}
 		return nil, fmt.Errorf("%s: %w", flag, err)
 	}
 	return data, nil
+}
+
+// read is readFile without the flag in the error.
+func (e *env) read(name string) ([]byte, error) {
+	if name != fileio.StdinName {
+		return fileio.ReadFile(e.path(name), e.maxInput)
+	}
+	if e.stdinRead {
+		return nil, errors.New("standard input was already read; only one input may be -")
+	}
+	e.stdinRead = true
+	return fileio.ReadStdin(e.stdin, e.maxInput)
 }
 
 // dirFS is the directory root given on the command line as a file system
@@ -113,12 +137,26 @@ func envOf(c *cli.Context) *env { return c.Context.Value(envKey{}).(*env) }
 
 // run builds the application and runs it, returning the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	return runIn(ctx, "", args, stdout, stderr, getenv)
+	e := newEnv("", stdout, stderr, getenv)
+	e.stdin = os.Stdin
+	return runEnv(ctx, e, args)
 }
 
-// runIn is run with relative paths resolved against dir. A panic of the
-// command is an operational error (1, one line), never a gate code.
-func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) (code int) {
+// runIn is run with relative paths resolved against dir and no standard
+// input.
+func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	return runEnv(ctx, newEnv(dir, stdout, stderr, getenv), args)
+}
+
+// newEnv is the environment of a run: today is the current day (UTC).
+func newEnv(dir string, stdout, stderr io.Writer, getenv func(string) string) *env {
+	return &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, maxInput: fileio.DefaultMaxSize, requestTimeout: defaultRequestTimeout}
+}
+
+// runEnv runs the application in environment e. A panic of the command is
+// an operational error (1, one line), never a gate code.
+func runEnv(ctx context.Context, e *env, args []string) (code int) {
+	stdout, stderr := e.stdout, e.stderr
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "sylva-planner: internal error: %v\n", strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
@@ -129,8 +167,10 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 	// commands report errors themselves, so klog is silent (the controller
 	// routes it to its JSON log).
 	klog.SetLogger(logr.Discard())
-	e := &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, maxInput: fileio.DefaultMaxSize, requestTimeout: defaultRequestTimeout}
 	app := newApp(stdout, stderr)
+	if len(args) > 0 {
+		asKubectlPlugin(app, args[0])
+	}
 	if answers, ok := flagValueCompletion(app, args); ok {
 		fmt.Fprintln(stdout, strings.Join(answers, "\n"))
 		return exitOK
@@ -170,7 +210,10 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"minor, Longhorn through every minor, the workers roll once.\n\n" +
 			"Exit codes: 0 done; 1 operational error (bad input, unreadable file, unreachable cluster);\n" +
 			"2 blocked (an actionable blocker, or an unassessed required check); 3 the gate could not\n" +
-			"evaluate; 4 held (every blocker waits on upstream or is pinned).",
+			"evaluate; 4 held (every blocker waits on upstream or is pinned).\n\n" +
+			"Output: -o on each command; every JSON and YAML document carries apiVersion, kind and\n" +
+			"metadata (toolVersion, catalogVersion, asOf). An input file given as - is read from standard\n" +
+			"input (one per command). See docs/cli.md.",
 		Version:              versionString(),
 		Writer:               stdout,
 		ErrWriter:            stderr,
@@ -191,6 +234,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			controllerCommand(),
 			versionCommand(),
 			completionCommand(),
+			manCommand(),
 		},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "max-input-size", Usage: "largest input `SIZE` read from a file (bytes, or with KiB, MiB, GiB)", Value: fileio.FormatSize(fileio.DefaultMaxSize), EnvVars: []string{"SYLVA_PLANNER_MAX_INPUT_SIZE"}},
@@ -202,6 +246,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	setCompletion(app.Commands)
 	app.BashComplete = completeCommands
 	withConnectionFlags(app.Commands)
+	withOutputEnv(app.Commands)
+	withOneStdin(app.Commands)
 	withRenderFlags(app.Commands)
 	return app
 }

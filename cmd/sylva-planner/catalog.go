@@ -1,32 +1,48 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"testing/fstest"
 	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
-	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
-	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 // loadCatalog returns the catalog named by --catalog, or the embedded one.
+// A catalog read from standard input is kept for the next call.
 func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 	name := c.String("catalog")
-	if name == "" {
+	if e := envOf(c); name == fileio.StdinName && e.stdinCatalog != nil {
+		return e.stdinCatalog, nil
+	}
+	switch name {
+	case "":
 		cat, err := catalog.Default()
 		if err != nil {
 			return nil, fmt.Errorf("embedded catalog: %w", err)
 		}
+		return cat, nil
+	case fileio.StdinName:
+		data, err := envOf(c).readFile("--catalog", name)
+		if err != nil {
+			return nil, err
+		}
+		cat, err := catalog.LoadFile(fstest.MapFS{"stdin.yaml": {Data: data}}, "stdin.yaml")
+		if err != nil {
+			return nil, fmt.Errorf("--catalog -: %w", err)
+		}
+		envOf(c).stdinCatalog = cat
 		return cat, nil
 	}
 	abs, err := filepath.Abs(envOf(c).path(name))
@@ -64,15 +80,6 @@ func catalogCommand() *cli.Command {
 	}
 }
 
-type catalogDoc struct {
-	APIVersion     string              `json:"apiVersion"`
-	Kind           string              `json:"kind"`
-	CatalogVersion string              `json:"catalogVersion"`
-	Updated        string              `json:"updated"`
-	Releases       []catalog.Release   `json:"releases,omitempty"`
-	Components     []catalog.Component `json:"components,omitempty"`
-}
-
 func catalogList(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usageError(c, fmt.Errorf("catalog list takes no argument, got %q", c.Args().First()), true)
@@ -81,9 +88,13 @@ func catalogList(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	w := envOf(c).stdout
-	switch outputOf(c) {
-	case formatTable:
+	md, err := metadataOf(c, cat)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	// The whole catalog in one document that --catalog reads back.
+	doc := cat.File(md)
+	table := func(w io.Writer) error {
 		fmt.Fprintf(w, "Catalog %s (updated %s)\n\n", cat.Version, cat.Updated.Format("2006-01-02"))
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "RELEASE\tMANAGEMENT K8S\tWORKLOAD K8S\tCOMPONENTS\tUPGRADE FROM")
@@ -91,12 +102,20 @@ func catalogList(c *cli.Context) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Release, r.Kubernetes.Management.Short(), minorSpan(r), componentList(r.Components), orDash(versionList(r.UpgradeFrom)))
 		}
 		return tw.Flush()
-	default:
-		return writeData(w, outputOf(c), catalogDoc{
-			APIVersion: catalog.APIVersion, Kind: "Catalog", CatalogVersion: cat.Version,
-			Updated: cat.Updated.Format("2006-01-02"), Releases: cat.Releases, Components: cat.Components,
-		})
 	}
+	return writeOutput(c, documentWriters(table, doc))
+}
+
+// catalogRelease is `catalog show -o json|yaml`: one release and the
+// components it names, an excerpt that --catalog does not read (the
+// releases it upgrades from are not in it; catalog list writes the whole
+// catalog).
+type catalogRelease struct {
+	envelope.Header
+	CatalogVersion string              `json:"catalogVersion"`
+	Updated        string              `json:"updated"`
+	Releases       []catalog.Release   `json:"releases"`
+	Components     []catalog.Component `json:"components"`
 }
 
 func catalogShow(c *cli.Context) error {
@@ -116,13 +135,24 @@ func catalogShow(c *cli.Context) error {
 	if !ok {
 		return withCode(exitError, fmt.Errorf("release %s is not in the catalog (known: %s)", arg, strings.Join(cat.ReleaseNames(), ", ")))
 	}
-	w := envOf(c).stdout
-	if outputOf(c) != formatTable {
-		return writeData(w, outputOf(c), catalogDoc{
-			APIVersion: catalog.APIVersion, Kind: "Catalog", CatalogVersion: cat.Version,
-			Updated: cat.Updated.Format("2006-01-02"), Releases: []catalog.Release{*r},
-		})
+	md, err := metadataOf(c, cat)
+	if err != nil {
+		return withCode(exitError, err)
 	}
+	doc := catalogRelease{
+		Header: envelope.NewHeader("CatalogRelease", md), CatalogVersion: cat.Version,
+		Updated: cat.Updated.Format("2006-01-02"), Releases: []catalog.Release{*r}, Components: []catalog.Component{},
+	}
+	for _, comp := range cat.Components {
+		if _, ok := r.Component(comp.Name); ok || slices.ContainsFunc(r.PassThrough, func(rc catalog.ReleaseComponent) bool { return rc.Name == comp.Name }) {
+			doc.Components = append(doc.Components, comp)
+		}
+	}
+	return writeOutput(c, documentWriters(func(w io.Writer) error { return writeRelease(w, cat, r) }, doc))
+}
+
+// writeRelease is `catalog show` as a table.
+func writeRelease(w io.Writer, cat *catalog.Catalog, r *catalog.Release) error {
 	fmt.Fprintf(w, "Sylva %s\n", r.Release)
 	switch {
 	case r.ImportedFrom != nil && r.Development:
@@ -211,25 +241,6 @@ func orDash(s string) string {
 	return s
 }
 
-// writeData writes v as indented JSON or as YAML.
-func writeData(w io.Writer, f format, v any) error {
-	switch f {
-	case formatJSON:
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	case formatYAML:
-		b, err := yaml.Marshal(v)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	default:
-		return fmt.Errorf("format %s is not supported here", f)
-	}
-}
-
 func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
@@ -240,42 +251,30 @@ func versionCommand() *cli.Command {
 			if err != nil {
 				return withCode(exitError, err)
 			}
+			md, err := metadataOf(c, cat)
+			if err != nil {
+				return withCode(exitError, err)
+			}
 			doc := versionDocument{
-				APIVersion: planner.APIVersion, Kind: "Version",
+				Header:  envelope.NewHeader("Version", md),
 				Tool:    toolVersion{Version: toolVersionString(), Commit: commit, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH},
 				Catalog: catalogVersion{Version: cat.Version, Updated: cat.Updated.Format("2006-01-02"), Oldest: cat.Oldest().Short(), Newest: cat.Newest().Short()},
 			}
-			out := envOf(c).stdout
-			switch outputOf(c) {
-			case formatJSON:
-				b, err := json.MarshalIndent(doc, "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(out, "%s\n", b)
-				return err
-			case formatYAML:
-				b, err := yaml.Marshal(doc)
-				if err != nil {
-					return err
-				}
-				_, err = out.Write(b)
-				return err
-			default:
-				_, err = fmt.Fprintf(out, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n",
+			table := func(w io.Writer) error {
+				_, err := fmt.Fprintf(w, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n",
 					versionString(), cat.Version, doc.Catalog.Updated, doc.Catalog.Oldest, doc.Catalog.Newest)
 				return err
 			}
+			return writeOutput(c, documentWriters(table, doc))
 		},
 	}
 }
 
 // versionDocument is `version -o json|yaml`.
 type versionDocument struct {
-	APIVersion string         `json:"apiVersion"`
-	Kind       string         `json:"kind"`
-	Tool       toolVersion    `json:"tool"`
-	Catalog    catalogVersion `json:"catalog"`
+	envelope.Header
+	Tool    toolVersion    `json:"tool"`
+	Catalog catalogVersion `json:"catalog"`
 }
 
 type toolVersion struct {

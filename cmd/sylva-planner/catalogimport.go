@@ -14,6 +14,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/catalog/importer"
 	"gitlab.com/sylva-projects/sylva-planner/ci"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -49,10 +50,9 @@ func catalogImportCommand() *cli.Command {
 
 // importReport is the JSON and YAML form of an import.
 type importReport struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Refs       []importedRef     `json:"refs"`
-	Releases   []catalog.Release `json:"releases"`
+	envelope.Header
+	Refs     []importedRef     `json:"refs"`
+	Releases []catalog.Release `json:"releases"`
 }
 
 type importedRef struct {
@@ -128,11 +128,11 @@ func catalogImport(c *cli.Context) error {
 		}
 		fmt.Fprintf(e.stderr, "updated %s: %s\n", file, strings.Join(names, ", "))
 	}
-	w := e.stdout
-	if outputOf(c) == formatTable {
-		return writeImportTable(w, results)
+	md, err := metadataOf(c, cat)
+	if err != nil {
+		return withCode(exitError, err)
 	}
-	rep := importReport{APIVersion: catalog.APIVersion, Kind: "CatalogImport", Releases: rels}
+	rep := importReport{Header: envelope.NewHeader("CatalogImport", md), Releases: rels}
 	for _, r := range results {
 		rep.Refs = append(rep.Refs, importedRef{
 			Ref: r.Ref, Commit: r.Commit, Release: r.Release.String(), Development: r.Development,
@@ -140,7 +140,8 @@ func catalogImport(c *cli.Context) error {
 			KubeVersions: r.KubeVersions, Components: r.Components, Units: r.Units, Notes: r.Notes,
 		})
 	}
-	return writeData(w, outputOf(c), rep)
+	table := func(w io.Writer) error { return writeImportTable(w, results) }
+	return writeOutput(c, documentWriters(table, rep))
 }
 
 func shortOrEmpty(v skew.Version) string {

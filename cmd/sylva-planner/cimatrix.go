@@ -2,14 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/ci"
 )
-
-const formatGitLabCI format = "gitlab-ci"
 
 func ciMatrixCommand() *cli.Command {
 	return &cli.Command{
@@ -37,7 +36,7 @@ func ciMatrixCommand() *cli.Command {
 			&cli.StringFlag{Name: "infra", Usage: "with --sylva-core: the infrastructure template the jobs extend (.`NAME`) and name", Value: "capo"},
 			&cli.StringFlag{Name: "bootstrap", Usage: "with --sylva-core: the bootstrap provider the jobs name (`NAME`: kadm, rke2, ck8s)", Value: "rke2"},
 			&cli.StringFlag{Name: "os", Usage: "with --sylva-core: the node OS the jobs name (`NAME`: ubuntu, suse)", Value: "ubuntu"},
-			outputFlag(formatGitLabCI, formatJSON, formatMarkdown),
+			outputFlag(formatGitLabCI, formatJSON, formatYAML, formatMarkdown),
 			asOfFlag(),
 			catalogFlag(),
 		},
@@ -97,19 +96,8 @@ func ciMatrixAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("--target %s: %w", c.String("target"), err))
 	}
-	w := e.stdout
-	switch outputOf(c) {
-	case formatJSON:
-		err = m.WriteJSON(w)
-	case formatMarkdown:
-		err = m.WriteMarkdown(w)
-	default:
-		err = m.WriteGitLabCI(w, c.String("extends"))
-	}
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	return nil
+	gitlab := func(w io.Writer) error { return m.WriteGitLabCI(w, c.String("extends")) }
+	return writeOutput(c, writers{formatGitLabCI: gitlab, formatJSON: m.WriteJSON, formatYAML: m.WriteYAML, formatMarkdown: m.WriteMarkdown})
 }
 
 // ciConventions reads the CI templates of the checkout at branch; nil when

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -43,7 +44,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		// `help`, `help plan`, `help values render`.
 		rest = append(slices.Clone(rest[1:]), "--help")
 	}
-	path := []string{app.Name}
+	path := []string{cmp.Or(app.HelpName, app.Name)}
 	var cmd *cli.Command
 	cmds := app.Commands
 	i := 0
@@ -196,7 +197,7 @@ var singleDash = regexp.MustCompile(`(^|[\s:])-([A-Za-z][A-Za-z0-9-]+)`)
 // help, so that nothing lands on stdout.
 func usageError(c *cli.Context, err error, _ bool) error {
 	msg := singleDash.ReplaceAllString(err.Error(), "$1--$2")
-	hint := "sylva-planner"
+	hint := cmp.Or(c.App.HelpName, c.App.Name)
 	if c.Command != nil && c.Command.Name != "" {
 		hint = c.Command.HelpName
 	}

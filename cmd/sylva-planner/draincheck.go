@@ -32,7 +32,7 @@ func drainCheckCommand() *cli.Command {
 			prodNamespacesFlag(),
 			&cli.StringFlag{Name: "kubernetes", Usage: "also report API versions removed at or before Kubernetes `MINOR` (for example 1.32)"},
 			&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed"},
-			outputFlag(formatTable, formatJSON),
+			outputFlag(formatTable, formatJSON, formatYAML),
 		},
 		Action: drainCheckAction,
 	}
@@ -57,7 +57,7 @@ func drainCheckAction(c *cli.Context) error {
 		}
 		target = v.MinorOnly()
 	}
-	req := action.DrainRequest{ProdNamespaces: prodNamespaces(c), Kubernetes: target, ToolVersion: version}
+	req := action.DrainRequest{ProdNamespaces: prodNamespaces(c), Kubernetes: target}
 	if live {
 		req.Facts = &clusterFacts{e: e, kubeconfig: kubeconfig, context: kubeContext}
 	} else {
@@ -71,14 +71,15 @@ func drainCheckAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	w := e.stdout
-	if outputOf(c) == formatJSON {
-		err = rep.WriteJSON(w)
-	} else {
-		err = rep.WriteTable(w)
-	}
+	cat, err := loadCatalog(c)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("write drain check: %w", err))
+		return withCode(exitError, err)
+	}
+	if rep.Metadata, err = metadataOf(c, cat); err != nil {
+		return withCode(exitError, err)
+	}
+	if err := writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {
+		return err
 	}
 	switch {
 	case rep.Verdict == planner.VerdictBlocked || rep.Verdict == planner.VerdictHeld:

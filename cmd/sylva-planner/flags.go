@@ -19,7 +19,18 @@ const (
 	formatYAML     format = "yaml"
 	formatMarkdown format = "markdown"
 	formatHTML     format = "html"
+	formatGitLabCI format = "gitlab-ci"
 )
+
+// formats are every output format of the tool, in the order help lists them.
+var formats = []format{formatTable, formatJSON, formatYAML, formatMarkdown, formatHTML, formatGitLabCI}
+
+// outputEnv is the environment variable every command reads its output
+// format from when -o is not given. One variable serves every command, so
+// a value one command does not support (SYLVA_PLANNER_OUTPUT=html for
+// plan) gives that command its default format instead of an error; a value
+// that is no format at all is refused.
+const outputEnv = "SYLVA_PLANNER_OUTPUT"
 
 // enumValue is a cli.Generic that accepts one of a fixed set of words and
 // lists them when refusing a value; what names the value in the error
@@ -50,6 +61,8 @@ func (e *enumValue[T]) String() string { return string(e.value) }
 func enumOf[T ~string](c *cli.Context, name string) T { return c.Generic(name).(*enumValue[T]).value }
 
 // outputFlag is -o/--output with the given formats, the first one default.
+// Its environment variable (outputEnv) is read by outputOf, not by the
+// flag, so that an unsupported value falls back to the default.
 func outputFlag(allowed ...format) *cli.GenericFlag {
 	names := make([]string, len(allowed))
 	for i, a := range allowed {
@@ -58,13 +71,56 @@ func outputFlag(allowed ...format) *cli.GenericFlag {
 	return &cli.GenericFlag{
 		Name:    "output",
 		Aliases: []string{"o"},
-		Usage:   "output format: " + strings.Join(names, ", "),
+		Usage:   "output format: " + strings.Join(names, ", ") + " (" + outputEnv + " when it is one of these)",
 		Value:   &enumValue[format]{what: "output format", allowed: allowed, value: allowed[0]},
-		EnvVars: []string{"SYLVA_PLANNER_OUTPUT"},
 	}
 }
 
-func outputOf(c *cli.Context) format { return enumOf[format](c, "output") }
+// outputOf is the output format: -o when given; else outputEnv when the
+// command supports its value; else the command's default. withOutputEnv
+// has refused a value of outputEnv that is no format at all.
+func outputOf(c *cli.Context) format {
+	v := c.Generic("output").(*enumValue[format])
+	if env := format(envOf(c).getenv(outputEnv)); !c.IsSet("output") && slices.Contains(v.allowed, env) {
+		return env
+	}
+	return v.value
+}
+
+// withOutputEnv has every command (and subcommand) with -o refuse, before
+// it runs, a value of outputEnv that is no output format of the tool: a
+// typo must not pass for "use the default".
+func withOutputEnv(cmds []*cli.Command) {
+	for _, cmd := range cmds {
+		withOutputEnv(cmd.Subcommands)
+		if !slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "output") }) {
+			continue
+		}
+		addBefore(cmd, func(c *cli.Context) error {
+			if env := envOf(c).getenv(outputEnv); env != "" {
+				known := &enumValue[format]{what: "output format", allowed: formats}
+				if err := known.Set(env); err != nil {
+					return withCode(exitError, fmt.Errorf("%s: %w", outputEnv, err))
+				}
+			}
+			return nil
+		})
+	}
+}
+
+// addBefore has cmd run check before its own Before.
+func addBefore(cmd *cli.Command, check cli.BeforeFunc) {
+	before := cmd.Before
+	cmd.Before = func(c *cli.Context) error {
+		if err := check(c); err != nil {
+			return err
+		}
+		if before != nil {
+			return before(c)
+		}
+		return nil
+	}
+}
 
 // failOn is the --fail-on threshold.
 type failOn string
@@ -110,7 +166,7 @@ func asOfOf(c *cli.Context) (time.Time, error) {
 func catalogFlag() *cli.StringFlag {
 	return &cli.StringFlag{
 		Name:      "catalog",
-		Usage:     "load the release catalog from `FILE` (or a directory of *.yaml) instead of the embedded one",
+		Usage:     "load the release catalog from `FILE` (or a directory of *.yaml; - for standard input; catalog list -o yaml writes one) instead of the embedded one",
 		EnvVars:   []string{"SYLVA_PLANNER_CATALOG"},
 		TakesFile: true,
 	}

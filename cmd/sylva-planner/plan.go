@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
@@ -52,7 +51,7 @@ func reportCommand() *cli.Command {
 			"lists the inputs read. Exit codes as for plan.\n\n" +
 			"Example: sylva-planner report --from 1.4 --to 1.6 -o html > report.html",
 		ArgsUsage: " ",
-		Flags:     append(gateFlags(), outputFlag(formatMarkdown, formatHTML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
+		Flags:     append(gateFlags(), outputFlag(formatMarkdown, formatHTML, formatJSON, formatYAML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
 		Action:    func(c *cli.Context) error { return gateAction(c, true) },
 	}
 }
@@ -140,21 +139,14 @@ func gateAction(c *cli.Context, report bool) error {
 		return withCode(exitError, err)
 	}
 	req.AsOf = asOf
+	req.Gate = planner.GateOptions{FailOn: planner.FailOn(opts.failOn), AllowIncomplete: opts.allowIncomplete}
+	req.Rerun, req.Follow = rerunCommand(c), followCommand(c)
 	p, err := action.Plan(c.Context, req)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	w := e.stdout
-	switch {
-	case report && opts.output == formatHTML:
-		err = p.WriteReportHTML(w)
-	case report:
-		err = p.WriteReportMarkdown(w)
-	default:
-		err = writePlan(w, p, opts.output)
-	}
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("write the result: %w", err))
+	if err := writeAs(c, opts.output, planWriters(p, report)); err != nil {
+		return err
 	}
 	if opts.metricsFile != "" {
 		// Only once the result is on stdout: a failed write leaves the
@@ -167,7 +159,7 @@ func gateAction(c *cli.Context, report bool) error {
 			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
 		}
 	}
-	return withCode(planExitCode(p, opts.failOn, opts.allowIncomplete), nil)
+	return withCode(gateExitCode(p.Gate), nil)
 }
 
 // planRequest turns the flags into the request of action.Plan: the sources
@@ -216,7 +208,7 @@ func parseFile[T any](e *env, flag, name string, parse func([]byte) (T, error)) 
 	if name == "" {
 		return zero, nil
 	}
-	data, err := fileio.ReadFile(e.path(name), e.maxInput)
+	data, err := e.read(name)
 	if err == nil {
 		var v T
 		if v, err = parse(data); err == nil {
@@ -226,43 +218,24 @@ func parseFile[T any](e *env, flag, name string, parse func([]byte) (T, error)) 
 	return zero, fmt.Errorf("%s %s: %w", flag, name, err)
 }
 
-func writePlan(w io.Writer, p *planner.Plan, f format) error {
-	switch f {
-	case formatJSON:
-		return p.WriteJSON(w)
-	case formatYAML:
-		return p.WriteYAML(w)
-	case formatMarkdown:
-		return p.WriteMarkdown(w)
-	case formatTable:
-		return p.WriteTable(w)
-	default:
-		return fmt.Errorf("format %q is not supported by plan", f)
+// planWriters write a plan in each format of plan, or of report: the same
+// document in JSON and YAML, the report for people in Markdown and HTML.
+func planWriters(p *planner.Plan, report bool) writers {
+	if report {
+		return writers{formatMarkdown: p.WriteReportMarkdown, formatHTML: p.WriteReportHTML, formatJSON: p.WriteJSON, formatYAML: p.WriteYAML}
 	}
+	return writers{formatTable: p.WriteTable, formatJSON: p.WriteJSON, formatYAML: p.WriteYAML, formatMarkdown: p.WriteMarkdown}
 }
 
-// planExitCode maps a computed plan to the exit code of docs/cli.md:
-// never → 0; held → 4; a finding at or above the threshold that is neither
-// suppressed nor in the baseline → 2; unknown without --allow-incomplete →
-// 2; else 0.
-func planExitCode(p *planner.Plan, threshold failOn, allowIncomplete bool) int {
-	if threshold == failOnNever {
-		return exitOK
-	}
-	if p.Verdict == planner.VerdictHeld {
-		return exitHeld
-	}
-	min := planner.SeverityBlocker
-	if threshold == failOnWarning {
-		min = planner.SeverityWarning
-	}
-	for _, f := range p.Findings {
-		if f.Severity.AtLeast(min) && !f.InBaseline {
-			return exitBlocked
-		}
-	}
-	if p.Verdict == planner.VerdictUnknown && !allowIncomplete {
+// gateExitCode is the exit code of docs/cli.md for the gate's decision,
+// which every output shows: pass → 0, fail → 2, held → 4.
+func gateExitCode(g planner.Gate) int {
+	switch g.Outcome {
+	case planner.GateFail:
 		return exitBlocked
+	case planner.GateHeld:
+		return exitHeld
+	case planner.GatePass:
 	}
 	return exitOK
 }

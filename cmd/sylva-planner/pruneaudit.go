@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 	"sigs.k8s.io/yaml"
@@ -53,13 +54,13 @@ func pruneAuditCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{
 				Name: "values", Aliases: []string{"f"}, TakesFile: true,
-				Usage: "sylva-units values `FILE`; repeat to merge several, later files win",
+				Usage: "sylva-units values `FILE`; repeat to merge several, later files win; - for standard input",
 			},
 			&cli.StringFlag{
 				Name: "release", EnvVars: []string{"SYLVA_PLANNER_RELEASE"},
 				Usage: "Sylva release to audit for, for example `1.7` (default: read from the values)",
 			},
-			outputFlag(formatTable, formatJSON, formatMarkdown),
+			outputFlag(formatTable, formatJSON, formatYAML, formatMarkdown),
 			&cli.GenericFlag{
 				Name:    "fail-on",
 				Usage:   "exit 2 when a unit is at least this actionable: prunable (also blocked and malformed), malformed, never",
@@ -88,8 +89,9 @@ type pruneAuditOptions struct {
 	files   []string
 	chart   string
 	release string
-	output  format
 	failOn  pruneFailOn
+	// asOf is the day of the report's metadata.
+	asOf time.Time
 }
 
 func pruneAuditAction(c *cli.Context) error {
@@ -98,14 +100,14 @@ func pruneAuditAction(c *cli.Context) error {
 	}
 	w := envOf(c).stdout
 	if c.Bool("print-schema-patch") {
-		return printSchemaPatch(w, c.String("schema"), envOf(c).path)
+		return printSchemaPatch(w, c.String("schema"), envOf(c))
 	}
 	if c.String("schema") != "" {
 		return usageError(c, errors.New("--schema goes with --print-schema-patch"), true)
 	}
 	opts := pruneAuditOptions{
 		files: c.StringSlice("values"), chart: c.String("chart"), release: c.String("release"),
-		output: outputOf(c), failOn: enumOf[pruneFailOn](c, "fail-on"),
+		failOn: enumOf[pruneFailOn](c, "fail-on"), asOf: envOf(c).today,
 	}
 	if len(opts.files) == 0 {
 		return usageError(c, errors.New("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml"), true)
@@ -121,20 +123,12 @@ func pruneAuditAction(c *cli.Context) error {
 			return chartResolver(c.Context, e.path(opts.chart), opts.chart, files)
 		}
 	}
-	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return fileio.ReadFile(e.path(name), e.maxInput) }, resolve)
+	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return e.read(name) }, resolve)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	switch opts.output {
-	case formatJSON:
-		err = report.WriteJSON(w)
-	case formatMarkdown:
-		err = report.WriteMarkdown(w)
-	default:
-		err = report.WriteTable(w)
-	}
-	if err != nil {
-		return withCode(exitError, err)
+	if err := writeOutput(c, writers{formatTable: report.WriteTable, formatJSON: report.WriteJSON, formatYAML: report.WriteYAML, formatMarkdown: report.WriteMarkdown}); err != nil {
+		return err
 	}
 	return pruneAuditExit(report, opts.failOn)
 }
@@ -180,7 +174,7 @@ func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(stri
 	}
 	report, err := units.Audit(units.AuditInput{
 		Values: values, Release: rel, ReleaseFrom: from, ReleaseUnknown: unknown, Policy: policyOf(cat),
-		ToolVersion: versionString(), CatalogVersion: cat.Version, Files: opts.files,
+		ToolVersion: versionString(), CatalogVersion: cat.Version, AsOf: opts.asOf, Files: opts.files,
 	})
 	if err != nil {
 		if errors.Is(err, units.ErrUnknownRelease) {
@@ -199,12 +193,12 @@ func pruneAudit(opts pruneAuditOptions, cat *catalog.Catalog, readFile func(stri
 }
 
 // printSchemaPatch writes the schema patch, or the schema file patched.
-func printSchemaPatch(w io.Writer, schemaFile string, path func(string) string) error {
+func printSchemaPatch(w io.Writer, schemaFile string, e *env) error {
 	if schemaFile == "" {
 		_, err := io.WriteString(w, units.SchemaPatch)
 		return err
 	}
-	data, err := fileio.ReadFile(path(schemaFile), fileio.DefaultMaxSize)
+	data, err := e.readFile("--schema", schemaFile)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("read schema (check the --schema path): %w", err))
 	}
@@ -220,6 +214,9 @@ func printSchemaPatch(w io.Writer, schemaFile string, path func(string) string) 
 // file (charts/sylva-units/values.yaml sits beside charts/sylva-units/Chart.yaml),
 // or "" when there is none.
 func chartVersion(valuesFile string, readFile func(string) ([]byte, error)) string {
+	if valuesFile == fileio.StdinName {
+		return "" // standard input has no directory
+	}
 	data, err := readFile(filepath.Join(filepath.Dir(valuesFile), "Chart.yaml"))
 	if err != nil {
 		return ""

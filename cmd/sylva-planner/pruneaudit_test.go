@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -31,23 +30,7 @@ func TestPruneAuditScripts(t *testing.T) {
 			e.Setenv("FIXTURES", fixtures)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"sylva-planner": func(ts *testscript.TestScript, neg bool, args []string) {
-				code := runIn(context.Background(), ts.Getenv("WORK"), append([]string{"sylva-planner"}, args...), ts.Stdout(), ts.Stderr(), ts.Getenv)
-				ts.Setenv("LAST_EXIT", strconv.Itoa(code))
-				if (code != 0) != neg {
-					ts.Fatalf("sylva-planner exited %d", code)
-				}
-			},
-			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 1 || neg {
-					ts.Fatalf("usage: exitcode N")
-				}
-				if got := ts.Getenv("LAST_EXIT"); got != args[0] {
-					ts.Fatalf("exit code %s, want %s", got, args[0])
-				}
-			},
-		},
+		Cmds: scriptCmds(),
 	})
 }
 

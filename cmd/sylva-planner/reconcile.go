@@ -12,6 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -40,6 +41,7 @@ func reconcileCommand() *cli.Command {
 			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DURATION` (exit 2)", Value: 2 * time.Hour},
 			&cli.DurationFlag{Name: "poll-interval", Usage: "time between two reads while waiting", Value: flux.DefaultInterval, Hidden: true},
 			kubeconfigFlag(),
+			outputFlag(formatTable, formatJSON, formatYAML),
 		},
 		Action: reconcileAction,
 	}
@@ -50,6 +52,20 @@ type reconcileOptions struct {
 	kubeconfig, context    string
 	dryRun, wait           bool
 	timeout, interval      time.Duration
+	// output is the format of the decisions: the table prints each as it
+	// is made, JSON and YAML one document once the command is done.
+	output   format
+	metadata envelope.Metadata
+}
+
+// reconcileDocument is `reconcile -o json|yaml`: every decision made, in
+// order (one without --wait).
+type reconcileDocument struct {
+	envelope.Header
+	Namespace   string          `json:"namespace"`
+	HelmRelease string          `json:"helmRelease"`
+	DryRun      bool            `json:"dryRun"`
+	Decisions   []flux.Decision `json:"decisions"`
 }
 
 func reconcileAction(c *cli.Context) error {
@@ -68,6 +84,14 @@ func reconcileAction(c *cli.Context) error {
 	if o.wait && o.timeout <= 0 {
 		return usageError(c, fmt.Errorf("--timeout %s: want a positive duration such as 2h", o.timeout), true)
 	}
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if o.metadata, err = metadataOf(c, cat); err != nil {
+		return withCode(exitError, err)
+	}
+	o.output = outputOf(c)
 	return runReconcile(c.Context, envOf(c), o)
 }
 
@@ -98,10 +122,22 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 		waitCtx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
+	doc := reconcileDocument{Header: envelope.NewHeader("Reconciliation", o.metadata), Namespace: o.namespace, HelmRelease: o.helmRelease, DryRun: o.dryRun, Decisions: []flux.Decision{}}
+	onDecision := func(r flux.Result) { printDecision(e.stdout, e.stderr, r, o.dryRun) }
+	if o.output == formatJSON || o.output == formatYAML {
+		onDecision = func(r flux.Result) {
+			// The decisions the table would print, into the document;
+			// warnings still go to stderr.
+			if d := r.Decision; d.Outcome != flux.OutcomeMissing && d.Outcome != flux.OutcomeInvalid {
+				doc.Decisions = append(doc.Decisions, d)
+			}
+			printDecision(io.Discard, e.stderr, r, o.dryRun)
+		}
+	}
 	res, err := a.Drive(waitCtx, target, flux.DriveOptions{
 		Wait:       o.wait,
 		Interval:   o.interval,
-		OnDecision: func(r flux.Result) { printDecision(e.stdout, e.stderr, r, o.dryRun) },
+		OnDecision: onDecision,
 		OnProgress: func(p flux.Progress) {
 			pass := ""
 			if p.Request != "" {
@@ -110,6 +146,12 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 			fmt.Fprintf(e.stderr, "[%s] %s%s\n", p.Elapsed.Round(time.Second), pass, p.State)
 		},
 	})
+	if len(doc.Decisions) > 0 {
+		// What was decided is the result, also when the wait then failed.
+		if werr := documentWriters(nil, doc)[o.output](e.stdout); werr != nil {
+			return withCode(exitError, fmt.Errorf("write the result: %w", werr))
+		}
+	}
 	switch {
 	case err == nil:
 	case parent.Err() != nil:

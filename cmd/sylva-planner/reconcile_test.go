@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,21 @@ func TestReconcileCommandOnARealAPIServer(t *testing.T) {
 	code, out, errOut := runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--dry-run")
 	if code != exitOK || !strings.HasPrefix(out, "would trigger (dry run): ") {
 		t.Fatalf("reconcile --dry-run: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	// JSON and YAML: one document with the decision, the same envelope as
+	// every other command.
+	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--dry-run", "-o", "json")
+	var doc reconcileDocument
+	if err := json.Unmarshal([]byte(out), &doc); code != exitOK || err != nil {
+		t.Fatalf("reconcile --dry-run -o json: exit %d, %v\nstdout: %s\nstderr: %s", code, err, out, errOut)
+	}
+	if doc.Kind != "Reconciliation" || doc.Metadata.CatalogVersion == "" || doc.Metadata.AsOf == "" || !doc.DryRun ||
+		len(doc.Decisions) != 1 || doc.Decisions[0].Outcome != flux.OutcomeTrigger {
+		t.Fatalf("reconcile --dry-run -o json = %+v, want one triggered decision, dry run, with metadata", doc)
+	}
+	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--dry-run", "-o", "yaml")
+	if err := checkEnvelope([]byte(out), "Reconciliation", doc.Metadata.AsOf); code != exitOK || err != nil {
+		t.Fatalf("reconcile --dry-run -o yaml: exit %d, %v\nstdout: %s\nstderr: %s", code, err, out, errOut)
 	}
 	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns)
 	if code != exitOK || !strings.HasPrefix(out, "triggered: ") {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,44 +14,110 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 var updateScripts = flag.Bool("update", false, "rewrite the expected output in testdata/script/*.txtar")
 
-// TestScripts runs the txtar scripts of testdata/script. The command
-// `sylva-planner` runs the real application in-process; `exitcode N`
-// asserts the exit code of the last sylva-planner command.
+// scriptToday is the day the scripts run on: commands without --as-of
+// write it as the asOf of their documents.
+var scriptToday = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
+
+// TestScripts runs the txtar scripts of testdata/script with scriptCmds.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *updateScripts,
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"sylva-planner": func(ts *testscript.TestScript, neg bool, args []string) {
-				code := runIn(context.Background(), ts.Getenv("WORK"), append([]string{"sylva-planner"}, args...), ts.Stdout(), ts.Stderr(), ts.Getenv)
-				ts.Setenv("LAST_EXIT", strconv.Itoa(code))
-				if code != 0 && !neg {
-					ts.Fatalf("sylva-planner exited %d", code)
-				}
-				if code == 0 && neg {
-					ts.Fatalf("sylva-planner succeeded unexpectedly")
-				}
-			},
-			"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 1 || neg {
-					ts.Fatalf("usage: mkfifo PATH")
-				}
-				ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
-			},
-			"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
-				if len(args) != 1 || neg {
-					ts.Fatalf("usage: exitcode N")
-				}
-				if got := ts.Getenv("LAST_EXIT"); got != args[0] {
-					ts.Fatalf("exit code %s, want %s", got, args[0])
-				}
-			},
-		},
+		Cmds:          scriptCmds(),
 	})
+}
+
+// scriptCmds are the commands of the scripts: `sylva-planner` runs the
+// real application in-process on scriptToday; `feed FILE` gives FILE as
+// standard input to the next sylva-planner command; `exitcode N` asserts
+// the exit code of the last sylva-planner command; `envelope KIND` checks
+// that the last standard output is one JSON or YAML document of that kind
+// with the metadata every document carries (put it after the other checks
+// of that output: like every command, it replaces stdout); `mkfifo PATH`
+// makes a named pipe.
+func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		"sylva-planner": func(ts *testscript.TestScript, neg bool, args []string) {
+			e := newEnv(ts.Getenv("WORK"), ts.Stdout(), ts.Stderr(), ts.Getenv)
+			e.today = scriptToday
+			if in := ts.Getenv("FEED"); in != "" {
+				e.stdin = strings.NewReader(ts.ReadFile(in))
+				ts.Setenv("FEED", "")
+			}
+			code := runEnv(context.Background(), e, append([]string{"sylva-planner"}, args...))
+			ts.Setenv("LAST_EXIT", strconv.Itoa(code))
+			if code != 0 && !neg {
+				ts.Fatalf("sylva-planner exited %d", code)
+			}
+			if code == 0 && neg {
+				ts.Fatalf("sylva-planner succeeded unexpectedly")
+			}
+		},
+		"feed": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 || neg {
+				ts.Fatalf("usage: feed FILE")
+			}
+			ts.Setenv("FEED", args[0])
+		},
+		"mkfifo": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 || neg {
+				ts.Fatalf("usage: mkfifo PATH")
+			}
+			ts.Check(syscall.Mkfifo(ts.MkAbs(args[0]), 0o644))
+		},
+		"exitcode": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 || neg {
+				ts.Fatalf("usage: exitcode N")
+			}
+			if got := ts.Getenv("LAST_EXIT"); got != args[0] {
+				ts.Fatalf("exit code %s, want %s", got, args[0])
+			}
+		},
+		"envelope": func(ts *testscript.TestScript, neg bool, args []string) {
+			if len(args) != 1 || neg {
+				ts.Fatalf("usage: envelope KIND")
+			}
+			if err := checkEnvelope([]byte(ts.ReadFile("stdout")), args[0], scriptToday.Format(time.DateOnly)); err != nil {
+				ts.Fatalf("%v", err)
+			}
+		},
+	}
+}
+
+// checkEnvelope checks that doc (JSON or YAML) has apiVersion, kind and
+// metadata{toolVersion, catalogVersion, asOf}.
+func checkEnvelope(doc []byte, kind, asOf string) error {
+	var d struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			ToolVersion    string `json:"toolVersion"`
+			CatalogVersion string `json:"catalogVersion"`
+			AsOf           string `json:"asOf"`
+		} `json:"metadata"`
+	}
+	if err := yaml.Unmarshal(doc, &d); err != nil {
+		return fmt.Errorf("not one JSON or YAML document: %w", err)
+	}
+	md := d.Metadata
+	switch {
+	case d.APIVersion != envelope.APIVersion:
+		return fmt.Errorf("apiVersion %q, want %q", d.APIVersion, envelope.APIVersion)
+	case d.Kind != kind:
+		return fmt.Errorf("kind %q, want %q", d.Kind, kind)
+	case md.ToolVersion == "" || md.CatalogVersion == "":
+		return fmt.Errorf("metadata %+v lacks the tool or the catalog version", md)
+	case md.AsOf != asOf:
+		return fmt.Errorf("metadata.asOf %q, want %s", md.AsOf, asOf)
+	}
+	return nil
 }
 
 // BenchmarkPlanProcess measures the whole `sylva-planner plan --from 1.4

@@ -30,7 +30,7 @@ func statusCommand() *cli.Command {
 			"or a cluster that cannot be read. See docs/status.md.",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` (- for standard input) instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
 			kubeconfigFlag(),
 			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
@@ -76,25 +76,19 @@ func statusAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	rep := status.Interpret(obs)
-	rep.ToolVersion = version
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if rep.Metadata, err = metadataOf(c, cat); err != nil {
+		return withCode(exitError, err)
+	}
 	if to := c.String("to"); to != "" {
 		if rep.Transition, err = transition(c, to, obs.ConfigMap); err != nil {
 			return withCode(exitError, err)
 		}
 	}
-	w := envOf(c).stdout
-	switch outputOf(c) {
-	case formatJSON:
-		err = rep.WriteJSON(w)
-	case formatYAML:
-		err = rep.WriteYAML(w)
-	default:
-		err = rep.WriteTable(w)
-	}
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("write status: %w", err))
-	}
-	return nil
+	return writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML})
 }
 
 // transition places the cluster whose status is cm in the plan to --to.

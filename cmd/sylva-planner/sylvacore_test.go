@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -33,14 +31,6 @@ func TestSylvaCoreScripts(t *testing.T) {
 			e.Setenv("CATALOG_DATA", data)
 			return nil
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"sylva-planner": func(ts *testscript.TestScript, neg bool, args []string) {
-				code := runIn(context.Background(), ts.Getenv("WORK"), append([]string{"sylva-planner"}, args...), ts.Stdout(), ts.Stderr(), ts.Getenv)
-				ts.Setenv("LAST_EXIT", strconv.Itoa(code))
-				if (code != 0) != neg {
-					ts.Fatalf("sylva-planner exited %d", code)
-				}
-			},
-		},
+		Cmds: scriptCmds(),
 	})
 }

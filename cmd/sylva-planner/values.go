@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"runtime/debug"
 	"strings"
 
@@ -25,7 +25,7 @@ import (
 )
 
 func valuesCommand() *cli.Command {
-	valuesFlag := &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does)", TakesFile: true}
+	valuesFlag := &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does; - for standard input)", TakesFile: true}
 	nsFlag := &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", Value: values.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
 	return &cli.Command{
 		Name:  "values",
@@ -99,7 +99,7 @@ func valuesCommand() *cli.Command {
 					"         sylva-planner values check --chart charts/sylva-units -f charts/sylva-units/management.values.yaml \\\n" +
 					"           --overlay helpers.yaml --from 1.2 --to 1.4 --skip-schema-validation",
 				ArgsUsage: " ",
-				Flags: append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON), failOnFlag(),
+				Flags: append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON, formatYAML), failOnFlag(),
 					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the whole sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},
 					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)"},
 					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json"},
@@ -417,9 +417,9 @@ func valuesCheckChart(c *cli.Context, in planner.Input, files []values.File) (*v
 	}
 	ci := values.ChartCheckInput{Plan: in, Chart: ch, Files: files, Namespace: c.String("namespace"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
 	if name := c.String("overlay"); name != "" {
-		data, err := os.ReadFile(e.path(name))
+		data, err := e.readFile("--overlay", name)
 		if err != nil {
-			return nil, fmt.Errorf("read --overlay (check the path): %w", err)
+			return nil, err
 		}
 		ci.Overlay = &values.File{Name: name, Data: data}
 	}
@@ -451,14 +451,15 @@ func valuesCheckAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	w := envOf(c).stdout
-	if outputOf(c) == formatJSON {
-		err = rep.WriteJSON(w)
-	} else if err = rep.WriteTable(w); err == nil && len(rep.Notes) > 0 {
-		_, err = fmt.Fprintf(w, "\nNot checked:\n  - %s\n", strings.Join(rep.Notes, "\n  - "))
+	table := func(w io.Writer) error {
+		err := rep.WriteTable(w)
+		if err == nil && len(rep.Notes) > 0 {
+			_, err = fmt.Fprintf(w, "\nNot checked:\n  - %s\n", strings.Join(rep.Notes, "\n  - "))
+		}
+		return err
 	}
-	if err != nil {
-		return withCode(exitError, err)
+	if err := writeOutput(c, writers{formatTable: table, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {
+		return err
 	}
 	switch failOnOf(c) {
 	case failOnNever:

@@ -40,7 +40,7 @@ func verifyCommand() *cli.Command {
 			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "status", Usage: "offline: the sylva-units-status ConfigMap `FILE`", TakesFile: true},
 			&cli.StringFlag{Name: "inventory", Usage: "offline: a `DIR` of manifests with the Nodes and the Longhorn workloads", TakesFile: true},
-			outputFlag(formatTable, formatJSON),
+			outputFlag(formatTable, formatJSON, formatYAML),
 		),
 		Action: verifyAction,
 	}
@@ -80,13 +80,8 @@ func verifyAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	v := ci.Verify(p, facts)
-	if outputOf(c) == formatJSON {
-		err = v.WriteJSON(e.stdout)
-	} else {
-		err = v.WriteTable(e.stdout)
-	}
-	if err != nil {
-		return withCode(exitError, err)
+	if err := writeOutput(c, writers{formatTable: v.WriteTable, formatJSON: v.WriteJSON, formatYAML: v.WriteYAML}); err != nil {
+		return err
 	}
 	if !v.OK {
 		return withCode(exitBlocked, nil)

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
+)
+
+// This file holds the output contract every command follows: -o picks one
+// of the command's formats (outputOf), and every JSON or YAML document
+// carries apiVersion, kind and the metadata of metadataOf.
+
+// metadataOf is the metadata of the documents a command writes: this
+// binary's version, the version of the catalog cat, and the date the
+// command runs for (--as-of where the command has it, else today).
+func metadataOf(c *cli.Context, cat *catalog.Catalog) (envelope.Metadata, error) {
+	asOf, err := asOfOf(c)
+	if err != nil {
+		return envelope.Metadata{}, err
+	}
+	return envelope.NewMetadata(version, cat.Version, asOf), nil
+}
+
+// writers are the functions that write a command's result, one per output
+// format the command declares with outputFlag.
+type writers map[format]func(io.Writer) error
+
+// writeOutput writes the result in the format of -o to standard output; a
+// failed write is an operational error.
+func writeOutput(c *cli.Context, ws writers) error { return writeAs(c, outputOf(c), ws) }
+
+// writeAs is writeOutput in format f.
+func writeAs(c *cli.Context, f format, ws writers) error {
+	write, ok := ws[f]
+	if !ok {
+		return withCode(exitError, fmt.Errorf("%s cannot write %s", c.Command.FullName(), f))
+	}
+	if err := write(envOf(c).stdout); err != nil {
+		return withCode(exitError, fmt.Errorf("write the result: %w", err))
+	}
+	return nil
+}
+
+// documentWriters write doc in JSON and YAML, and the table with table.
+func documentWriters(table func(io.Writer) error, doc any) writers {
+	return writers{
+		formatTable: table,
+		formatJSON:  func(w io.Writer) error { return envelope.WriteJSON(w, doc) },
+		formatYAML:  func(w io.Writer) error { return envelope.WriteYAML(w, doc) },
+	}
+}
+
+// rerunFlags are the flags that do not change a result: a command run
+// again with every other flag it was given computes the same result.
+var rerunFlags = map[string]bool{"output": true, "metrics-file": true, "help": true}
+
+// rerunCommand is the command line that computes the same result again:
+// the command and every flag given to it (on the command line or from
+// the environment), in the order of its flags, values quoted for a POSIX
+// shell when they need it. Global flags are left out.
+func rerunCommand(c *cli.Context) string {
+	parts := []string{c.App.HelpName, c.Command.FullName()}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if rerunFlags[name] || !c.IsSet(name) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.BoolFlag:
+			if c.Bool(name) {
+				parts = append(parts, "--"+name)
+			}
+		case *cli.GenericFlag:
+			parts = append(parts, "--"+name, shellQuote(fmt.Sprint(c.Generic(name))))
+		case *cli.StringSliceFlag:
+			for _, v := range c.StringSlice(name) {
+				parts = append(parts, "--"+name, shellQuote(v))
+			}
+		default:
+			parts = append(parts, "--"+name, shellQuote(fmt.Sprint(c.Value(name))))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// followCommand is the status command that follows the passes of the plan
+// that c computes: the target, and the catalog and cluster flags c was
+// given.
+func followCommand(c *cli.Context) string {
+	parts := []string{c.App.HelpName, "status", "--to", shellQuote(c.String("to"))}
+	for _, name := range []string{"catalog", "kubeconfig", "context", "namespace"} {
+		if c.IsSet(name) {
+			parts = append(parts, "--"+name, shellQuote(c.String(name)))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./:=,+@%.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
