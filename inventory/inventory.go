@@ -11,8 +11,11 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/yaml"
 
@@ -68,17 +71,30 @@ type Detected struct {
 // (type helm.sh/release.v1) are opened and their manifests read too. A file
 // that does not parse is listed in Skipped, not an error.
 func Read(fsys fs.FS) (*Inventory, error) {
-	inv := &Inventory{}
-	if err := inv.walk(fsys, func(p string, data []byte) error { return inv.addDocuments(p, data, 0) }); err != nil {
+	return read(fsys, runtime.GOMAXPROCS(0))
+}
+
+// read is Read with at most workers files decoded at once.
+func read(fsys fs.FS, workers int) (*Inventory, error) {
+	f := &Facts{Inventory: &Inventory{}}
+	err := f.walk(fsys, workers, func(part *Facts, p string, data []byte) error { return part.Inventory.addDocuments(p, data, 0) })
+	if err != nil {
 		return nil, err
 	}
-	return inv, nil
+	return f.Inventory, nil
 }
 
 // walk hands every *.yaml, *.yml and *.json file of fsys to add, counts
 // the files, lists those add refuses in Skipped, then sorts the objects
 // by file, kind, namespace and name.
-func (inv *Inventory) walk(fsys fs.FS, add func(path string, data []byte) error) error {
+//
+// The files are read and decoded by a bounded pool of workers (at most
+// workers, one per processor in Read and Scan), each into a part of its own; the parts are then joined in the
+// order fs.WalkDir lists the files, so the Facts do not depend on which
+// worker finished first. A file that add refuses keeps the objects add
+// found before the error, as a sequential walk would.
+func (f *Facts) walk(fsys fs.FS, workers int, add func(part *Facts, path string, data []byte) error) error {
+	var files []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -88,26 +104,74 @@ func (inv *Inventory) walk(fsys fs.FS, add func(path string, data []byte) error)
 		}
 		switch path.Ext(p) {
 		case ".yaml", ".yml", ".json":
-		default:
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return fmt.Errorf("read manifest %s: %w", p, err)
-		}
-		inv.Files++
-		if err := add(p, data); err != nil {
-			inv.Skipped = append(inv.Skipped, p+": "+err.Error())
+			files = append(files, p)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	parts := make([]filePart, len(files))
+	work := func(i int) {
+		p := files[i]
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			parts[i].readErr = fmt.Errorf("read manifest %s: %w", p, err)
+			return
+		}
+		parts[i].facts = &Facts{Inventory: &Inventory{}}
+		parts[i].addErr = add(parts[i].facts, p, data)
+	}
+	workers = min(workers, len(files))
+	if workers <= 1 {
+		for i := range files {
+			work(i)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
+					work(i)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	inv := f.Inventory
+	for i, part := range parts {
+		if part.readErr != nil {
+			return part.readErr
+		}
+		inv.Files++
+		f.join(part.facts)
+		if part.addErr != nil {
+			inv.Skipped = append(inv.Skipped, files[i]+": "+part.addErr.Error())
+		}
+	}
 	slices.SortFunc(inv.Objects, func(a, b Object) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
 	return nil
+}
+
+// filePart is what one file gave: its facts, or why it could not be read
+// (which stops the walk) or decoded (which skips the file).
+type filePart struct {
+	facts           *Facts
+	readErr, addErr error
+}
+
+// join appends the objects, API uses and drain model of part.
+func (f *Facts) join(part *Facts) {
+	f.Inventory.Objects = append(f.Inventory.Objects, part.Inventory.Objects...)
+	f.Uses = append(f.Uses, part.Uses...)
+	s, p := &f.Snapshot, &part.Snapshot
+	s.Nodes = append(s.Nodes, p.Nodes...)
+	s.Pods = append(s.Pods, p.Pods...)
+	s.Workloads = append(s.Workloads, p.Workloads...)
+	s.PDBs = append(s.PDBs, p.PDBs...)
 }
 
 func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {
