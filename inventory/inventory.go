@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // Object is one Kubernetes object as read, with where it came from.
@@ -175,7 +176,7 @@ func (f *Facts) join(part *Facts) {
 }
 
 func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {
-	for _, doc := range splitYAML(data) {
+	for _, doc := range yamldoc.Split(data) {
 		var m map[string]any
 		if err := yaml.Unmarshal(doc, &m); err != nil {
 			return err
@@ -185,28 +186,6 @@ func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {
 		}
 	}
 	return nil
-}
-
-// splitYAML splits a multi-document YAML stream on "---" lines.
-func splitYAML(data []byte) [][]byte {
-	var docs [][]byte
-	var cur bytes.Buffer
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if t := bytes.TrimRight(line, " \t\r\n"); bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- ")) {
-			docs = append(docs, bytes.Clone(cur.Bytes()))
-			cur.Reset()
-			continue
-		}
-		cur.Write(line)
-	}
-	docs = append(docs, cur.Bytes())
-	out := docs[:0]
-	for _, d := range docs {
-		if len(bytes.TrimSpace(d)) > 0 {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func (inv *Inventory) addObject(file string, m map[string]any, depth int) {

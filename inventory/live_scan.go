@@ -16,6 +16,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/apis"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // CheckManifests is the name of the manifest scan's check.
@@ -57,7 +58,7 @@ func scan(fsys fs.FS, source string, workers int) (*Facts, error) {
 // headerOf reads without a YAML parser; everything else, and any header
 // headerOf is unsure about, goes through the full decoder.
 func (f *Facts) addFile(file string, data []byte) error {
-	for _, doc := range splitYAML(data) {
+	for _, doc := range yamldoc.Split(data) {
 		if h, ok := headerOf(doc); ok && !detailed[h.Kind] {
 			f.Inventory.Objects = append(f.Inventory.Objects, Object{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name, Labels: h.Labels, File: file})
 			f.Uses = append(f.Uses, apis.Use{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name, Where: "manifest " + file})
