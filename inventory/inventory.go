@@ -255,26 +255,42 @@ func images(podSpec map[string]any) []string {
 	return out
 }
 
-// helmManifest opens a Helm 3 release Secret: data.release is base64 (the
-// Secret encoding) of base64 of gzip of the release JSON.
+// helmManifest opens a Helm 3 release Secret as a manifest file holds it:
+// data.release is base64 (the Secret encoding) of Helm's stored release.
 func helmManifest(secret map[string]any) (string, error) {
 	data, _ := secret["data"].(map[string]any)
 	enc, _ := data["release"].(string)
-	once, err := base64.StdEncoding.DecodeString(enc)
+	stored, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil {
 		return "", err
 	}
-	twice, err := base64.StdEncoding.DecodeString(string(once))
+	return releaseManifest(stored)
+}
+
+// magicGzip starts a gzip stream.
+var magicGzip = []byte{0x1f, 0x8b, 0x08}
+
+// releaseManifest returns the manifest of a release as Helm 3's Secret and
+// ConfigMap drivers store it: base64 of gzip of the release JSON, or of the
+// bare JSON for releases stored before Helm compressed them. It is the one
+// decoder for both the manifest files (helmManifest) and live Secrets
+// (AddHelmRelease). Helm's own decoder (decodeRelease in
+// helm.sh/helm/v3/pkg/storage/driver) is unexported and reachable only
+// through a driver over a Kubernetes client; this follows its format, reads
+// only the manifest, and stops at 64 MiB of JSON.
+func releaseManifest(stored []byte) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(string(stored))
 	if err != nil {
 		return "", err
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(twice))
-	if err != nil {
-		return "", err
-	}
-	raw, err := io.ReadAll(io.LimitReader(zr, 64<<20))
-	if err != nil {
-		return "", err
+	if bytes.HasPrefix(raw, magicGzip) {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			return "", err
+		}
+		if raw, err = io.ReadAll(io.LimitReader(zr, 64<<20)); err != nil {
+			return "", err
+		}
 	}
 	var rel struct {
 		Manifest string `json:"manifest"`
