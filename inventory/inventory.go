@@ -120,8 +120,7 @@ func (f *Facts) walk(fsys fs.FS, workers int, add func(part *Facts, path string,
 			parts[i].readErr = fmt.Errorf("read manifest %s: %w", p, err)
 			return
 		}
-		parts[i].facts = &Facts{Inventory: &Inventory{}}
-		parts[i].addErr = add(parts[i].facts, p, data)
+		parts[i].facts, parts[i].addErr = addSplit(p, data, add)
 	}
 	workers = min(workers, len(files))
 	if workers <= 1 {
@@ -151,10 +150,54 @@ func (f *Facts) walk(fsys fs.FS, workers int, add func(part *Facts, path string,
 			inv.Skipped = append(inv.Skipped, files[i]+": "+part.addErr.Error())
 		}
 	}
+	inv.sortObjects()
+	return nil
+}
+
+// sortObjects sorts the objects by file, kind, namespace and name.
+func (inv *Inventory) sortObjects() {
 	slices.SortFunc(inv.Objects, func(a, b Object) int {
 		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 	})
-	return nil
+}
+
+// docParallelMin is the number of documents from which one file's
+// documents are decoded by several goroutines (a single large dump).
+const docParallelMin = 512
+
+// addSplit hands data to add. A file of many documents is cut into one
+// run of documents per processor, each added into a part of its own, and
+// the parts are joined in order up to the first run that failed, which
+// keeps the objects before the failing document, as one add would.
+func addSplit(file string, data []byte, add func(part *Facts, path string, data []byte) error) (*Facts, error) {
+	f := &Facts{Inventory: &Inventory{}}
+	docs := yamldoc.Split(data)
+	n := min(runtime.GOMAXPROCS(0), len(docs)/docParallelMin)
+	if n <= 1 {
+		return f, add(f, file, data)
+	}
+	size := (len(docs) + n - 1) / n
+	runs := make([]*Facts, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for r := range n {
+		wg.Go(func() {
+			runs[r] = &Facts{Inventory: &Inventory{}}
+			for _, doc := range docs[r*size : min((r+1)*size, len(docs))] {
+				if errs[r] = add(runs[r], file, doc); errs[r] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for r := range n {
+		f.join(runs[r])
+		if errs[r] != nil {
+			return f, errs[r]
+		}
+	}
+	return f, nil
 }
 
 // filePart is what one file gave: its facts, or why it could not be read

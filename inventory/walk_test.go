@@ -116,3 +116,38 @@ func TestAnUnreadableFileStopsTheParallelScanWithTheFirstInWalkOrder(t *testing.
 		}
 	}
 }
+
+func TestAFileOfManyDocumentsGivesTheFactsOfASequentialScan(t *testing.T) {
+	var b strings.Builder
+	for i := range 3 * docParallelMin {
+		fmt.Fprintf(&b, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web-%d, namespace: ns}\nspec:\n  replicas: %d\n  template:\n    spec:\n      containers:\n      - {name: web, image: registry.example/web:1.%d}\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web-%d\n  namespace: ns\n---\n", i, i%4, i%7, i)
+		if i == 2*docParallelMin+5 {
+			b.WriteString("kind: [unclosed\n---\n")
+		}
+	}
+	fsys := fstest.MapFS{"all.yaml": {Data: []byte(b.String())}, "one.yaml": {Data: []byte("apiVersion: v1\nkind: Node\nmetadata: {name: node-1}\nstatus: {nodeInfo: {kubeletVersion: v1.31.2}}\n")}}
+	// One worker per file and no document split: the sequential reference.
+	var want Facts
+	want.Inventory = &Inventory{}
+	for _, name := range []string{"all.yaml", "one.yaml"} {
+		part := &Facts{Inventory: &Inventory{}}
+		err := part.addFile(name, fsys[name].Data)
+		want.join(part)
+		want.Inventory.Files++
+		if err != nil {
+			want.Inventory.Skipped = append(want.Inventory.Skipped, name+": "+err.Error())
+		}
+	}
+	if len(want.Inventory.Skipped) != 1 || len(want.Snapshot.Workloads) != 2*docParallelMin+6 {
+		t.Fatalf("sequential reference: skipped %v, %d workloads; want the broken document and the workloads before it", want.Inventory.Skipped, len(want.Snapshot.Workloads))
+	}
+	got, err := scan(fsys, "", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want.Inventory.sortObjects()
+	got.Checks = nil
+	if diff := cmp.Diff(&want, got); diff != "" {
+		t.Errorf("scan of a file of many documents (-sequential +parallel):\n%s", diff)
+	}
+}
