@@ -3,6 +3,7 @@ package yamldoc_test
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -57,7 +58,7 @@ func TestSplitAgreesWithAPIMachineryOnPlainStreams(t *testing.T) {
 	var want []string
 	for {
 		d, err := r.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
