@@ -11,6 +11,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -49,8 +52,10 @@ func TestGateGaugesFollowTheNamespacesPlan(t *testing.T) {
 }
 
 // TestTextfileAndControllerExportTheSameGauges keeps the gauges defined
-// once: the textfile of plan --metrics-file and the controller's /metrics
-// carry the same names and HELP texts, and every gauge docs/gate.md lists.
+// once: every gauge docs/gate.md lists is in the textfile of plan
+// --metrics-file and on the controller's /metrics (controller-runtime's
+// registry, as registerMetrics fills it), with the same HELP text and the
+// labels the docs give.
 func TestTextfileAndControllerExportTheSameGauges(t *testing.T) {
 	cat, err := catalog.Default()
 	if err != nil {
@@ -64,36 +69,59 @@ func TestTextfileAndControllerExportTheSameGauges(t *testing.T) {
 	if err := WriteGateMetrics(&buf, p); err != nil {
 		t.Fatal(err)
 	}
-	file := buf.Bytes()
-	ctl := NewGateGauges("namespace")
-	ctl.Set(p, "sylva-system")
-	reg := prometheus.NewPedanticRegistry()
-	reg.MustRegister(ctl)
-	mfs, err := reg.Gather()
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	file, err := parser.TextToMetricFamilies(&buf)
+	if err != nil {
+		t.Fatalf("the textfile does not parse: %v", err)
+	}
+	registerMetrics()
+	setGateGauges("gauges-test", p)
+	t.Cleanup(func() { setGateGauges("gauges-test", nil) })
+	mfs, err := metrics.Registry.Gather()
 	if err != nil {
 		t.Fatal(err)
+	}
+	served := map[string]int{}
+	for i, mf := range mfs {
+		served[mf.GetName()] = i
 	}
 	doc, err := os.ReadFile("../docs/gate.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, mf := range mfs {
-		names = append(names, mf.GetName())
-		help := "# HELP " + mf.GetName() + " " + mf.GetHelp() + "\n"
-		if !strings.Contains(string(file), help) {
-			t.Errorf("the textfile lacks %q", help)
-		}
+	listed := regexp.MustCompile("(?m)^\\| `(sylva_planner_[a-z_]+)\\{([a-z,]+)\\}`").FindAllStringSubmatch(string(doc), -1)
+	if len(listed) == 0 {
+		t.Fatal("docs/gate.md lists no gauge")
 	}
-	for _, m := range regexp.MustCompile("`(sylva_planner_[a-z_]+)\\{").FindAllStringSubmatch(string(doc), -1) {
-		if m[1] == "sylva_planner_reconcile_requests_total" || m[1] == "sylva_planner_pending_passes" || m[1] == "sylva_planner_last_trigger_timestamp_seconds" {
+	for _, m := range listed {
+		name, labels := m[1], strings.Split(m[2], ",")
+		i, ok := served[name]
+		if !ok {
+			t.Errorf("docs/gate.md lists %s, which the controller does not serve", name)
 			continue
 		}
-		if !slices.Contains(names, m[1]) {
-			t.Errorf("docs/gate.md lists %s, which the controller does not export (it exports %v)", m[1], names)
+		txt, ok := file[name]
+		if !ok {
+			t.Errorf("docs/gate.md lists %s, which the textfile lacks", name)
+			continue
+		}
+		ctl := mfs[i]
+		if ctl.GetHelp() != txt.GetHelp() || ctl.GetType().String() != "GAUGE" || txt.GetType().String() != "GAUGE" {
+			t.Errorf("%s: controller %s %q, textfile %s %q; want the same gauge", name, ctl.GetType(), ctl.GetHelp(), txt.GetType(), txt.GetHelp())
+		}
+		for _, want := range labels {
+			for _, metric := range append(txt.GetMetric(), ctl.GetMetric()...) {
+				var names []string
+				for _, l := range metric.GetLabel() {
+					names = append(names, l.GetName())
+				}
+				if !slices.Contains(names, want) {
+					t.Errorf("%s lacks the label %s docs/gate.md gives it: %v", name, want, metric.GetLabel())
+				}
+			}
 		}
 	}
-	if len(names) != 5 {
-		t.Errorf("gauges = %v, want the five of docs/gate.md", names)
+	if len(file) != len(listed) {
+		t.Errorf("the textfile has %d gauges, docs/gate.md lists %d", len(file), len(listed))
 	}
 }

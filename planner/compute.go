@@ -71,6 +71,7 @@ func Compute(in Input) (*Plan, error) {
 			CatalogVersion: cat.Version,
 			AsOf:           in.AsOf.UTC().Format("2006-01-02"),
 			FromSource:     in.FromSource,
+			Inputs:         slices.Clone(in.Inputs),
 		},
 		From:              endpoint(from),
 		To:                endpoint(to),
@@ -136,6 +137,11 @@ func Compute(in Input) (*Plan, error) {
 	if in.Observed != nil {
 		p.Checks = append(p.Checks, in.Observed.Checks...)
 		p.Findings = append(p.Findings, in.Observed.Findings...)
+		if judge := in.Observed.JudgePasses; judge != nil {
+			findings, checks := judge(p.Targets())
+			p.Findings = append(p.Findings, findings...)
+			p.Checks = append(p.Checks, checks...)
+		}
 	}
 	p.finish(in)
 	return p, nil
@@ -173,6 +179,7 @@ func pastHorizon(in Input, from *catalog.Release) *Plan {
 		Metadata: Metadata{
 			ToolVersion: in.ToolVersion, CatalogVersion: cat.Version,
 			AsOf: in.AsOf.UTC().Format("2006-01-02"), FromSource: in.FromSource,
+			Inputs: slices.Clone(in.Inputs),
 		},
 		From: endpoint(from), To: Endpoint{Release: in.To.String()},
 		BootstrapProvider: string(cmp.Or(in.Provider, catalog.ProviderKubeadm)),

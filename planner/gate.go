@@ -24,6 +24,34 @@ type Observed struct {
 	// Findings come from live checks computed outside the planner (drains,
 	// removed APIs); they join the plan's findings before the verdict.
 	Findings []Finding
+	// JudgePasses, when set, judges what runs against the planned passes
+	// (the removed-API check needs each pass's control-plane target): its
+	// findings and checks join the plan after Findings and Checks, before
+	// the verdict, in the same Compute.
+	JudgePasses PassJudge `json:"-"`
+}
+
+// PassTarget is the control-plane Kubernetes minor a pass takes the cluster
+// to.
+type PassTarget struct {
+	Pass         int
+	ControlPlane skew.Version
+}
+
+// PassJudge judges facts against the passes' targets, given in pass order.
+type PassJudge func(targets []PassTarget) ([]Finding, []Check)
+
+// Targets are the control-plane targets of the plan's passes, in pass
+// order; a pass whose target does not parse is left out, and a plan
+// without passes has none.
+func (p *Plan) Targets() []PassTarget {
+	var out []PassTarget
+	for _, ps := range p.Passes {
+		if v, err := skew.Parse(ps.ControlPlane.To); err == nil {
+			out = append(out, PassTarget{Pass: ps.Index, ControlPlane: v})
+		}
+	}
+	return out
 }
 
 // ObservedComponent is one component version seen running. Raw is what was

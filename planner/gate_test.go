@@ -284,3 +284,44 @@ func TestTargetBelowTheCatalogIsRefusedWithAYAMLHint(t *testing.T) {
 		t.Fatalf("error = %v, want ErrUnknownRelease", err)
 	}
 }
+
+func TestJudgePassesSeesEveryPassTargetAndJoinsTheVerdict(t *testing.T) {
+	var got []planner.PassTarget
+	obs := running()
+	obs.JudgePasses = func(targets []planner.PassTarget) ([]planner.Finding, []planner.Check) {
+		got = targets
+		return []planner.Finding{{Code: "judged", Severity: planner.SeverityBlocker, Class: planner.ClassActionable, Subject: "api"}},
+			[]planner.Check{{Name: "judge", Required: true, Status: planner.CheckAssessed}}
+	}
+	p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: obs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || len(got) != len(p.Passes) {
+		t.Fatalf("judge saw %d targets, plan has %d passes", len(got), len(p.Passes))
+	}
+	for i, ps := range p.Passes {
+		if got[i].Pass != ps.Index || got[i].ControlPlane.Short() != ps.ControlPlane.To {
+			t.Errorf("target %d = pass %d %s, want pass %d %s", i, got[i].Pass, got[i].ControlPlane.Short(), ps.Index, ps.ControlPlane.To)
+		}
+	}
+	if !slices.ContainsFunc(p.Findings, func(f planner.Finding) bool { return f.Code == "judged" }) {
+		t.Errorf("findings %v lack the judged one", p.Findings)
+	}
+	if last := p.Checks[len(p.Checks)-1]; last.Name != "judge" {
+		t.Errorf("last check = %s, want the judge's check after the observed ones", last.Name)
+	}
+	if p.Verdict != planner.VerdictBlocked {
+		t.Errorf("verdict = %s, want blocked by the judged blocker", p.Verdict)
+	}
+}
+
+func TestTargetsOfAPlanWithoutPassesAreNone(t *testing.T) {
+	p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.6"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Targets(); len(got) != 0 {
+		t.Errorf("Targets() = %v, want none", got)
+	}
+}

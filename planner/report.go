@@ -8,37 +8,6 @@ import (
 	"strings"
 )
 
-// WriteMetrics writes the plan's gauges in the Prometheus text exposition
-// format, for node-exporter's textfile collector. Alert on
-// sylva_planner_upgrade_blocked, never on held.
-func (p *Plan) WriteMetrics(w io.Writer) error {
-	bw := bufio.NewWriter(w)
-	labels := fmt.Sprintf(`from=%q,to=%q`, p.From.Release, p.To.Release)
-	header := func(name, help string) {
-		fmt.Fprintf(bw, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name)
-	}
-	gauge := func(name, help string, value int) {
-		header(name, help)
-		fmt.Fprintf(bw, "%s{%s} %d\n", name, labels, value)
-	}
-	gauge("sylva_planner_upgrade_blocked", "1 when an actionable blocker stops the upgrade (act on it).", b2i(p.Verdict == VerdictBlocked))
-	gauge("sylva_planner_upgrade_held", "1 when every blocker waits on upstream or is pinned (nothing to act on).", b2i(p.Verdict == VerdictHeld))
-	header("sylva_planner_verdict", "1 for the plan's verdict, 0 for the others.")
-	for _, v := range []Verdict{VerdictBlocked, VerdictHeld, VerdictReady, VerdictUnknown} {
-		fmt.Fprintf(bw, "sylva_planner_verdict{%s,verdict=%q} %d\n", labels, v, b2i(p.Verdict == v))
-	}
-	gauge("sylva_planner_score", "Readiness score 0-100 (for trends, not for gating).", p.Score)
-	gauge("sylva_planner_passes", "Reconciliation passes of the sylva-units HelmRelease the plan needs.", len(p.Passes))
-	return bw.Flush()
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // ReportGroup is one section of the nightly report.
 type ReportGroup struct {
 	Title    string

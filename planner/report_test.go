@@ -9,8 +9,8 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
-// TestReportsPerVerdict renders the nightly report (Markdown, HTML) and the
-// metrics of one plan per verdict.
+// TestReportsPerVerdict renders the nightly report (Markdown, HTML) of one
+// plan per verdict; the gauges of --metrics-file are flux.WriteGateMetrics.
 func TestReportsPerVerdict(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -32,19 +32,15 @@ func TestReportsPerVerdict(t *testing.T) {
 			if p.Verdict != tt.verdict {
 				t.Fatalf("verdict = %s, want %s", p.Verdict, tt.verdict)
 			}
-			var md, html, prom bytes.Buffer
+			var md, html bytes.Buffer
 			if err := p.WriteReportMarkdown(&md); err != nil {
 				t.Fatal(err)
 			}
 			if err := p.WriteReportHTML(&html); err != nil {
 				t.Fatal(err)
 			}
-			if err := p.WriteMetrics(&prom); err != nil {
-				t.Fatal(err)
-			}
 			golden.Assert(t, md.Bytes(), "reports/"+tt.name+".md")
 			golden.Assert(t, html.Bytes(), "reports/"+tt.name+".html")
-			golden.Assert(t, prom.Bytes(), "reports/"+tt.name+".prom")
 		})
 	}
 }

@@ -39,6 +39,10 @@ type Input struct {
 	Suppressions []Suppression
 	// Baseline holds the findings of a previous report; nil means none.
 	Baseline []Finding
+	// Inputs name what the plan was computed from ("catalog embedded
+	// 2026-11-30", "status FILE", "inventory DIR"), in the order read; they
+	// are echoed in the plan's header.
+	Inputs []string
 }
 
 // Plan is the result of Compute. Its JSON field names are a public contract
@@ -72,6 +76,8 @@ type Metadata struct {
 	// FromSource says where the source release came from: "flag" or the
 	// status ConfigMap key it was read from.
 	FromSource string `json:"fromSource,omitempty"`
+	// Inputs name what the plan was computed from, as Input.Inputs.
+	Inputs []string `json:"inputs,omitempty"`
 }
 
 // Endpoint describes the cluster at the start or the end of the plan.

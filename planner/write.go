@@ -38,6 +38,9 @@ func (p *Plan) header() string {
 	if p.Metadata.FromSource != "" && p.Metadata.FromSource != "flag" {
 		h += fmt.Sprintf(" · source release read from the status ConfigMap (%s)", p.Metadata.FromSource)
 	}
+	if len(p.Metadata.Inputs) > 0 {
+		h += "\ninputs: " + strings.Join(p.Metadata.Inputs, ", ")
+	}
 	return h
 }
 

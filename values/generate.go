@@ -13,23 +13,26 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
-// Names of the pass values: the plan's value names, which are also the
-// keys of the status ConfigMap (see docs/values.md).
+// Names of the pass values: the plan's value names (the JSON names of
+// planner.Values, which a test ties to these). The ones the status
+// ConfigMap keeps between passes are the status package's keys, spelled
+// there once (see docs/values.md).
 const (
-	KeySylvaRelease                     = "sylva_release"
+	KeySylvaRelease                     = status.KeySylvaRelease
 	KeyTransitionFromN2                 = "transition_from_n-2"
 	KeyK8sVersionShort                  = "k8s_version_short"
 	KeyLonghornVersion                  = "longhorn_version"
 	KeyMachineDeploymentsPaused         = "machine_deployments_paused"
-	KeyAdditionalReconciliationRequired = "additional_reconciliation_required"
+	KeyAdditionalReconciliationRequired = status.KeyAdditionalReconciliationRequired
 	// KeyTransitionFrom is the release a multi-pass transition started
 	// from; the status ConfigMap keeps it between passes.
-	KeyTransitionFrom = "transition_from"
+	KeyTransitionFrom = status.KeyTransitionFrom
 	// KeyTransitionPass is the number (from 1) of the pass of the current
 	// hop that wrote the status.
-	KeyTransitionPass = "transition_pass"
+	KeyTransitionPass = status.KeyTransitionPass
 	// KeyLonghornChartVersion is the Helm chart version of Longhorn's
 	// version (a Rancher chart version such as 105.2.0+up1.8.1).
 	KeyLonghornChartVersion = "longhorn_chart_version"
@@ -313,7 +316,14 @@ func lastHop(p *planner.Plan) []planner.Pass {
 // passValues returns the plan's values of a pass as the strings a
 // rendered gotpl value would give, by value name.
 func passValues(p planner.Pass) (map[string]string, error) {
-	return flatten(p.Values)
+	return PassValues(p.Values)
+}
+
+// PassValues returns the helper values v as the strings a rendered gotpl
+// value gives ("true"/"false" for booleans), by value name; an empty
+// Longhorn version is left out.
+func PassValues(v planner.Values) (map[string]string, error) {
+	return flatten(v)
 }
 
 // flatten encodes a struct as JSON and returns its top-level fields as

@@ -68,11 +68,16 @@ type env struct {
 	maxInput int64
 	// requestTimeout bounds each API request (--request-timeout).
 	requestTimeout time.Duration
+	// as and asGroups are impersonated by every request (--as, --as-group).
+	as       string
+	asGroups []string
 }
 
-// restConfig is kube.RESTConfig with the request timeout set.
+// restConfig is the one kubeconfig rule of every command (kube.RESTConfig
+// over the environment of the command line) with --as, --as-group and the
+// request timeout applied.
 func (e *env) restConfig(kubeconfig, context string) (*rest.Config, string, error) {
-	cfg, name, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(kubeconfig), Context: context, Getenv: e.getenv})
+	cfg, name, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(kubeconfig), Context: context, As: e.as, AsGroups: e.asGroups, Getenv: e.getenv})
 	if err != nil {
 		return nil, "", err
 	}

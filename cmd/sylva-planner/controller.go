@@ -43,8 +43,7 @@ func controllerCommand() *cli.Command {
 			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}},
 			&cli.StringFlag{Name: "to", Usage: "also export the upgrade gate's gauges (sylva_planner_upgrade_blocked, …) per namespace for an upgrade from its installed release to `RELEASE`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
 			catalogFlag(),
-			kubeconfigFlag("kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config, then in-cluster)"),
-			contextFlag("kubeconfig `CONTEXT` (default: the current context)"),
+			kubeconfigFlag(),
 		},
 		Action: controllerAction,
 	}
@@ -140,7 +139,7 @@ func controllerGate(c *cli.Context) (func(skew.Version) *planner.Plan, error) {
 		return nil, err
 	}
 	return func(installed skew.Version) *planner.Plan {
-		p, err := planner.Compute(planner.Input{Catalog: cat, From: installed, To: target, AsOf: time.Now().UTC(), ToolVersion: version, FromSource: "sylva_release"})
+		p, err := planner.Compute(planner.Input{Catalog: cat, From: installed, To: target, AsOf: time.Now().UTC(), ToolVersion: version, FromSource: string(status.SourceSylvaRelease)})
 		if err != nil {
 			return nil
 		}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"gitlab.com/sylva-projects/sylva-planner/apis"
-	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -17,19 +15,19 @@ func drainCheckCommand() *cli.Command {
 		Name:  "drain-check",
 		Usage: "check that nodes can be drained: blocking PodDisruptionBudgets, single replicas, preStop, spread",
 		Description: "Every pass that moves Kubernetes rolls nodes, and each node is cordoned and drained. This\n" +
-			"command reads PodDisruptionBudgets, workloads, pods and nodes, live (--kubeconfig, --context)\n" +
-			"or from manifests (--inventory DIR), and reports budgets that allow zero evictions (the drain\n" +
-			"hangs), overlapping budgets, production workloads with one replica, missing budgets, preStop\n" +
-			"hooks and grace periods, and replicas on a single node or zone, grouped by namespace with the\n" +
+			"command reads PodDisruptionBudgets, workloads, pods and nodes, live (the cluster kubectl would\n" +
+			"read: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context, --as) or from manifests\n" +
+			"(--inventory DIR), and reports budgets that allow zero evictions (the drain hangs), overlapping\n" +
+			"budgets, production workloads with one replica, missing budgets, preStop hooks and grace\n" +
+			"periods, and replicas on a single node or zone, grouped by namespace with the\n" +
 			"kubectl command that shows each object. With --kubernetes MINOR it also reports objects whose\n" +
 			"API version that minor no longer serves.\n\n" +
 			"Exit codes: 0 ready (warnings only); 1 bad input or unreadable cluster; 2 a blocker, or a\n" +
 			"required check not assessed (a refused list) without --allow-incomplete. See docs/drain-check.md.\n\n" +
-			"Example: sylva-planner drain-check --kubeconfig ~/.kube/config --prod-namespaces '*-prod,prod-*'",
+			"Example: sylva-planner drain-check --context kind-mgmt --prod-namespaces '*-prod,prod-*'",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			kubeconfigFlag("read a live cluster with kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
-			contextFlag("kubeconfig `CONTEXT`"),
+			kubeconfigFlag(),
 			&cli.StringFlag{Name: "inventory", Usage: "read manifests from `DIR` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 			prodNamespacesFlag(),
 			&cli.StringFlag{Name: "kubernetes", Usage: "also report API versions removed at or before Kubernetes `MINOR` (for example 1.32)"},
@@ -45,8 +43,10 @@ func drainCheckAction(c *cli.Context) error {
 		return usageError(c, fmt.Errorf("drain-check takes no argument, got %q", c.Args().First()), true)
 	}
 	e := envOf(c)
-	fo := factsOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), dir: c.String("inventory")}
-	if fo.dir != "" && (fo.kubeconfig != "" || fo.context != "") {
+	kubeconfig, kubeContext, dir := c.String("kubeconfig"), c.String("context"), c.String("inventory")
+	// Live unless --inventory: the kubeconfig rule finds the cluster.
+	live := dir == ""
+	if dir != "" && (kubeconfig != "" || kubeContext != "") {
 		return usageError(c, fmt.Errorf("give either --inventory or --kubeconfig/--context, not both"), true)
 	}
 	var target skew.Version
@@ -57,28 +57,20 @@ func drainCheckAction(c *cli.Context) error {
 		}
 		target = v.MinorOnly()
 	}
-	facts, err := readFacts(c.Context, e, fo)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: prodNamespaces(c)})
-	checks := facts.Checks
-	if !target.IsZero() {
-		findings, check, err := removedAPIFindings(facts.Uses, []apis.Target{{Pass: 1, ControlPlane: target}})
+	req := action.DrainRequest{ProdNamespaces: prodNamespaces(c), Kubernetes: target, ToolVersion: version}
+	if live {
+		req.Facts = &clusterFacts{e: e, kubeconfig: kubeconfig, context: kubeContext}
+	} else {
+		m, err := manifests(e, "--inventory", dir)
 		if err != nil {
 			return withCode(exitError, err)
 		}
-		checks = append(checks, check)
-		for _, f := range findings {
-			if f.Code == apis.CodeRemoved {
-				f.Subject = "Kubernetes " + target.Short()
-				f.Message = replacePass(f.Message, target)
-			}
-			items = append(items, availability.Item{Finding: f, Object: "api/" + f.Code})
-		}
+		req.Facts = m
 	}
-	rep := availability.NewReport(facts.Source, checks, items)
-	rep.ToolVersion = version
+	rep, err := action.DrainCheck(c.Context, req)
+	if err != nil {
+		return withCode(exitError, err)
+	}
 	w := e.stdout
 	if outputOf(c) == formatJSON {
 		err = rep.WriteJSON(w)
@@ -95,9 +87,4 @@ func drainCheckAction(c *cli.Context) error {
 		return withCode(exitBlocked, nil)
 	}
 	return nil
-}
-
-// replacePass rewords a per-pass message for a single target.
-func replacePass(msg string, target skew.Version) string {
-	return strings.Replace(msg, "; pass 1 takes the control plane to "+target.Short(), "; the target is "+target.Short(), 1)
 }

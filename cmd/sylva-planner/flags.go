@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -116,17 +117,41 @@ func catalogFlag() *cli.StringFlag {
 }
 
 // The Kubernetes connection flags, declared once: every command that reads
-// a cluster takes them with the same names, aliases and environment
-// variables; usage says what the command reads with them.
+// a cluster takes them with the same names, environment variables and
+// meaning, kubectl's loading rule: --kubeconfig, else the files listed in
+// KUBECONFIG, else ~/.kube/config, else the pod's service account; the
+// current context unless --context; --as and --as-group impersonate.
 
-// kubeconfigFlag is --kubeconfig (SYLVA_PLANNER_KUBECONFIG).
-func kubeconfigFlag(usage string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "kubeconfig", Usage: usage, EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true}
+// kubeconfigFlag is --kubeconfig (SYLVA_PLANNER_KUBECONFIG). A command
+// that reads a cluster declares it; withConnectionFlags then adds the rest
+// of the connection flags.
+func kubeconfigFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: the files in KUBECONFIG, then ~/.kube/config, then in-cluster)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true}
 }
 
-// contextFlag is --context (SYLVA_PLANNER_CONTEXT).
-func contextFlag(usage string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "context", Usage: usage, EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}}
+// connectionFlags are the connection flags beside --kubeconfig: --context,
+// --as, --as-group and --request-timeout.
+func connectionFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+		&cli.StringFlag{Name: "as", Usage: "`USER` every request impersonates, as kubectl --as"},
+		&cli.StringSliceFlag{Name: "as-group", Usage: "`GROUP` every request impersonates, as kubectl --as-group (repeat for several)"},
+		requestTimeoutFlag(),
+	}
+}
+
+// liveFlag is --live for the commands that stay offline unless asked: with
+// it, or with an explicit --kubeconfig or --context, they read the cluster
+// connectionFlags select.
+func liveFlag(reads string) *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "live", Usage: "read " + reads + " from the cluster of the kubeconfig rule (implied by --kubeconfig or --context)"}
+}
+
+// liveAsked reports whether a command that stays offline unless asked
+// reads a cluster: --live, --kubeconfig or --context. KUBECONFIG alone
+// does not make it live.
+func liveAsked(c *cli.Context) bool {
+	return c.Bool("live") || c.String("kubeconfig") != "" || c.String("context") != ""
 }
 
 // namespaceFlag is -n/--namespace (SYLVA_PLANNER_NAMESPACE) with the
@@ -150,29 +175,32 @@ func namespaceOf(c *cli.Context) (string, error) {
 // unreachable cluster fails instead of hanging.
 const defaultRequestTimeout = 30 * time.Second
 
-// requestTimeoutFlag is --request-timeout (SYLVA_PLANNER_REQUEST_TIMEOUT):
-// every command that takes --kubeconfig takes it (withConnectionFlags).
+// requestTimeoutFlag is --request-timeout (SYLVA_PLANNER_REQUEST_TIMEOUT).
 func requestTimeoutFlag() *cli.DurationFlag {
 	return &cli.DurationFlag{Name: "request-timeout", Usage: "`DURATION` after which one API request fails (an unreachable or silent cluster is an error, exit 1)", Value: defaultRequestTimeout, EnvVars: []string{"SYLVA_PLANNER_REQUEST_TIMEOUT"}}
 }
 
-// withConnectionFlags adds --request-timeout to every command (and
-// subcommand) that takes --kubeconfig, and has it read into the
-// environment before the command runs.
+// withConnectionFlags adds connectionFlags to every command (and
+// subcommand) that takes --kubeconfig, and has it read --request-timeout,
+// --as and --as-group into the environment before the command runs.
 func withConnectionFlags(cmds []*cli.Command) {
 	for _, cmd := range cmds {
 		withConnectionFlags(cmd.Subcommands)
 		if !slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "kubeconfig") }) {
 			continue
 		}
-		cmd.Flags = append(cmd.Flags, requestTimeoutFlag())
+		cmd.Flags = append(cmd.Flags, connectionFlags()...)
 		before := cmd.Before
 		cmd.Before = func(c *cli.Context) error {
 			d := c.Duration("request-timeout")
 			if d <= 0 {
 				return withCode(exitError, fmt.Errorf("--request-timeout %s: want a positive duration such as 30s", d))
 			}
-			envOf(c).requestTimeout = d
+			e := envOf(c)
+			e.requestTimeout, e.as, e.asGroups = d, c.String("as"), c.StringSlice("as-group")
+			if len(e.asGroups) > 0 && e.as == "" {
+				return withCode(exitError, errors.New("--as-group needs --as (the user the groups belong to), as with kubectl"))
+			}
 			if before != nil {
 				return before(c)
 			}

@@ -2,20 +2,17 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"time"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
-	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -23,8 +20,12 @@ const planHelp = "Prints the route, each reconciliation pass of the sylva-units 
 	"values it sets, the control-plane, worker and Longhorn versions per pass, what the\n" +
 	"sylva-units-status ConfigMap must say after each pass, the findings and the verdict.\n\n" +
 	"Without --from, the installed release is read from the sylva-units-status ConfigMap: from\n" +
-	"--status FILE, or live (--kubeconfig, --context, -n). --inventory DIR judges the component\n" +
-	"versions that really run (kubectl get -A -o yaml dumps, Helm release Secrets).\n\n" +
+	"--status FILE, or live. --inventory DIR judges the component versions that really run\n" +
+	"(kubectl get -A -o yaml dumps, Helm release Secrets).\n\n" +
+	"Offline unless asked: --live, --kubeconfig or --context read the cluster kubectl would (the\n" +
+	"files in KUBECONFIG, then ~/.kube/config; --context, -n, --as) for the installed release,\n" +
+	"the running components and the drain and removed-API checks. KUBECONFIG alone keeps it\n" +
+	"offline. The header lists the inputs read.\n\n" +
 	"Exit codes: 0 ready (or nothing at or above --fail-on); 1 bad input; 2 blocked, or unknown\n" +
 	"without --allow-incomplete; 3 the gate could not evaluate; 4 held.\n\n" +
 	"Example: sylva-planner plan --from 1.4 --to 1.6 -o json"
@@ -47,7 +48,8 @@ func reportCommand() *cli.Command {
 		Description: "Computes the same plan and verdict as `plan` and writes a report for people: a headline\n" +
 			"(READY, BLOCKED — act, HELD — not yet upgradable, UNKNOWN), then the reasons grouped:\n" +
 			"action needed, waiting on upstream, pinned (held by us), everything else. The HTML is one\n" +
-			"self-contained page. Exit codes as for plan.\n\n" +
+			"self-contained page. Offline unless --live, --kubeconfig or --context, as plan; the header\n" +
+			"lists the inputs read. Exit codes as for plan.\n\n" +
 			"Example: sylva-planner report --from 1.4 --to 1.6 -o html > report.html",
 		ArgsUsage: " ",
 		Flags:     append(gateFlags(), outputFlag(formatMarkdown, formatHTML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
@@ -68,38 +70,12 @@ func planFlags() []cli.Flag {
 	}
 }
 
-// planOptions are the values of planFlags.
-type planOptions struct{ from, to, workers, provider string }
-
-// planInput turns planFlags into a planner.Input, refusing what does not
+// planInputOf turns planFlags into a planner.Input, refusing what does not
 // parse with the flag's name and the fix.
-func planInput(cat *catalog.Catalog, opts planOptions) (planner.Input, error) {
-	in := planner.Input{Catalog: cat, ToolVersion: version, FromSource: "flag"}
-	var err error
-	if opts.from == "" {
-		return in, errors.New("--from is required, for example: sylva-planner plan --from 1.4 --to 1.6")
-	}
-	if opts.to == "" {
-		return in, fmt.Errorf("--to is required, for example: sylva-planner plan --from %s --to %s", opts.from, cat.Newest())
-	}
-	if in.From, err = skew.Parse(opts.from); err != nil {
-		return in, fmt.Errorf("--from: %w; give a Sylva release such as 1.4", err)
-	}
-	if in.To, err = skew.Parse(opts.to); err != nil {
-		return in, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
-	}
-	if opts.workers != "" {
-		if in.Workers, err = skew.Parse(opts.workers); err != nil {
-			return in, fmt.Errorf("--workers: %w; give a Kubernetes minor such as 1.30", err)
-		}
-	}
-	if opts.provider == "" {
-		opts.provider = string(catalog.ProviderKubeadm)
-	}
-	if in.Provider, err = catalog.ParseProvider(opts.provider); err != nil {
-		return in, fmt.Errorf("--bootstrap-provider: %w", err)
-	}
-	return in, nil
+func planInputOf(c *cli.Context, cat *catalog.Catalog) (planner.Input, error) {
+	in, err := action.Input(cat, c.String("from"), c.String("to"), c.String("workers"), c.String("bootstrap-provider"))
+	in.ToolVersion = version
+	return in, err
 }
 
 // gateFlags are the flags plan and report share.
@@ -107,8 +83,8 @@ func gateFlags() []cli.Flag {
 	return append(append(planFlags(), liveFlags()...),
 		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets)", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (when --from is not given)", TakesFile: true},
-		kubeconfigFlag("read the installed release live with kubeconfig `FILE` (when --from is not given)"),
-		contextFlag("kubeconfig `CONTEXT` for the live read"),
+		liveFlag("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
+		kubeconfigFlag(),
 		namespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace),
 		failOnFlag(),
 		&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}},
@@ -159,15 +135,12 @@ func gateAction(c *cli.Context, report bool) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	in, err := gateInput(c, e, cat, opts)
+	req, err := planRequest(c, e, cat, opts)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	in.AsOf = asOf
-	if err := addLiveChecks(c, e, cat, &in, opts); err != nil {
-		return withCode(exitError, err)
-	}
-	p, err := planner.Compute(in)
+	req.AsOf = asOf
+	p, err := action.Plan(c.Context, req)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -197,125 +170,60 @@ func gateAction(c *cli.Context, report bool) error {
 	return withCode(planExitCode(p, opts.failOn, opts.allowIncomplete), nil)
 }
 
-// gateInput turns the flags into a planner.Input, reading the status,
-// inventory, baseline and suppressions they name. Errors name the flag.
-func gateInput(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions) (planner.Input, error) {
-	if opts.to == "" {
-		return planner.Input{}, fmt.Errorf("--to is required, for example: sylva-planner plan --from 1.4 --to %s", cat.Newest())
+// planRequest turns the flags into the request of action.Plan: the sources
+// they name, and the suppressions and baseline files read. Errors name the
+// flag.
+func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions) (action.PlanRequest, error) {
+	req := action.PlanRequest{
+		Catalog: cat, CatalogInput: catalogInput(c),
+		From: opts.from, To: opts.to, Workers: opts.workers, Provider: opts.provider,
+		ToolVersion: version, ProdNamespaces: prodNamespaces(c),
 	}
-	po := planOptions{from: opts.from, to: opts.to, workers: opts.workers, provider: opts.provider}
-	fromSource := "flag"
-	if po.from == "" {
-		v, src, err := installedRelease(c, e, opts)
-		if err != nil {
-			return planner.Input{}, err
-		}
-		po.from, fromSource = v.String(), src
+	// Offline unless asked: KUBECONFIG alone does not make plan live.
+	live := liveAsked(c)
+	switch {
+	case opts.statusFile != "":
+		o := opts.live
+		o.file, o.fileFlag = opts.statusFile, "--status"
+		req.Status = statusSource(e, o)
+	case live:
+		req.Status = statusSource(e, opts.live)
 	}
-	var observed *planner.Observed
 	if opts.inventory != "" {
-		obs, oldest, rke2, err := readInventory(e, cat, opts.inventory)
+		m, err := manifests(e, "--inventory", opts.inventory)
 		if err != nil {
-			return planner.Input{}, err
+			return req, err
 		}
-		observed = obs
-		if po.workers == "" && !oldest.IsZero() {
-			po.workers = oldest.Short()
-		}
-		if po.provider == "" && rke2 {
-			po.provider = string(catalog.ProviderRKE2)
-		}
+		req.Inventory = m
 	}
-	in, err := planInput(cat, po)
-	if err != nil {
-		return in, err
+	if live {
+		req.Cluster = &clusterFacts{e: e, kubeconfig: opts.live.kubeconfig, context: opts.live.context}
 	}
-	in.FromSource, in.Observed = fromSource, observed
-	if opts.suppressions != "" {
-		if in.Suppressions, err = readSuppressions(e, opts.suppressions); err != nil {
-			return in, fmt.Errorf("--suppressions %s: %w", opts.suppressions, err)
-		}
+	var err error
+	if req.Suppressions, err = parseFile(e, "--suppressions", opts.suppressions, action.ParseSuppressions); err != nil {
+		return req, err
 	}
-	if opts.baseline != "" {
-		if in.Baseline, err = readBaseline(e, opts.baseline); err != nil {
-			return in, fmt.Errorf("--baseline %s: %w", opts.baseline, err)
-		}
+	if req.Baseline, err = parseFile(e, "--baseline", opts.baseline, action.ParseBaseline); err != nil {
+		return req, err
 	}
-	return in, nil
+	return req, nil
 }
 
-// installedRelease reads the installed release from the status ConfigMap,
-// offline (--status) or live.
-func installedRelease(c *cli.Context, e *env, opts gateOptions) (skew.Version, string, error) {
-	if opts.statusFile == "" && opts.live.kubeconfig == "" && opts.live.context == "" && e.getenv("KUBECONFIG") == "" {
-		return skew.Version{}, "", errors.New("--from is required (or --status FILE / --kubeconfig to read the installed release), for example: sylva-planner plan --from 1.4 --to 1.6")
+// parseFile reads the file given with flag (none when name is empty) and
+// parses it; the error names the flag and the file.
+func parseFile[T any](e *env, flag, name string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
+	if name == "" {
+		return zero, nil
 	}
-	o := opts.live
-	o.file, o.fileFlag = opts.statusFile, "--status"
-	obs, err := statusObservation(c.Context, e, o)
-	if err != nil {
-		return skew.Version{}, "", err
-	}
-	if obs.ConfigMap == nil {
-		return skew.Version{}, "", errors.New("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; give --from to plan anyway")
-	}
-	v, src, ok := obs.ConfigMap.Release()
-	if !ok {
-		return skew.Version{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); give --from", src)
-	}
-	return v, string(src), nil
-}
-
-type suppressionsFile struct {
-	Suppressions []struct {
-		Code    string `json:"code"`
-		Subject string `json:"subject"`
-		Reason  string `json:"reason"`
-		Expires string `json:"expires"`
-	} `json:"suppressions"`
-}
-
-func readSuppressions(e *env, name string) ([]planner.Suppression, error) {
 	data, err := fileio.ReadFile(e.path(name), e.maxInput)
-	if err != nil {
-		return nil, err
-	}
-	var f suppressionsFile
-	if err := yaml.UnmarshalStrict(data, &f); err != nil {
-		return nil, err
-	}
-	out := make([]planner.Suppression, 0, len(f.Suppressions))
-	for i, s := range f.Suppressions {
-		if s.Code == "" || s.Reason == "" {
-			return nil, fmt.Errorf("suppression #%d: code and reason are required", i+1)
+	if err == nil {
+		var v T
+		if v, err = parse(data); err == nil {
+			return v, nil
 		}
-		r := planner.Suppression{Code: s.Code, Subject: s.Subject, Reason: s.Reason}
-		if s.Expires != "" {
-			if r.Expires, err = time.Parse(time.DateOnly, s.Expires); err != nil {
-				return nil, fmt.Errorf("suppression #%d: expires %q is not YYYY-MM-DD", i+1, s.Expires)
-			}
-		}
-		out = append(out, r)
 	}
-	return out, nil
-}
-
-func readBaseline(e *env, name string) ([]planner.Finding, error) {
-	data, err := fileio.ReadFile(e.path(name), e.maxInput)
-	if err != nil {
-		return nil, err
-	}
-	var prev struct {
-		Kind     string            `json:"kind"`
-		Findings []planner.Finding `json:"findings"`
-	}
-	if err := json.Unmarshal(data, &prev); err != nil {
-		return nil, fmt.Errorf("not a JSON plan (sylva-planner plan -o json): %w", err)
-	}
-	if prev.Kind != planner.Kind {
-		return nil, fmt.Errorf("kind %q, want %s (a report of sylva-planner plan -o json)", prev.Kind, planner.Kind)
-	}
-	return append([]planner.Finding{}, prev.Findings...), nil
+	return zero, fmt.Errorf("%s %s: %w", flag, name, err)
 }
 
 func writePlan(w io.Writer, p *planner.Plan, f format) error {
@@ -357,4 +265,13 @@ func planExitCode(p *planner.Plan, threshold failOn, allowIncomplete bool) int {
 		return exitBlocked
 	}
 	return exitOK
+}
+
+// catalogInput names the catalog in a plan's header: "catalog embedded",
+// or "catalog FILE" for --catalog.
+func catalogInput(c *cli.Context) string {
+	if name := c.String("catalog"); name != "" {
+		return "catalog " + filepath.ToSlash(name)
+	}
+	return "catalog embedded"
 }

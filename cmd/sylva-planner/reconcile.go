@@ -39,8 +39,7 @@ func reconcileCommand() *cli.Command {
 			&cli.BoolFlag{Name: "wait", Usage: "follow each requested pass to its end, and the passes after it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DURATION` (exit 2)", Value: 2 * time.Hour},
 			&cli.DurationFlag{Name: "poll-interval", Usage: "time between two reads while waiting", Value: flux.DefaultInterval, Hidden: true},
-			kubeconfigFlag("kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
-			contextFlag("kubeconfig `CONTEXT` (default: the current context)"),
+			kubeconfigFlag(),
 		},
 		Action: reconcileAction,
 	}

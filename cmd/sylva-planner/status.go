@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -10,7 +9,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 func statusCommand() *cli.Command {
@@ -20,8 +19,9 @@ func statusCommand() *cli.Command {
 		Description: "Reads the sylva-units-status ConfigMap and, from a live cluster, the sylva-units-status\n" +
 			"Kustomization and the sylva-units HelmRelease, and says which release is installed, whether\n" +
 			"the last release finished, whether another pass is pending and whether it can start now.\n\n" +
-			"Live (kubectl's --kubeconfig, KUBECONFIG and --context), in namespace -n (sylva-system for a\n" +
-			"management cluster, the cluster's namespace in the management cluster for a workload cluster):\n\n" +
+			"Live (kubectl's rule: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context, --as), in\n" +
+			"namespace -n (sylva-system for a management cluster, the cluster's namespace in the management\n" +
+			"cluster for a workload cluster):\n\n" +
 			"   sylva-planner status -n sylva-system\n\n" +
 			"Offline, from `kubectl get cm sylva-units-status -o yaml` or, to include the Flux objects,\n" +
 			"`kubectl get cm,kustomizations,helmreleases -o yaml`:\n\n" +
@@ -31,8 +31,7 @@ func statusCommand() *cli.Command {
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
-			kubeconfigFlag("kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
-			contextFlag("kubeconfig `CONTEXT` (default: the current context)"),
+			kubeconfigFlag(),
 			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.StringFlag{Name: "to", Usage: "also say where the cluster stands in the plan to `RELEASE` (pass k of n) and what the next pass does", EnvVars: []string{"SYLVA_PLANNER_TO"}},
@@ -64,35 +63,6 @@ func statusOptionsOf(c *cli.Context) (statusOptions, error) {
 	return o, nil
 }
 
-// statusObservation reads what status.Interpret needs, from the file or
-// the cluster o names.
-func statusObservation(ctx context.Context, e *env, o statusOptions) (status.Observation, error) {
-	if o.file != "" {
-		flag := o.fileFlag
-		if flag == "" {
-			flag = "--file"
-		}
-		data, err := e.readFile(flag, o.file)
-		if err != nil {
-			return status.Observation{}, err
-		}
-		obs, err := status.DecodeObservation(data, o.helmRelease)
-		if err != nil {
-			return status.Observation{}, fmt.Errorf("%s %s: %w", flag, o.file, err)
-		}
-		return obs, nil
-	}
-	cfg, ctxName, err := e.restConfig(o.kubeconfig, o.context)
-	if err != nil {
-		return status.Observation{}, err
-	}
-	r, err := kube.NewReader(cfg, kube.Options{HelmRelease: o.helmRelease, Context: ctxName})
-	if err != nil {
-		return status.Observation{}, err
-	}
-	return r.Read(ctx, o.namespace)
-}
-
 func statusAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usageError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()), true)
@@ -101,7 +71,7 @@ func statusAction(c *cli.Context) error {
 	if err != nil {
 		return usageError(c, err, true)
 	}
-	obs, err := statusObservation(c.Context, envOf(c), o)
+	obs, err := statusSource(envOf(c), o).Observation(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -153,14 +123,8 @@ func transition(c *cli.Context, to string, cm *status.Status) (*status.Transitio
 	}
 	t := &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Summary: pos.Summary}
 	if pos.Next != nil {
-		v := pos.Next.Values
-		t.NextValues = map[string]string{
-			"sylva_release": v.SylvaRelease, "transition_from_n-2": fmt.Sprint(v.TransitionFromN2),
-			"k8s_version_short": v.K8sVersionShort, "machine_deployments_paused": fmt.Sprint(v.MachineDeploymentsPaused),
-			"additional_reconciliation_required": fmt.Sprint(v.AdditionalReconciliationRequired),
-		}
-		if v.LonghornVersion != "" {
-			t.NextValues["longhorn_version"] = v.LonghornVersion
+		if t.NextValues, err = values.PassValues(pos.Next.Values); err != nil {
+			return nil, err
 		}
 	}
 	return t, nil

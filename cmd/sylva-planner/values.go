@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v2"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -73,8 +71,8 @@ func valuesCommand() *cli.Command {
 					&cli.BoolFlag{Name: "validate", Usage: "with --chart: render every template of the chart, as helm template does, so that the checks the chart makes while rendering the units run too (slow)"},
 					&cli.StringFlag{Name: "status", Usage: "the sylva-units-status ConfigMap as a YAML `FILE`", TakesFile: true},
 					&cli.StringSliceFlag{Name: "object", Usage: "Kubernetes objects (YAML, also kind: List) served to lookup, `FILE` (repeatable)", TakesFile: true},
-					&cli.StringFlag{Name: "kubeconfig", Usage: "read lookups from the cluster of this kubeconfig `FILE` (read-only)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true},
-					&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` to use (implies a live cluster)"},
+					liveFlag("lookups (read-only)"),
+					kubeconfigFlag(),
 					nsFlag,
 					&cli.StringFlag{Name: "kube-version", Usage: "Kubernetes `VERSION` for .Capabilities.KubeVersion (default: the management minor of --to)"},
 					&cli.StringFlag{Name: "to", Usage: "Sylva release whose management Kubernetes minor is the default --kube-version (default: the newest)"},
@@ -117,7 +115,7 @@ func valuesPlanInput(c *cli.Context) (planner.Input, error) {
 	if err != nil {
 		return planner.Input{}, err
 	}
-	in, err := planInput(cat, planOptions{from: c.String("from"), to: c.String("to"), workers: c.String("workers"), provider: c.String("bootstrap-provider")})
+	in, err := planInputOf(c, cat)
 	if err != nil {
 		return in, err
 	}
@@ -303,18 +301,18 @@ func renderKubeVersion(c *cli.Context) (string, error) {
 }
 
 // lookupSource serves lookup from --status/--object files, or from a live
-// cluster when --kubeconfig or --context is given.
+// cluster when asked (--live, --kubeconfig or --context).
 func lookupSource(c *cli.Context) (values.Source, error) {
 	files := c.StringSlice("object")
 	if s := c.String("status"); s != "" {
 		files = append([]string{s}, files...)
 	}
-	live := c.String("kubeconfig") != "" || c.String("context") != ""
+	live := liveAsked(c)
 	if live && len(files) > 0 {
-		return nil, errors.New("give either --status/--object files or --kubeconfig/--context, not both")
+		return nil, errors.New("give either --status/--object files or --live (--kubeconfig/--context), not both")
 	}
 	if live {
-		return newLiveSource(c.String("kubeconfig"), c.String("context"), envOf(c).requestTimeout)
+		return newLiveSource(envOf(c), c.String("kubeconfig"), c.String("context"))
 	}
 	src := values.NewObjects()
 	for _, name := range files {
@@ -341,14 +339,11 @@ type liveSource struct {
 	mapper meta.RESTMapper
 }
 
-func newLiveSource(kubeconfig, context string, timeout time.Duration) (*liveSource, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context}).ClientConfig()
+func newLiveSource(e *env, kubeconfig, context string) (*liveSource, error) {
+	cfg, _, err := e.restConfig(kubeconfig, context)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, err
 	}
-	cfg.Timeout = timeout
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("cluster client: %w", err)

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/ci"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -35,8 +36,7 @@ func verifyCommand() *cli.Command {
 			"Example: sylva-planner verify --from 1.4 --to 1.6 -n sylva-system",
 		ArgsUsage: " ",
 		Flags: append(planFlags(),
-			kubeconfigFlag("kubeconfig `FILE` (default: KUBECONFIG, then ~/.kube/config)"),
-			contextFlag("kubeconfig `CONTEXT`"),
+			kubeconfigFlag(),
 			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "status", Usage: "offline: the sylva-units-status ConfigMap `FILE`", TakesFile: true},
 			&cli.StringFlag{Name: "inventory", Usage: "offline: a `DIR` of manifests with the Nodes and the Longhorn workloads", TakesFile: true},
@@ -55,7 +55,7 @@ func verifyAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	in, err := planInput(cat, planOptions{from: c.String("from"), to: c.String("to"), workers: c.String("workers"), provider: c.String("bootstrap-provider")})
+	in, err := planInputOf(c, cat)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -66,7 +66,7 @@ func verifyAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	rules, err := detectionRules(cat)
+	rules, err := action.DetectionRules(cat)
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -171,6 +171,10 @@ type ConfigOptions struct {
 	Kubeconfig string
 	// Context is --context; the kubeconfig's current context when empty.
 	Context string
+	// As and AsGroups are --as and --as-group: the user (and groups) the
+	// requests impersonate; empty for the kubeconfig's own user.
+	As       string
+	AsGroups []string
 	// Getenv reads KUBECONFIG (a list of files, as kubectl reads it) and
 	// HOME (for ~/.kube/config). Nil reads nothing.
 	Getenv func(string) string
@@ -178,13 +182,20 @@ type ConfigOptions struct {
 
 // RESTConfig returns the configuration kubectl would use for the same
 // flags and environment, and the name of the context it selected
-// (InClusterContext when running in a pod without a kubeconfig).
+// (InClusterContext when running in a pod without a kubeconfig): client-go's
+// default loading rules (--kubeconfig, else the KUBECONFIG list, else
+// ~/.kube/config, else in-cluster), with the environment read through
+// o.Getenv.
 func RESTConfig(o ConfigOptions) (*rest.Config, string, error) {
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }
 	}
-	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Kubeconfig}
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	// The defaults read the process's environment; the caller's is used
+	// instead, and nothing is migrated on disk.
+	rules.Precedence, rules.MigrationRules = nil, nil
+	rules.ExplicitPath = o.Kubeconfig
 	source := "--kubeconfig " + o.Kubeconfig
 	if o.Kubeconfig == "" {
 		if kc := getenv(clientcmd.RecommendedConfigPathEnvVar); kc != "" {
@@ -197,7 +208,10 @@ func RESTConfig(o ConfigOptions) (*rest.Config, string, error) {
 			source = "no kubeconfig"
 		}
 	}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context})
+	overrides := &clientcmd.ConfigOverrides{CurrentContext: o.Context}
+	overrides.AuthInfo.Impersonate = o.As
+	overrides.AuthInfo.ImpersonateGroups = o.AsGroups
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
 	raw, err := cc.RawConfig()
 	if err != nil {
 		return nil, "", fmt.Errorf("load kubeconfig (%s): %w", source, err)
@@ -209,7 +223,7 @@ func RESTConfig(o ConfigOptions) (*rest.Config, string, error) {
 	cfg, err := cc.ClientConfig()
 	if err != nil {
 		if clientcmd.IsEmptyConfig(err) {
-			return nil, "", fmt.Errorf("no cluster configured (%s): give --kubeconfig or set KUBECONFIG, or use --file for offline input", source)
+			return nil, "", fmt.Errorf("no cluster configured (%s): give --kubeconfig, set KUBECONFIG or create ~/.kube/config", source)
 		}
 		return nil, "", fmt.Errorf("load kubeconfig (%s)%s: %w", source, contextText(name), err)
 	}

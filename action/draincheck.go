@@ -1,0 +1,51 @@
+package action
+
+import (
+	"context"
+	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/apis"
+	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// DrainRequest is what drain-check is asked.
+type DrainRequest struct {
+	// Facts is the cluster or the manifests to judge.
+	Facts FactsSource
+	// ProdNamespaces are the namespace globs of production workloads.
+	ProdNamespaces []string
+	// Kubernetes, when set, also reports the API versions that minor no
+	// longer serves.
+	Kubernetes  skew.Version
+	ToolVersion string
+}
+
+// DrainCheck reads the facts once and judges whether the nodes drain.
+func DrainCheck(ctx context.Context, r DrainRequest) (availability.Report, error) {
+	facts, err := r.Facts.Facts(ctx)
+	if err != nil {
+		return availability.Report{}, err
+	}
+	items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: r.ProdNamespaces})
+	checks := facts.Checks
+	if target := r.Kubernetes.MinorOnly(); !r.Kubernetes.IsZero() {
+		kb, err := apis.Default()
+		if err != nil {
+			return availability.Report{}, err
+		}
+		findings, check := removedAPIFindings(kb, facts.Uses, []apis.Target{{Pass: 1, ControlPlane: target}})
+		checks = append(checks, check)
+		for _, f := range findings {
+			if f.Code == apis.CodeRemoved {
+				f.Subject = "Kubernetes " + target.Short()
+				// A per-pass message, reworded for a single target.
+				f.Message = strings.Replace(f.Message, "; pass 1 takes the control plane to "+target.Short(), "; the target is "+target.Short(), 1)
+			}
+			items = append(items, availability.Item{Finding: f, Object: "api/" + f.Code})
+		}
+	}
+	rep := availability.NewReport(facts.Source, checks, items)
+	rep.ToolVersion = r.ToolVersion
+	return rep, nil
+}

@@ -1,0 +1,253 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/apis"
+	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/inventory"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// CheckRemovedAPIs is the check of the removed-API findings.
+const CheckRemovedAPIs = "removed-apis"
+
+// CheckInventory is the check of the manifests an inventory was read from.
+const CheckInventory = "inventory"
+
+// PlanRequest is what plan and report are asked: the flags as given, and
+// the sources to read. A nil source is not read.
+type PlanRequest struct {
+	Catalog *catalog.Catalog
+	// CatalogInput names the catalog in the plan's header ("catalog
+	// embedded", "catalog FILE"); the catalog's version is added.
+	CatalogInput string
+	// From, To, Workers and Provider are the flag values, unparsed; an
+	// empty From is read from Status, an empty Workers and Provider from
+	// the inventory's nodes.
+	From, To, Workers, Provider string
+	AsOf                        time.Time
+	ToolVersion                 string
+	// Status gives the installed release when From is empty.
+	Status StatusSource
+	// Inventory is the manifests (--inventory): the running components
+	// judged against the route, the nodes' minor and provider, and the
+	// removed-API check.
+	Inventory FactsSource
+	// Cluster is a live cluster: the drain checks and the removed-API
+	// check (which it then makes instead of the manifests), and the
+	// running components when no Inventory is given.
+	Cluster FactsSource
+	// ProdNamespaces are the namespace globs of production workloads for
+	// the drain checks.
+	ProdNamespaces []string
+	Suppressions   []planner.Suppression
+	Baseline       []planner.Finding
+}
+
+// Plan reads the sources of r, each once, and computes the plan once.
+// Errors name the flag to fix.
+func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
+	if r.To == "" {
+		return nil, fmt.Errorf("--to is required, for example: sylva-planner plan --from 1.4 --to %s", r.Catalog.Newest())
+	}
+	inputs := []string{strings.TrimSpace(r.CatalogInput + " " + r.Catalog.Version)}
+	fromSource := "flag"
+	if r.From == "" {
+		v, src, err := installedRelease(ctx, r.Status)
+		if err != nil {
+			return nil, err
+		}
+		r.From, fromSource = v.String(), src
+		inputs = append(inputs, r.Status.Input())
+	}
+	rules, err := DetectionRules(r.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	var observed *planner.Observed
+	var manifests *inventory.Facts
+	if r.Inventory != nil {
+		if manifests, err = r.Inventory.Facts(ctx); err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, r.Inventory.Input())
+		observed = observedOf(manifests, rules)
+		oldest, _, rke2 := manifests.Inventory.Nodes()
+		if r.Workers == "" && !oldest.IsZero() {
+			r.Workers = oldest.Short()
+		}
+		if r.Provider == "" && rke2 {
+			r.Provider = string(catalog.ProviderRKE2)
+		}
+	}
+	in, err := Input(r.Catalog, r.From, r.To, r.Workers, r.Provider)
+	if err != nil {
+		return nil, err
+	}
+	in.FromSource, in.Observed = fromSource, observed
+	in.AsOf, in.ToolVersion = r.AsOf, r.ToolVersion
+	in.Suppressions, in.Baseline = r.Suppressions, r.Baseline
+
+	// The removed-API check judges the facts of the cluster when there is
+	// one, else those of the manifests.
+	facts := manifests
+	if r.Cluster != nil {
+		if facts, err = r.Cluster.Facts(ctx); err != nil {
+			return nil, err
+		}
+		inputs = append(inputs, r.Cluster.Input())
+		if in.Observed == nil {
+			in.Observed = &planner.Observed{Source: facts.Source, Components: components(facts.Inventory, rules)}
+		}
+		// Manifests carry no pod or budget status: the drain rules run on
+		// them in drain-check, and join the plan only from a live cluster.
+		in.Observed.Checks = append(in.Observed.Checks, facts.Checks...)
+		items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: r.ProdNamespaces})
+		in.Observed.Findings = append(in.Observed.Findings, availability.Findings(items)...)
+	}
+	if facts != nil {
+		kb, err := apis.Default()
+		if err != nil {
+			return nil, err
+		}
+		uses := facts.Uses
+		in.Observed.JudgePasses = func(targets []planner.PassTarget) ([]planner.Finding, []planner.Check) {
+			findings, check := removedAPIFindings(kb, uses, apiTargets(targets))
+			return findings, []planner.Check{check}
+		}
+	}
+	in.Inputs = inputs
+	return planner.Compute(in)
+}
+
+// installedRelease reads the installed release from the status ConfigMap.
+func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, error) {
+	if src == nil {
+		return skew.Version{}, "", errors.New("--from is required (or --status FILE, or --live to read the installed release from the cluster), for example: sylva-planner plan --from 1.4 --to 1.6")
+	}
+	obs, err := src.Observation(ctx)
+	if err != nil {
+		return skew.Version{}, "", err
+	}
+	if obs.ConfigMap == nil {
+		return skew.Version{}, "", errors.New("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; give --from to plan anyway")
+	}
+	v, key, ok := obs.ConfigMap.Release()
+	if !ok {
+		return skew.Version{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); give --from", key)
+	}
+	return v, string(key), nil
+}
+
+// observedOf turns the facts of manifests into what the planner judges:
+// the components detected and the inventory check.
+func observedOf(f *inventory.Facts, rules []inventory.Rule) *planner.Observed {
+	inv := f.Inventory
+	obs := &planner.Observed{Source: f.Source, Components: components(inv, rules)}
+	check := planner.Check{
+		Name: CheckInventory, Required: true, Status: planner.CheckAssessed,
+		Detail: fmt.Sprintf("files read: %d, objects: %d, components detected: %d", inv.Files, len(inv.Objects), len(obs.Components)),
+	}
+	switch {
+	case inv.Files == 0 || len(inv.Objects) == 0:
+		check.Status, check.Detail = planner.CheckNotAssessed, "no manifest found in "+strings.TrimPrefix(f.Source, manifestsIn)
+	case len(inv.Skipped) > 0:
+		check.Status = planner.CheckPartial
+		check.Detail += fmt.Sprintf("; %d files did not parse: %s", len(inv.Skipped), strings.Join(inv.Skipped, "; "))
+	}
+	obs.Checks = []planner.Check{check}
+	return obs
+}
+
+// components are the component versions rules detect in inv.
+func components(inv *inventory.Inventory, rules []inventory.Rule) []planner.ObservedComponent {
+	var out []planner.ObservedComponent
+	for _, d := range inv.Detect(rules) {
+		out = append(out, planner.ObservedComponent{Name: d.Component, Raw: d.Raw, Version: d.Version, Where: d.Where})
+	}
+	return out
+}
+
+// Input turns the release flags into a planner.Input, refusing what does
+// not parse with the flag's name and the fix.
+func Input(cat *catalog.Catalog, from, to, workers, provider string) (planner.Input, error) {
+	in := planner.Input{Catalog: cat, FromSource: "flag"}
+	var err error
+	if from == "" {
+		return in, errors.New("--from is required, for example: sylva-planner plan --from 1.4 --to 1.6")
+	}
+	if to == "" {
+		return in, fmt.Errorf("--to is required, for example: sylva-planner plan --from %s --to %s", from, cat.Newest())
+	}
+	if in.From, err = skew.Parse(from); err != nil {
+		return in, fmt.Errorf("--from: %w; give a Sylva release such as 1.4", err)
+	}
+	if in.To, err = skew.Parse(to); err != nil {
+		return in, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+	}
+	if workers != "" {
+		if in.Workers, err = skew.Parse(workers); err != nil {
+			return in, fmt.Errorf("--workers: %w; give a Kubernetes minor such as 1.30", err)
+		}
+	}
+	if provider == "" {
+		provider = string(catalog.ProviderKubeadm)
+	}
+	if in.Provider, err = catalog.ParseProvider(provider); err != nil {
+		return in, fmt.Errorf("--bootstrap-provider: %w", err)
+	}
+	return in, nil
+}
+
+// DetectionRules are the catalog's image and label rules, compiled for
+// inventory.Detect.
+func DetectionRules(cat *catalog.Catalog) ([]inventory.Rule, error) {
+	var rules []inventory.Rule
+	for _, comp := range cat.Components {
+		r := inventory.Rule{Component: comp.Name}
+		for _, re := range comp.Images {
+			rx, err := regexp.Compile(re)
+			if err != nil {
+				return nil, fmt.Errorf("catalog: component %s: %w", comp.Name, err)
+			}
+			r.Images = append(r.Images, rx)
+		}
+		for _, l := range comp.Labels {
+			k, v, _ := strings.Cut(l.Selector, "=")
+			r.Labels = append(r.Labels, inventory.LabelRule{Key: k, Value: v, VersionLabel: l.VersionLabel})
+		}
+		rules = append(rules, r)
+	}
+	return rules, nil
+}
+
+func apiTargets(ts []planner.PassTarget) []apis.Target {
+	out := make([]apis.Target, len(ts))
+	for i, t := range ts {
+		out[i] = apis.Target{Pass: t.Pass, ControlPlane: t.ControlPlane}
+	}
+	return out
+}
+
+// removedAPIFindings judges the API versions in use against each target
+// and returns the findings and the check that reports them.
+func removedAPIFindings(kb *apis.KB, uses []apis.Use, targets []apis.Target) ([]planner.Finding, planner.Check) {
+	check := planner.Check{
+		Name: CheckRemovedAPIs, Required: true, Status: planner.CheckAssessed,
+		Detail: fmt.Sprintf("%d API version uses against the removed-API knowledge base (Kubernetes up to %s)", len(uses), kb.Horizon),
+	}
+	findings, beyond := kb.Check(uses, targets)
+	if beyond {
+		check.Status = planner.CheckPartial
+		check.Detail += fmt.Sprintf("; the target %s is newer than the knowledge base: run `go generate ./apis` with a newer k8s.io/api", targets[len(targets)-1].ControlPlane.Short())
+	}
+	return findings, check
+}

@@ -1,0 +1,59 @@
+package action
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+)
+
+type suppressionsFile struct {
+	Suppressions []struct {
+		Code    string `json:"code"`
+		Subject string `json:"subject"`
+		Reason  string `json:"reason"`
+		Expires string `json:"expires"`
+	} `json:"suppressions"`
+}
+
+// ParseSuppressions decodes a suppressions file (YAML, strict): rules of
+// code, subject glob, reason and an optional expiry date (YYYY-MM-DD).
+func ParseSuppressions(data []byte) ([]planner.Suppression, error) {
+	var f suppressionsFile
+	if err := yaml.UnmarshalStrict(data, &f); err != nil {
+		return nil, err
+	}
+	out := make([]planner.Suppression, 0, len(f.Suppressions))
+	for i, s := range f.Suppressions {
+		if s.Code == "" || s.Reason == "" {
+			return nil, fmt.Errorf("suppression #%d: code and reason are required", i+1)
+		}
+		r := planner.Suppression{Code: s.Code, Subject: s.Subject, Reason: s.Reason}
+		if s.Expires != "" {
+			var err error
+			if r.Expires, err = time.Parse(time.DateOnly, s.Expires); err != nil {
+				return nil, fmt.Errorf("suppression #%d: expires %q is not YYYY-MM-DD", i+1, s.Expires)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// ParseBaseline decodes the findings of a previous JSON plan.
+func ParseBaseline(data []byte) ([]planner.Finding, error) {
+	var prev struct {
+		Kind     string            `json:"kind"`
+		Findings []planner.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal(data, &prev); err != nil {
+		return nil, fmt.Errorf("not a JSON plan (sylva-planner plan -o json): %w", err)
+	}
+	if prev.Kind != planner.Kind {
+		return nil, fmt.Errorf("kind %q, want %s (a report of sylva-planner plan -o json)", prev.Kind, planner.Kind)
+	}
+	return append([]planner.Finding{}, prev.Findings...), nil
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/inventory"
+	inventorykube "gitlab.com/sylva-projects/sylva-planner/inventory/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+)
+
+// This file holds the sources the action package reads: files named on the
+// command line, and a live cluster.
+
+// statusFile is the sylva-units-status ConfigMap (or a List with the Flux
+// objects) in a file named by flag.
+type statusFile struct {
+	e           *env
+	flag, name  string
+	helmRelease string
+}
+
+func (s statusFile) Observation(context.Context) (status.Observation, error) {
+	data, err := s.e.readFile(s.flag, s.name)
+	if err != nil {
+		return status.Observation{}, err
+	}
+	obs, err := status.DecodeObservation(data, s.helmRelease)
+	if err != nil {
+		return status.Observation{}, fmt.Errorf("%s %s: %w", s.flag, s.name, err)
+	}
+	return obs, nil
+}
+
+func (s statusFile) Input() string { return "status " + filepath.ToSlash(s.name) }
+
+// statusLive reads the ConfigMap, Kustomization and HelmRelease of a release
+// namespace.
+type statusLive struct {
+	e                      *env
+	kubeconfig, context    string
+	namespace, helmRelease string
+	contextName            string
+}
+
+func (s *statusLive) Observation(ctx context.Context) (status.Observation, error) {
+	cfg, ctxName, err := s.e.restConfig(s.kubeconfig, s.context)
+	if err != nil {
+		return status.Observation{}, err
+	}
+	s.contextName = ctxName
+	r, err := kube.NewReader(cfg, kube.Options{HelmRelease: s.helmRelease, Context: ctxName})
+	if err != nil {
+		return status.Observation{}, err
+	}
+	return r.Read(ctx, s.namespace)
+}
+
+func (s *statusLive) Input() string {
+	return fmt.Sprintf("status live %s/%s (context %s)", s.namespace, status.ConfigMapName, s.contextName)
+}
+
+// statusSource is the status source o names: its file, or the cluster.
+func statusSource(e *env, o statusOptions) action.StatusSource {
+	if o.file != "" {
+		flag := o.fileFlag
+		if flag == "" {
+			flag = "--file"
+		}
+		return statusFile{e: e, flag: flag, name: o.file, helmRelease: o.helmRelease}
+	}
+	return &statusLive{e: e, kubeconfig: o.kubeconfig, context: o.context, namespace: o.namespace, helmRelease: o.helmRelease}
+}
+
+// clusterFacts reads the facts of a live cluster in one pass.
+type clusterFacts struct {
+	e                   *env
+	kubeconfig, context string
+	contextName         string
+}
+
+func (s *clusterFacts) Facts(ctx context.Context) (*inventory.Facts, error) {
+	cfg, ctxName, err := s.e.restConfig(s.kubeconfig, s.context)
+	if err != nil {
+		return nil, err
+	}
+	s.contextName = ctxName
+	return inventorykube.Collect(ctx, cfg, inventorykube.Options{Context: ctxName})
+}
+
+func (s *clusterFacts) Input() string { return fmt.Sprintf("cluster live (context %s)", s.contextName) }
+
+// manifests is the manifests directory given with flag, refused when it is
+// not a readable directory.
+func manifests(e *env, flag, dir string) (action.Manifests, error) {
+	if st, err := os.Stat(e.path(dir)); err != nil || !st.IsDir() {
+		return action.Manifests{}, fmt.Errorf("%s %s: not a readable directory", flag, dir)
+	}
+	return action.Manifests{FS: e.dirFS(dir), Dir: filepath.ToSlash(dir), Flag: flag}, nil
+}
