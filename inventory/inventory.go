@@ -140,15 +140,25 @@ func (f *Facts) walk(fsys fs.FS, workers int, add func(part *Facts, path string,
 		wg.Wait()
 	}
 	inv := f.Inventory
-	for i, part := range parts {
+	objects, uses := 0, 0
+	for _, part := range parts {
 		if part.readErr != nil {
 			return part.readErr
 		}
+		objects += len(part.facts.Inventory.Objects)
+		uses += len(part.facts.Uses)
+	}
+	// The joined slices are allocated once, at their final length, and
+	// each part is dropped once joined.
+	inv.Objects = slices.Grow(inv.Objects, objects)
+	f.Uses = slices.Grow(f.Uses, uses)
+	for i := range parts {
 		inv.Files++
-		f.join(part.facts)
-		if part.addErr != nil {
-			inv.Skipped = append(inv.Skipped, files[i]+": "+part.addErr.Error())
+		f.join(parts[i].facts)
+		if parts[i].addErr != nil {
+			inv.Skipped = append(inv.Skipped, files[i]+": "+parts[i].addErr.Error())
 		}
+		parts[i].facts = nil
 	}
 	inv.sortObjects()
 	return nil
