@@ -57,8 +57,12 @@ testbin-flux: ## build the real helm-controller and source-controller for the en
 tools: ## build kustomize for the manifest tests (.cache/testbin)
 	bash hack/build-tools.sh
 
+.PHONY: fuzz
+fuzz: ## fuzz values render against a reference evaluation by path for a bounded time (FUZZTIME, default 30s)
+	go test ./values -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(or $(FUZZTIME),30s)
+
 .PHONY: test
-test: testbin testbin-flux tools ## run every test (go test ./...), with the real API server, Flux controllers and kustomize built first
+test: testbin testbin-flux tools fuzz ## run every test (go test ./...), with the real API server, Flux controllers and kustomize built first
 	SYLVA_PLANNER_E2E=1 go test -timeout 80m ./...
 	cd hack/image && GOWORK=off go test ./...
 

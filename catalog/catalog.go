@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // APIVersion is the apiVersion every catalog file carries.
@@ -457,32 +457,12 @@ func LoadFile(fsys fs.FS, name string) (*Catalog, error) {
 
 // addDocuments adds every YAML document of a multi-document file.
 func (c *Catalog) addDocuments(name string, data []byte) error {
-	for i, doc := range splitDocuments(data) {
+	for i, doc := range yamldoc.Split(data) {
 		if err := c.add(fmt.Sprintf("%s#%d", name, i+1), doc); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-func splitDocuments(data []byte) [][]byte {
-	var docs [][]byte
-	for _, d := range bytes.Split(append([]byte("\n"), data...), []byte("\n---")) {
-		if len(bytes.TrimSpace(stripComments(d))) > 0 {
-			docs = append(docs, d)
-		}
-	}
-	return docs
-}
-
-func stripComments(d []byte) []byte {
-	var out []byte
-	for _, line := range bytes.Split(d, []byte("\n")) {
-		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
-			out = append(out, line...)
-		}
-	}
-	return out
 }
 
 func (c *Catalog) add(name string, data []byte) error {

@@ -3,7 +3,10 @@
 # generated manifests: 10,000 objects of 16 kinds (current and removed API
 # versions, PodDisruptionBudgets, workloads, pods…) in 50 namespaces, once
 # as 10,000 files and once as one multi-document file, with /usr/bin/time -v
-# (wall clock, CPU, peak RSS). Target: at most 1.2 s of CPU and under 100 MB.
+# (wall clock, CPU, peak RSS). Target: at most 1.2 s of CPU and under 100 MB,
+# and at most 0.8x the wall time and peak RSS of PEER on both layouts. The
+# first line times `sylva-planner version`: the start-up floor of the binary
+# (mapping it and the init of its packages) that every command pays.
 #
 # Usage: hack/bench-scan.sh
 # Environment:
@@ -11,6 +14,7 @@
 #   BIN       the sylva-planner binary to time (default: built into the temp dir)
 #   PEER      another scanner to time on the same files, {dir} replaced by
 #             each input directory, e.g. PEER='pluto detect-files -d {dir}'
+#   PEER_FLOOR  the peer's own start-up command, e.g. 'pluto version'
 #   KEEP=1    keep the generated files
 set -euo pipefail
 
@@ -99,6 +103,11 @@ measure() {
 		END { printf "%-34s wall %8s  cpu %6.2fs (user %s, sys %s)  peak RSS %6.1f MB  exit %s\n", label, wall, user + sys, user, sys, rss / 1024, rc }' "$out"
 }
 
+measure "sylva-planner (version, floor)" "$bin" version
+if [[ -n ${PEER_FLOOR:-} ]]; then
+	# shellcheck disable=SC2086 # PEER_FLOOR is a command line to split
+	measure "peer (floor)" ${PEER_FLOOR}
+fi
 for layout in files single; do
 	measure "sylva-planner ($layout)" "$bin" drain-check --inventory "$tmp/$layout" --kubernetes 1.33 -o json
 	if [[ -n ${PEER:-} ]]; then

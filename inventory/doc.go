@@ -1,8 +1,12 @@
 // Package inventory gathers the facts the upgrade gate judges from what
 // really runs: component versions detected from container images and
-// labels, and node versions. Read reads manifests from files (kubectl get
-// -o yaml dumps, Helm release Secrets); nothing here decides whether the
-// upgrade is safe.
+// labels, node versions, the API versions objects were written with, and
+// the drain model (nodes, pods, workloads, PodDisruptionBudgets). Read and
+// Scan read manifests from files (kubectl get -o yaml dumps, multi-document
+// files, Helm release Secrets), one worker per processor, with results in
+// the order of the files; package inventory/kube reads the same facts live.
+// Nothing here decides whether the upgrade is safe.
 //
-// It imports only skew from this module.
+// It imports skew, planner, apis, availability and yamldoc from this
+// module, and no cluster client (inventory/kube holds client-go).
 package inventory

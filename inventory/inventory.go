@@ -11,12 +11,16 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // Object is one Kubernetes object as read, with where it came from.
@@ -68,17 +72,30 @@ type Detected struct {
 // (type helm.sh/release.v1) are opened and their manifests read too. A file
 // that does not parse is listed in Skipped, not an error.
 func Read(fsys fs.FS) (*Inventory, error) {
-	inv := &Inventory{}
-	if err := inv.walk(fsys, func(p string, data []byte) error { return inv.addDocuments(p, data, 0) }); err != nil {
+	return read(fsys, runtime.GOMAXPROCS(0))
+}
+
+// read is Read with at most workers files decoded at once.
+func read(fsys fs.FS, workers int) (*Inventory, error) {
+	f := &Facts{Inventory: &Inventory{}}
+	err := f.walk(fsys, workers, func(part *Facts, p string, data []byte) error { return part.Inventory.addDocuments(p, data, 0) })
+	if err != nil {
 		return nil, err
 	}
-	return inv, nil
+	return f.Inventory, nil
 }
 
 // walk hands every *.yaml, *.yml and *.json file of fsys to add, counts
 // the files, lists those add refuses in Skipped, then sorts the objects
 // by file, kind, namespace and name.
-func (inv *Inventory) walk(fsys fs.FS, add func(path string, data []byte) error) error {
+//
+// The files are read and decoded by a bounded pool of workers (at most
+// workers, one per processor in Read and Scan), each into a part of its own; the parts are then joined in the
+// order fs.WalkDir lists the files, so the Facts do not depend on which
+// worker finished first. A file that add refuses keeps the objects add
+// found before the error, as a sequential walk would.
+func (f *Facts) walk(fsys fs.FS, workers int, add func(part *Facts, path string, data []byte) error) error {
+	var files []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -88,30 +105,131 @@ func (inv *Inventory) walk(fsys fs.FS, add func(path string, data []byte) error)
 		}
 		switch path.Ext(p) {
 		case ".yaml", ".yml", ".json":
-		default:
-			return nil
-		}
-		data, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return fmt.Errorf("read manifest %s: %w", p, err)
-		}
-		inv.Files++
-		if err := add(p, data); err != nil {
-			inv.Skipped = append(inv.Skipped, p+": "+err.Error())
+			files = append(files, p)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(inv.Objects, func(a, b Object) int {
-		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
-	})
+	parts := make([]filePart, len(files))
+	work := func(i int) {
+		p := files[i]
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			parts[i].readErr = fmt.Errorf("read manifest %s: %w", p, err)
+			return
+		}
+		parts[i].facts, parts[i].addErr = addSplit(p, data, add)
+	}
+	workers = min(workers, len(files))
+	if workers <= 1 {
+		for i := range files {
+			work(i)
+		}
+	} else {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < len(files); i = int(next.Add(1)) - 1 {
+					work(i)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	inv := f.Inventory
+	objects, uses := 0, 0
+	for _, part := range parts {
+		if part.readErr != nil {
+			return part.readErr
+		}
+		objects += len(part.facts.Inventory.Objects)
+		uses += len(part.facts.Uses)
+	}
+	// The joined slices are allocated once, at their final length, and
+	// each part is dropped once joined.
+	inv.Objects = slices.Grow(inv.Objects, objects)
+	f.Uses = slices.Grow(f.Uses, uses)
+	for i := range parts {
+		inv.Files++
+		f.join(parts[i].facts)
+		if parts[i].addErr != nil {
+			inv.Skipped = append(inv.Skipped, files[i]+": "+parts[i].addErr.Error())
+		}
+		parts[i].facts = nil
+	}
+	inv.sortObjects()
 	return nil
 }
 
+// sortObjects sorts the objects by file, kind, namespace and name.
+func (inv *Inventory) sortObjects() {
+	slices.SortFunc(inv.Objects, func(a, b Object) int {
+		return cmp.Or(cmp.Compare(a.File, b.File), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+	})
+}
+
+// docParallelMin is the number of documents from which one file's
+// documents are decoded by several goroutines (a single large dump).
+const docParallelMin = 512
+
+// addSplit hands data to add. A file of many documents is cut into one
+// run of documents per processor, each added into a part of its own, and
+// the parts are joined in order up to the first run that failed, which
+// keeps the objects before the failing document, as one add would.
+func addSplit(file string, data []byte, add func(part *Facts, path string, data []byte) error) (*Facts, error) {
+	f := &Facts{Inventory: &Inventory{}}
+	docs := yamldoc.Split(data)
+	n := min(runtime.GOMAXPROCS(0), len(docs)/docParallelMin)
+	if n <= 1 {
+		return f, add(f, file, data)
+	}
+	size := (len(docs) + n - 1) / n
+	runs := make([]*Facts, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for r := range n {
+		wg.Go(func() {
+			runs[r] = &Facts{Inventory: &Inventory{}}
+			for _, doc := range docs[r*size : min((r+1)*size, len(docs))] {
+				if errs[r] = add(runs[r], file, doc); errs[r] != nil {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for r := range n {
+		f.join(runs[r])
+		if errs[r] != nil {
+			return f, errs[r]
+		}
+	}
+	return f, nil
+}
+
+// filePart is what one file gave: its facts, or why it could not be read
+// (which stops the walk) or decoded (which skips the file).
+type filePart struct {
+	facts           *Facts
+	readErr, addErr error
+}
+
+// join appends the objects, API uses and drain model of part.
+func (f *Facts) join(part *Facts) {
+	f.Inventory.Objects = append(f.Inventory.Objects, part.Inventory.Objects...)
+	f.Uses = append(f.Uses, part.Uses...)
+	s, p := &f.Snapshot, &part.Snapshot
+	s.Nodes = append(s.Nodes, p.Nodes...)
+	s.Pods = append(s.Pods, p.Pods...)
+	s.Workloads = append(s.Workloads, p.Workloads...)
+	s.PDBs = append(s.PDBs, p.PDBs...)
+}
+
 func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {
-	for _, doc := range splitYAML(data) {
+	for _, doc := range yamldoc.Split(data) {
 		var m map[string]any
 		if err := yaml.Unmarshal(doc, &m); err != nil {
 			return err
@@ -121,28 +239,6 @@ func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {
 		}
 	}
 	return nil
-}
-
-// splitYAML splits a multi-document YAML stream on "---" lines.
-func splitYAML(data []byte) [][]byte {
-	var docs [][]byte
-	var cur bytes.Buffer
-	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
-		if t := bytes.TrimRight(line, " \t\r\n"); bytes.Equal(t, []byte("---")) || bytes.HasPrefix(t, []byte("--- ")) {
-			docs = append(docs, bytes.Clone(cur.Bytes()))
-			cur.Reset()
-			continue
-		}
-		cur.Write(line)
-	}
-	docs = append(docs, cur.Bytes())
-	out := docs[:0]
-	for _, d := range docs {
-		if len(bytes.TrimSpace(d)) > 0 {
-			out = append(out, d)
-		}
-	}
-	return out
 }
 
 func (inv *Inventory) addObject(file string, m map[string]any, depth int) {
@@ -212,26 +308,42 @@ func images(podSpec map[string]any) []string {
 	return out
 }
 
-// helmManifest opens a Helm 3 release Secret: data.release is base64 (the
-// Secret encoding) of base64 of gzip of the release JSON.
+// helmManifest opens a Helm 3 release Secret as a manifest file holds it:
+// data.release is base64 (the Secret encoding) of Helm's stored release.
 func helmManifest(secret map[string]any) (string, error) {
 	data, _ := secret["data"].(map[string]any)
 	enc, _ := data["release"].(string)
-	once, err := base64.StdEncoding.DecodeString(enc)
+	stored, err := base64.StdEncoding.DecodeString(enc)
 	if err != nil {
 		return "", err
 	}
-	twice, err := base64.StdEncoding.DecodeString(string(once))
+	return releaseManifest(stored)
+}
+
+// magicGzip starts a gzip stream.
+var magicGzip = []byte{0x1f, 0x8b, 0x08}
+
+// releaseManifest returns the manifest of a release as Helm 3's Secret and
+// ConfigMap drivers store it: base64 of gzip of the release JSON, or of the
+// bare JSON for releases stored before Helm compressed them. It is the one
+// decoder for both the manifest files (helmManifest) and live Secrets
+// (AddHelmRelease). Helm's own decoder (decodeRelease in
+// helm.sh/helm/v3/pkg/storage/driver) is unexported and reachable only
+// through a driver over a Kubernetes client; this follows its format, reads
+// only the manifest, and stops at 64 MiB of JSON.
+func releaseManifest(stored []byte) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(string(stored))
 	if err != nil {
 		return "", err
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(twice))
-	if err != nil {
-		return "", err
-	}
-	raw, err := io.ReadAll(io.LimitReader(zr, 64<<20))
-	if err != nil {
-		return "", err
+	if bytes.HasPrefix(raw, magicGzip) {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			return "", err
+		}
+		if raw, err = io.ReadAll(io.LimitReader(zr, 64<<20)); err != nil {
+			return "", err
+		}
 	}
 	var rel struct {
 		Manifest string `json:"manifest"`

@@ -1,11 +1,7 @@
 package inventory
 
 import (
-	"bytes"
-	"compress/gzip"
-	"encoding/base64"
 	"encoding/json"
-	"io"
 	"strconv"
 	"strings"
 
@@ -202,28 +198,15 @@ func ObjectOf(apiVersion, kind string, meta *metav1.ObjectMeta, images []string)
 }
 
 // AddHelmRelease reads the manifest of a Helm 3 release Secret's
-// data.release value (base64 of gzip of the release JSON, as a typed client
-// returns it) and adds its objects, marked "#release" with name.
+// data.release value (Helm's stored release, as a typed client returns it:
+// base64 of gzip of the release JSON) and adds its objects, marked
+// "#release" with name.
 func (inv *Inventory) AddHelmRelease(name string, release []byte) error {
-	raw, err := base64.StdEncoding.DecodeString(string(release))
+	manifest, err := releaseManifest(release)
 	if err != nil {
 		return err
 	}
-	zr, err := gzip.NewReader(bytes.NewReader(raw))
-	if err != nil {
-		return err
-	}
-	data, err := io.ReadAll(io.LimitReader(zr, 64<<20))
-	if err != nil {
-		return err
-	}
-	var rel struct {
-		Manifest string `json:"manifest"`
-	}
-	if err := json.Unmarshal(data, &rel); err != nil {
-		return err
-	}
-	return inv.addDocuments(name+"#release", []byte(rel.Manifest), 1)
+	return inv.addDocuments(name+"#release", []byte(manifest), 1)
 }
 
 // Images returns the container images of a pod spec.

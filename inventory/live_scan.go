@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -15,6 +16,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/apis"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // CheckManifests is the name of the manifest scan's check.
@@ -25,8 +27,13 @@ const CheckManifests = "drain-manifests"
 // object. Pods and statuses are usually absent from manifests: the drain
 // rules then judge the workloads' pod templates and the budgets' specs.
 func Scan(fsys fs.FS, source string) (*Facts, error) {
+	return scan(fsys, source, runtime.GOMAXPROCS(0))
+}
+
+// scan is Scan with at most workers files decoded at once.
+func scan(fsys fs.FS, source string, workers int) (*Facts, error) {
 	f := &Facts{Source: source, Inventory: &Inventory{}}
-	if err := f.Inventory.walk(fsys, f.addFile); err != nil {
+	if err := f.walk(fsys, workers, (*Facts).addFile); err != nil {
 		return nil, err
 	}
 	inv, s := f.Inventory, &f.Snapshot
@@ -51,17 +58,25 @@ func Scan(fsys fs.FS, source string) (*Facts, error) {
 // headerOf reads without a YAML parser; everything else, and any header
 // headerOf is unsure about, goes through the full decoder.
 func (f *Facts) addFile(file string, data []byte) error {
-	for _, doc := range splitYAML(data) {
+	for _, doc := range yamldoc.Split(data) {
 		if h, ok := headerOf(doc); ok && !detailed[h.Kind] {
 			f.Inventory.Objects = append(f.Inventory.Objects, Object{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name, Labels: h.Labels, File: file})
 			f.Uses = append(f.Uses, apis.Use{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name, Where: "manifest " + file})
 			continue
 		}
-		var m map[string]any
-		if err := yaml.Unmarshal(doc, &m); err != nil {
-			return err
+		// One conversion to JSON serves both the generic map (images,
+		// labels, Helm releases) and the typed drain model, which is
+		// decoded from the same bytes instead of re-encoding the map.
+		// The errors read as sigs.k8s.io/yaml.Unmarshal words them.
+		raw, err := yaml.YAMLToJSON(doc)
+		if err != nil {
+			return fmt.Errorf("error converting YAML to JSON: %w", err)
 		}
-		if err := f.addDocument(file, m); err != nil {
+		var m map[string]any
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fmt.Errorf("error unmarshaling JSON: while decoding JSON: %w", err)
+		}
+		if err := f.addDocument(file, m, raw); err != nil {
 			return err
 		}
 	}
@@ -214,24 +229,25 @@ func scalar(b []byte) (string, bool) {
 	return string(b), true
 }
 
-func (f *Facts) addDocument(file string, m map[string]any) error {
+func (f *Facts) addDocument(file string, m map[string]any, raw []byte) error {
 	if m == nil {
 		return nil
 	}
 	f.Inventory.addObject(file, m, 0)
-	return f.addManifest(file, m)
+	return f.addManifest(file, m, raw)
 }
 
 // addManifest adds one decoded object (or the items of a List) to the drain
-// model and the API uses.
-func (f *Facts) addManifest(file string, m map[string]any) error {
+// model and the API uses. raw is m as JSON when the caller has it (nil for
+// the items of a List).
+func (f *Facts) addManifest(file string, m map[string]any, raw []byte) error {
 	kind, _ := m["kind"].(string)
 	apiVersion, _ := m["apiVersion"].(string)
 	if strings.HasSuffix(kind, "List") {
 		items, _ := m["items"].([]any)
 		for _, it := range items {
 			if im, ok := it.(map[string]any); ok {
-				if err := f.addManifest(file, im); err != nil {
+				if err := f.addManifest(file, im, nil); err != nil {
 					return err
 				}
 			}
@@ -254,31 +270,31 @@ func (f *Facts) addManifest(file string, m map[string]any) error {
 	switch {
 	case kind == "Pod" && apiVersion == "v1":
 		var p corev1.Pod
-		if err := remarshal(m, &p); err != nil {
+		if err := decode(m, raw, &p); err != nil {
 			return fmt.Errorf("pod %s/%s: %w", ns, name, err)
 		}
 		f.Snapshot.Pods = append(f.Snapshot.Pods, PodOf(&p))
 	case kind == "Node" && apiVersion == "v1":
 		var n corev1.Node
-		if err := remarshal(m, &n); err != nil {
+		if err := decode(m, raw, &n); err != nil {
 			return fmt.Errorf("node %s: %w", name, err)
 		}
 		f.Snapshot.Nodes = append(f.Snapshot.Nodes, NodeOf(&n))
 	case kind == "Deployment" && (group == "apps" || group == "extensions"):
 		var d appsv1.Deployment
-		if err := remarshal(m, &d); err != nil {
+		if err := decode(m, raw, &d); err != nil {
 			return fmt.Errorf("deployment %s/%s: %w", ns, name, err)
 		}
 		f.Snapshot.Workloads = append(f.Snapshot.Workloads, DeploymentOf(&d))
 	case kind == "StatefulSet" && group == "apps":
 		var s appsv1.StatefulSet
-		if err := remarshal(m, &s); err != nil {
+		if err := decode(m, raw, &s); err != nil {
 			return fmt.Errorf("statefulset %s/%s: %w", ns, name, err)
 		}
 		f.Snapshot.Workloads = append(f.Snapshot.Workloads, StatefulSetOf(&s))
 	case kind == "PodDisruptionBudget" && group == "policy":
 		var b policyv1.PodDisruptionBudget
-		if err := remarshal(m, &b); err != nil {
+		if err := decode(m, raw, &b); err != nil {
 			return fmt.Errorf("poddisruptionbudget %s/%s: %w", ns, name, err)
 		}
 		f.Snapshot.PDBs = append(f.Snapshot.PDBs, PDBOf(&b))
@@ -290,6 +306,15 @@ func hasLastApplied(meta map[string]any) bool {
 	ann, _ := meta["annotations"].(map[string]any)
 	_, ok := ann[lastApplied]
 	return ok
+}
+
+// decode fills the typed object out from raw, the JSON of m, or from m
+// itself when raw is nil.
+func decode(m map[string]any, raw []byte, out any) error {
+	if raw == nil {
+		return remarshal(m, out)
+	}
+	return json.Unmarshal(raw, out)
 }
 
 // remarshal converts a decoded document into a typed object.

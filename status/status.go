@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // Names and namespace Sylva uses for the objects this package reads.
@@ -232,7 +233,7 @@ func Decode(data []byte) (*Status, error) {
 // HelmRelease, so that their absence reads as absent rather than unknown.
 // An empty List gives an empty Observation (a fresh install).
 func DecodeObservation(data []byte, helmRelease string) (Observation, error) {
-	if multiDocument(data) {
+	if len(yamldoc.Split(data)) > 1 {
 		return Observation{}, errors.New("input holds several YAML documents; give one ConfigMap or a List (kubectl get … -o yaml prints one)")
 	}
 	j, err := yaml.YAMLToJSON(data)
@@ -336,31 +337,6 @@ func decodeList(list map[string]any, helmRelease string) (Observation, error) {
 		obs.Namespace = obs.Kustomization.Namespace
 	}
 	return obs, nil
-}
-
-// multiDocument reports whether data holds a second, non-empty YAML document.
-func multiDocument(data []byte) bool {
-	lines := strings.Split(string(data), "\n")
-	seenContent := false
-	for i, l := range lines {
-		t := strings.TrimRight(l, " \t\r")
-		if t == "---" || strings.HasPrefix(t, "--- ") {
-			if !seenContent {
-				continue
-			}
-			for _, rest := range lines[i+1:] {
-				r := strings.TrimSpace(rest)
-				if r != "" && !strings.HasPrefix(r, "#") && r != "---" {
-					return true
-				}
-			}
-			return false
-		}
-		if s := strings.TrimSpace(t); s != "" && !strings.HasPrefix(s, "#") {
-			seenContent = true
-		}
-	}
-	return false
 }
 
 func statusFromMap(obj map[string]any) (*Status, error) {

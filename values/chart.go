@@ -14,6 +14,8 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
 	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // The sylva-units templates the fast values render replays.
@@ -531,7 +533,7 @@ func (c *Chart) Render(ctx context.Context, files []File, opts ChartOptions) (*M
 			continue
 		}
 		m.Templates[name] = text
-		for i, doc := range splitYAML([]byte(text)) {
+		for i, doc := range yamldoc.Split([]byte(text)) {
 			var obj map[string]any
 			if err := yaml.Unmarshal(doc, &obj); err != nil {
 				return nil, fmt.Errorf("%s: document %d: %w", name, i+1, err)

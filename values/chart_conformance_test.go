@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // conformanceNamespace is the namespace `helm template` uses without -n or
@@ -109,7 +110,7 @@ func helmTemplate(ctx context.Context, chartDir string, files []string) (map[str
 	if err != nil {
 		return nil, err
 	}
-	for _, doc := range splitYAML([]byte(rel.Manifest)) {
+	for _, doc := range yamldoc.Split([]byte(rel.Manifest)) {
 		var obj struct {
 			Kind     string `json:"kind"`
 			Metadata struct {

@@ -22,6 +22,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // editedCatalog is the embedded catalog's data with each pair's first
@@ -115,7 +116,7 @@ func renderWholeChart(t testing.TB, ch *chart.Chart, vals map[string]any, revisi
 		if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
 			continue
 		}
-		for _, doc := range splitYAML([]byte(out[name])) {
+		for _, doc := range yamldoc.Split([]byte(out[name])) {
 			var m map[string]any
 			if err := yaml.Unmarshal(doc, &m); err != nil {
 				return nil, fmt.Errorf("%s: %w", name, err)

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // Source answers the `lookup` calls of templates. Get returns found=false
@@ -47,7 +49,7 @@ func (o *Objects) Len() int { return len(o.items) }
 // items are objects. Every object needs apiVersion, kind and metadata.name.
 func ParseObjects(data []byte) ([]map[string]any, error) {
 	var out []map[string]any
-	for i, doc := range splitYAML(data) {
+	for i, doc := range yamldoc.Split(data) {
 		var m map[string]any
 		if err := yaml.Unmarshal(doc, &m); err != nil {
 			return nil, fmt.Errorf("document %d: %w", i+1, err)
@@ -76,18 +78,6 @@ func ParseObjects(data []byte) ([]map[string]any, error) {
 		}
 	}
 	return out, nil
-}
-
-var docSeparator = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
-
-func splitYAML(data []byte) [][]byte {
-	var out [][]byte
-	for _, p := range docSeparator.Split(string(data), -1) {
-		if strings.TrimSpace(p) != "" {
-			out = append(out, []byte(p))
-		}
-	}
-	return out
 }
 
 func matchObject(obj map[string]any, apiVersion, kind, namespace string) bool {
