@@ -24,7 +24,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -300,7 +299,7 @@ func metricsOptions(o ControllerOptions) metricsserver.Options {
 	m := metricsserver.Options{BindAddress: o.MetricsBindAddress}
 	if o.MetricsSecure {
 		m.SecureServing = true
-		m.FilterProvider = filters.WithAuthenticationAndAuthorization
+		m.FilterProvider = apiServerAuth
 	}
 	return m
 }
