@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -466,9 +467,11 @@ func (c *Catalog) addDocuments(name string, data []byte) error {
 }
 
 func (c *Catalog) add(name string, data []byte) error {
-	var h fileHeader
-	if err := yaml.Unmarshal(data, &h); err != nil {
-		return fmt.Errorf("catalog file %s: %w", name, err)
+	h, f, decoded := decodeOnce(data)
+	if !decoded {
+		if err := yaml.Unmarshal(data, &h); err != nil {
+			return fmt.Errorf("catalog file %s: %w", name, err)
+		}
 	}
 	if h.APIVersion != APIVersion {
 		return fmt.Errorf("catalog file %s: apiVersion %q, want %q", name, h.APIVersion, APIVersion)
@@ -487,9 +490,12 @@ func (c *Catalog) add(name string, data []byte) error {
 	if updated.After(c.Updated) {
 		c.Updated = updated
 	}
+	if decoded {
+		c.take(f)
+		return nil
+	}
 	// Each kind is decoded strictly into its own shape, so that a field of
 	// another kind is refused; the catalog takes what the shape holds.
-	var f File
 	switch h.Kind {
 	case KindReleases:
 		var rf releasesFile
@@ -507,10 +513,45 @@ func (c *Catalog) add(name string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("catalog file %s: %w", name, cleanYAMLError(err))
 	}
+	c.take(f)
+	return nil
+}
+
+// take appends what f lists to c.
+func (c *Catalog) take(f File) {
 	c.Releases = append(c.Releases, f.Releases...)
 	c.Components = append(c.Components, f.Components...)
 	c.Kubernetes = append(c.Kubernetes, f.Kubernetes...)
-	return nil
+}
+
+// decodeOnce decodes a ReleaseCatalog or ComponentCatalog file, the kinds
+// of the embedded catalog, in one strict pass instead of two (its header,
+// then its shape): the shape of a kind embeds the header, so when the
+// file's text names the kind, decoding strictly into that shape succeeds
+// and the header read says that kind, the header and the file are what the
+// two passes give. Otherwise it reports false and add takes the two passes,
+// which say what is wrong.
+func decodeOnce(data []byte) (fileHeader, File, bool) {
+	switch {
+	case namesKind(data, KindReleases):
+		var rf releasesFile
+		if yaml.UnmarshalStrict(data, &rf) == nil && rf.Kind == KindReleases {
+			return rf.fileHeader, File{Releases: rf.Releases}, true
+		}
+	case namesKind(data, KindComponents):
+		var cf componentsFile
+		if yaml.UnmarshalStrict(data, &cf) == nil && cf.Kind == KindComponents {
+			return cf.fileHeader, File{Components: cf.Components, Kubernetes: cf.Kubernetes}, true
+		}
+	}
+	return fileHeader{}, File{}, false
+}
+
+// namesKind tells whether a line of data reads "kind: <kind>"; it only
+// chooses the shape decodeOnce tries.
+func namesKind(data []byte, kind string) bool {
+	line := "kind: " + kind
+	return bytes.HasPrefix(data, []byte(line)) || bytes.Contains(data, []byte("\n"+line))
 }
 
 // cleanYAMLError drops the converter's prefix so the message names the field.
