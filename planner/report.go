@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 )
 
 // ReportGroup is one section of the nightly report.
@@ -103,7 +104,9 @@ func tag(f Finding) string {
 	return t
 }
 
-var reportHTML = template.Must(template.New("report").Funcs(template.FuncMap{"tag": tag, "lower": strings.ToLower}).Parse(`<!DOCTYPE html>
+// reportHTML is parsed on first use, not at the start of every command.
+var reportHTML = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{"tag": tag, "lower": strings.ToLower}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -139,6 +142,7 @@ table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;p
 <section><h2>Next</h2><p>{{.Plan.Next}}</p></section>
 </main></body></html>
 `))
+})
 
 // WriteReportHTML writes the nightly report as one self-contained HTML page.
 func (p *Plan) WriteReportHTML(w io.Writer) error {
@@ -146,7 +150,7 @@ func (p *Plan) WriteReportHTML(w io.Writer) error {
 	for _, ps := range p.Passes {
 		rows = append(rows, []string{fmt.Sprint(ps.Index), ps.Release, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn)})
 	}
-	return reportHTML.Execute(w, struct {
+	return reportHTML().Execute(w, struct {
 		Plan         *Plan
 		Header, Gate string
 		InBaseline   string

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
@@ -429,12 +430,21 @@ func mustSources(p Policy, r skew.Version) []skew.Version {
 	return s
 }
 
+// The patterns of the transitional-unit comments are compiled on first
+// use: a case-insensitive pattern costs a millisecond to compile, which
+// every command of the binary would otherwise pay at start.
 var (
-	removalRe = regexp.MustCompile(`(?i)\b(?:removed?|deleted?|drop(?:ped)?|pruned?)\s+(after|in|with|by|from)\s+(?:the\s+)?(?:sylva\s+)?(?:release[\s-]+)?v?(\d+)\.(\d+)`)
+	removalRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:removed?|deleted?|drop(?:ped)?|pruned?)\s+(after|in|with|by|from)\s+(?:the\s+)?(?:sylva\s+)?(?:release[\s-]+)?v?(\d+)\.(\d+)`)
+	})
 	// removalSoonRe finds the unit's removal announced without a release
 	// ("This unit can be removed after next release").
-	removalSoonRe = regexp.MustCompile(`(?i)\b(?:this\s+unit|it)\s+(?:should|will|can|must)\s+be\s+(?:removed|deleted|dropped|pruned)\b[^.;()]*`)
-	upgradeRe     = regexp.MustCompile(`(?i)\b(?:upgrad(?:e|es|ing)|migrat(?:e|es|ing|ion)|transition(?:s|ing)?)\s+from\s+(?:sylva\s+)?(?:release[\s-]+)?v?(\d+)\.(\d+)`)
+	removalSoonRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:this\s+unit|it)\s+(?:should|will|can|must)\s+be\s+(?:removed|deleted|dropped|pruned)\b[^.;()]*`)
+	})
+	upgradeRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:upgrad(?:e|es|ing)|migrat(?:e|es|ing|ion)|transition(?:s|ing)?)\s+from\s+(?:sylva\s+)?(?:release[\s-]+)?v?(\d+)\.(\d+)`)
+	})
 )
 
 // untracked reports a unit that looks transitional but carries no metadata:
@@ -444,10 +454,10 @@ var (
 // N" means the unit served upgrades from N-1 and "removed in N" from N-2.
 func untracked(u Unit, p Policy) (AuditedUnit, bool) {
 	text := strings.Join(strings.Fields(u.Info.Description+" "+u.Info.Details), " ")
-	removal := removalRe.FindStringSubmatch(text)
+	removal := removalRe().FindStringSubmatch(text)
 	soon := ""
 	if removal == nil {
-		soon = strings.TrimSpace(removalSoonRe.FindString(text))
+		soon = strings.TrimSpace(removalSoonRe().FindString(text))
 	}
 	oneShot := u.OneShot.IsTrue() || u.OneShot.IsTemplate()
 	if removal == nil && soon == "" && !oneShot {
@@ -468,7 +478,7 @@ func untracked(u Unit, p Policy) (AuditedUnit, bool) {
 
 	var x skew.Version
 	var inferred string
-	if m := upgradeRe.FindStringSubmatch(text); m != nil {
+	if m := upgradeRe().FindStringSubmatch(text); m != nil {
 		if v, ok := minor(m[1], m[2], 0); ok {
 			x, inferred = v, fmt.Sprintf("from %q", m[0])
 		}
