@@ -244,3 +244,31 @@ func TestOneBinaryNoBuildTags(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// startupHeavy are modules whose package initialisation every command of
+// the one binary would pay at start (make bench-plan), linked only by a
+// feature that can do without them: k8s.io/apiserver with its gRPC,
+// OpenTelemetry and CEL came with controller-runtime's metrics filters,
+// which flux replaces with two API calls (flux/metricsauth.go).
+var startupHeavy = []string{
+	"k8s.io/apiserver",
+	"k8s.io/component-base/metrics",
+	"google.golang.org/grpc",
+	"go.opentelemetry.io",
+	"github.com/google/cel-go",
+}
+
+func TestTheBinaryLinksNoStartupHeavyModule(t *testing.T) {
+	root := repoRoot(t)
+	cmd := exec.Command("go", "list", "-deps", "./cmd/sylva-planner")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps ./cmd/sylva-planner: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if hasPrefix(p, startupHeavy) {
+			t.Errorf("cmd/sylva-planner links %s: every command initialises it at start", p)
+		}
+	}
+}
