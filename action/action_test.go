@@ -13,11 +13,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/apis"
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -187,8 +187,8 @@ func TestPlanWalksTheInventoryOnceAndJudgesItsAPIsPerPass(t *testing.T) {
 	if p.BootstrapProvider != string(catalog.ProviderRKE2) || p.Passes[0].Workers.From != "1.29" {
 		t.Errorf("provider %s, workers from %s; want rke2 and 1.29 from the inventory's node", p.BootstrapProvider, p.Passes[0].Workers.From)
 	}
-	if !slices.Contains(codes(p), apis.CodeRemoved) {
-		t.Errorf("codes %v lack %s for the FlowSchema", codes(p), apis.CodeRemoved)
+	if !slices.Contains(codes(p), removedapis.CodeRemoved) {
+		t.Errorf("codes %v lack %s for the FlowSchema", codes(p), removedapis.CodeRemoved)
 	}
 	names := checkNames(p)
 	if i, j := slices.Index(names, action.CheckInventory), slices.Index(names, action.CheckRemovedAPIs); i < 0 || j != len(names)-1 {
@@ -234,11 +234,11 @@ func TestPlanOnceEqualsPlanningTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var targets []apis.Target
+	var targets []removedapis.Target
 	for _, ps := range first.Passes {
-		targets = append(targets, apis.Target{Pass: ps.Index, ControlPlane: skew.MustParse(ps.ControlPlane.To)})
+		targets = append(targets, removedapis.Target{Pass: ps.Index, ControlPlane: skew.MustParse(ps.ControlPlane.To)})
 	}
-	kb, err := apis.Default()
+	kb, err := removedapis.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestDrainCheckRewordsRemovedAPIsForOneTarget(t *testing.T) {
 	}
 	var found bool
 	for _, it := range rep.Items {
-		if it.Code != apis.CodeRemoved {
+		if it.Code != removedapis.CodeRemoved {
 			continue
 		}
 		found = true
@@ -301,7 +301,7 @@ func TestDrainCheckRewordsRemovedAPIsForOneTarget(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("no %s finding for the FlowSchema in %v", apis.CodeRemoved, rep.Items)
+		t.Errorf("no %s finding for the FlowSchema in %v", removedapis.CodeRemoved, rep.Items)
 	}
 }
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/apis"
 	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -29,14 +29,14 @@ func DrainCheck(ctx context.Context, r DrainRequest) (availability.Report, error
 	items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: r.ProdNamespaces})
 	checks := facts.Checks
 	if target := r.Kubernetes.MinorOnly(); !r.Kubernetes.IsZero() {
-		kb, err := apis.Default()
+		kb, err := removedapis.Default()
 		if err != nil {
 			return availability.Report{}, err
 		}
-		findings, check := removedAPIFindings(kb, facts.Uses, []apis.Target{{Pass: 1, ControlPlane: target}})
+		findings, check := removedAPIFindings(kb, facts.Uses, []removedapis.Target{{Pass: 1, ControlPlane: target}})
 		checks = append(checks, check)
 		for _, f := range findings {
-			if f.Code == apis.CodeRemoved {
+			if f.Code == removedapis.CodeRemoved {
 				f.Subject = "Kubernetes " + target.Short()
 				// A per-pass message, reworded for a single target.
 				f.Message = strings.Replace(f.Message, "; pass 1 takes the control plane to "+target.Short(), "; the target is "+target.Short(), 1)

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"gitlab.com/sylva-projects/sylva-planner/apis"
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -119,7 +119,7 @@ func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
 		in.Observed.Findings = append(in.Observed.Findings, availability.Findings(items)...)
 	}
 	if facts != nil {
-		kb, err := apis.Default()
+		kb, err := removedapis.Default()
 		if err != nil {
 			return nil, err
 		}
@@ -234,17 +234,17 @@ func DetectionRules(cat *catalog.Catalog) ([]inventory.Rule, error) {
 	return rules, nil
 }
 
-func apiTargets(ts []planner.PassTarget) []apis.Target {
-	out := make([]apis.Target, len(ts))
+func apiTargets(ts []planner.PassTarget) []removedapis.Target {
+	out := make([]removedapis.Target, len(ts))
 	for i, t := range ts {
-		out[i] = apis.Target{Pass: t.Pass, ControlPlane: t.ControlPlane}
+		out[i] = removedapis.Target{Pass: t.Pass, ControlPlane: t.ControlPlane}
 	}
 	return out
 }
 
 // removedAPIFindings judges the API versions in use against each target
 // and returns the findings and the check that reports them.
-func removedAPIFindings(kb *apis.KB, uses []apis.Use, targets []apis.Target) ([]planner.Finding, planner.Check) {
+func removedAPIFindings(kb *removedapis.KB, uses []removedapis.Use, targets []removedapis.Target) ([]planner.Finding, planner.Check) {
 	check := planner.Check{
 		Name: CheckRemovedAPIs, Required: true, Status: planner.CheckAssessed,
 		Detail: fmt.Sprintf("%d API version uses against the removed-API knowledge base (Kubernetes up to %s)", len(uses), kb.Horizon),

@@ -10,9 +10,9 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"gitlab.com/sylva-projects/sylva-planner/apis"
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 )
 
 // Facts is what the drain and removed-API checks judge, read from a live
@@ -22,7 +22,7 @@ type Facts struct {
 	Source   string
 	Snapshot availability.Snapshot
 	// Uses are the API versions objects were written with.
-	Uses []apis.Use
+	Uses []removedapis.Use
 	// Inventory holds the objects running versions are detected from.
 	Inventory *Inventory
 	// Checks say what could be read: assessed, partial (with what was
@@ -37,15 +37,15 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 // the distinct apiVersions of its managedFields, or, without managed fields,
 // the apiVersion of its last-applied-configuration annotation. kind is the
 // object's kind; current is the version it was read with, left out.
-func APIUses(kind, current string, meta *metav1.ObjectMeta) []apis.Use {
-	var out []apis.Use
+func APIUses(kind, current string, meta *metav1.ObjectMeta) []removedapis.Use {
+	var out []removedapis.Use
 	seen := map[string]bool{current: true}
 	for _, mf := range meta.ManagedFields {
 		if mf.APIVersion == "" || seen[mf.APIVersion] {
 			continue
 		}
 		seen[mf.APIVersion] = true
-		out = append(out, apis.Use{APIVersion: mf.APIVersion, Kind: kind, Namespace: meta.Namespace, Name: meta.Name, Where: "managedFields"})
+		out = append(out, removedapis.Use{APIVersion: mf.APIVersion, Kind: kind, Namespace: meta.Namespace, Name: meta.Name, Where: "managedFields"})
 	}
 	if len(meta.ManagedFields) > 0 {
 		return out
@@ -55,7 +55,7 @@ func APIUses(kind, current string, meta *metav1.ObjectMeta) []apis.Use {
 			APIVersion string `json:"apiVersion"`
 		}
 		if json.Unmarshal([]byte(la), &head) == nil && head.APIVersion != "" && !seen[head.APIVersion] {
-			out = append(out, apis.Use{APIVersion: head.APIVersion, Kind: kind, Namespace: meta.Namespace, Name: meta.Name, Where: "last-applied-configuration"})
+			out = append(out, removedapis.Use{APIVersion: head.APIVersion, Kind: kind, Namespace: meta.Namespace, Name: meta.Name, Where: "last-applied-configuration"})
 		}
 	}
 	return out

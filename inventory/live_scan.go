@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"gitlab.com/sylva-projects/sylva-planner/apis"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -61,7 +61,7 @@ func (f *Facts) addFile(file string, data []byte) error {
 	for _, doc := range yamldoc.Split(data) {
 		if h, ok := headerOf(doc); ok && !detailed[h.Kind] {
 			f.Inventory.Objects = append(f.Inventory.Objects, Object{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name, Labels: h.Labels, File: file})
-			f.Uses = append(f.Uses, apis.Use{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name, Where: "manifest " + file})
+			f.Uses = append(f.Uses, removedapis.Use{APIVersion: h.APIVersion, Kind: h.Kind, Namespace: h.Namespace, Name: h.Name, Where: "manifest " + file})
 			continue
 		}
 		// One conversion to JSON serves both the generic map (images,
@@ -258,7 +258,7 @@ func (f *Facts) addManifest(file string, m map[string]any, raw []byte) error {
 	name, _ := meta["name"].(string)
 	ns, _ := meta["namespace"].(string)
 	if kind != "" && apiVersion != "" {
-		f.Uses = append(f.Uses, apis.Use{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name, Where: "manifest " + file})
+		f.Uses = append(f.Uses, removedapis.Use{APIVersion: apiVersion, Kind: kind, Namespace: ns, Name: name, Where: "manifest " + file})
 	}
 	if _, ok := meta["managedFields"]; ok || hasLastApplied(meta) {
 		var om metav1.ObjectMeta

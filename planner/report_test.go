@@ -10,7 +10,7 @@ import (
 )
 
 // TestReportsPerVerdict renders the nightly report (Markdown, HTML) of one
-// plan per verdict; the gauges of --metrics-file are flux.WriteGateMetrics.
+// plan per verdict; the gauges of --metrics-file are reconciler.WriteGateMetrics.
 func TestReportsPerVerdict(t *testing.T) {
 	tests := []struct {
 		name    string

@@ -9,7 +9,7 @@ import (
 
 // This file is the one readiness rule: whether a release is in progress,
 // whether a pass is requested and already passed on, and whether a pass may
-// start now. Interpret (the status command) and flux.Decide (reconcile and
+// start now. Interpret (the status command) and reconciler.Decide (reconcile and
 // the controller) both answer from it, so they cannot disagree on the same
 // observation. docs/status.md states the rule.
 

@@ -12,8 +12,8 @@ import (
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -36,7 +36,7 @@ func controllerCommand() *cli.Command {
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}},
 			&cli.StringFlag{Name: "leader-election-namespace", Usage: "`NAMESPACE` of the Lease (default: the pod's namespace)"},
-			&cli.StringFlag{Name: "leader-election-id", Usage: "`NAME` of the Lease", Value: flux.DefaultLeaderElectionID},
+			&cli.StringFlag{Name: "leader-election-id", Usage: "`NAME` of the Lease", Value: reconciler.DefaultLeaderElectionID},
 			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables (default: :8443 with --metrics-secure, else 127.0.0.1:8080)", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}},
 			&cli.BoolFlag{Name: "metrics-secure", Usage: "serve /metrics over HTTPS to callers the API server authenticates and authorizes (get on /metrics); false serves plain HTTP", Value: true, EnvVars: []string{"SYLVA_PLANNER_METRICS_SECURE"}},
 			&cli.StringFlag{Name: "health-probe-bind-address", Usage: "`ADDRESS` serving /healthz and /readyz; 0 disables", Value: ":8081", EnvVars: []string{"SYLVA_PLANNER_HEALTH_PROBE_BIND_ADDRESS"}},
@@ -83,7 +83,7 @@ func controllerAction(c *cli.Context) error {
 	// context: each request is bounded by --request-timeout, and a signal
 	// during start-up returns at once.
 	type built struct {
-		ctl *flux.Controller
+		ctl *reconciler.Controller
 		err error
 	}
 	ch := make(chan built, 1)
@@ -107,8 +107,8 @@ func controllerAction(c *cli.Context) error {
 }
 
 // newController builds the controller of the command line's options.
-func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger, contextName string, gate func(skew.Version) *planner.Plan) (*flux.Controller, error) {
-	return flux.NewController(cfg, flux.ControllerOptions{
+func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger, contextName string, gate func(skew.Version) *planner.Plan) (*reconciler.Controller, error) {
+	return reconciler.NewController(cfg, reconciler.ControllerOptions{
 		Namespace:               ns,
 		HelmRelease:             c.String("helmrelease"),
 		LeaderElection:          c.Bool("leader-elect"),

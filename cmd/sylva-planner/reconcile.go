@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/flux"
+	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -39,7 +39,7 @@ func reconcileCommand() *cli.Command {
 			&cli.BoolFlag{Name: "dry-run", Usage: "decide and say what would be done, change nothing"},
 			&cli.BoolFlag{Name: "wait", Usage: "follow each requested pass to its end, and the passes after it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DURATION` (exit 2)", Value: 2 * time.Hour},
-			&cli.DurationFlag{Name: "poll-interval", Usage: "time between two reads while waiting", Value: flux.DefaultInterval, Hidden: true},
+			&cli.DurationFlag{Name: "poll-interval", Usage: "time between two reads while waiting", Value: reconciler.DefaultInterval, Hidden: true},
 			kubeconfigFlag(),
 			outputFlag(formatTable, formatJSON, formatYAML),
 		},
@@ -62,10 +62,10 @@ type reconcileOptions struct {
 // order (one without --wait).
 type reconcileDocument struct {
 	envelope.Header
-	Namespace   string          `json:"namespace"`
-	HelmRelease string          `json:"helmRelease"`
-	DryRun      bool            `json:"dryRun"`
-	Decisions   []flux.Decision `json:"decisions"`
+	Namespace   string                `json:"namespace"`
+	HelmRelease string                `json:"helmRelease"`
+	DryRun      bool                  `json:"dryRun"`
+	Decisions   []reconciler.Decision `json:"decisions"`
 }
 
 func reconcileAction(c *cli.Context) error {
@@ -102,7 +102,7 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 	}
 	where := reconcileWhere(contextName)
 	cfg.UserAgent = "sylva-planner/" + version
-	cl, err := client.New(cfg, client.Options{Scheme: flux.Scheme()})
+	cl, err := client.New(cfg, client.Options{Scheme: reconciler.Scheme()})
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("build a client%s: %w", where, err))
 	}
@@ -110,10 +110,10 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("build a client%s: %w", where, err))
 	}
-	rec := flux.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
+	rec := reconciler.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
 	defer rec.Close()
-	a := &flux.Applier{Reader: cl, Writer: cl, Recorder: rec, DryRun: o.dryRun, Now: time.Now}
-	target := flux.Target{Namespace: o.namespace, HelmRelease: o.helmRelease}
+	a := &reconciler.Applier{Reader: cl, Writer: cl, Recorder: rec, DryRun: o.dryRun, Now: time.Now}
+	target := reconciler.Target{Namespace: o.namespace, HelmRelease: o.helmRelease}
 
 	start := time.Now()
 	parent, waitCtx := ctx, ctx
@@ -122,23 +122,23 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 		waitCtx, cancel = context.WithTimeout(ctx, o.timeout)
 		defer cancel()
 	}
-	doc := reconcileDocument{Header: envelope.NewHeader("Reconciliation", o.metadata), Namespace: o.namespace, HelmRelease: o.helmRelease, DryRun: o.dryRun, Decisions: []flux.Decision{}}
-	onDecision := func(r flux.Result) { printDecision(e.stdout, e.stderr, r, o.dryRun) }
+	doc := reconcileDocument{Header: envelope.NewHeader("Reconciliation", o.metadata), Namespace: o.namespace, HelmRelease: o.helmRelease, DryRun: o.dryRun, Decisions: []reconciler.Decision{}}
+	onDecision := func(r reconciler.Result) { printDecision(e.stdout, e.stderr, r, o.dryRun) }
 	if o.output == formatJSON || o.output == formatYAML {
-		onDecision = func(r flux.Result) {
+		onDecision = func(r reconciler.Result) {
 			// The decisions the table would print, into the document;
 			// warnings still go to stderr.
-			if d := r.Decision; d.Outcome != flux.OutcomeMissing && d.Outcome != flux.OutcomeInvalid {
+			if d := r.Decision; d.Outcome != reconciler.OutcomeMissing && d.Outcome != reconciler.OutcomeInvalid {
 				doc.Decisions = append(doc.Decisions, d)
 			}
 			printDecision(io.Discard, e.stderr, r, o.dryRun)
 		}
 	}
-	res, err := a.Drive(waitCtx, target, flux.DriveOptions{
+	res, err := a.Drive(waitCtx, target, reconciler.DriveOptions{
 		Wait:       o.wait,
 		Interval:   o.interval,
 		OnDecision: onDecision,
-		OnProgress: func(p flux.Progress) {
+		OnProgress: func(p reconciler.Progress) {
 			pass := ""
 			if p.Request != "" {
 				pass = fmt.Sprintf("pass %q: ", p.Request)
@@ -162,12 +162,12 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 		// finish"; without --wait, a request timing out is an unreachable
 		// cluster.
 		return withCode(exitBlocked, fmt.Errorf("timed out after %s (--timeout %s)%s: %w", time.Since(start).Round(time.Second), o.timeout, where, err))
-	case errors.Is(err, flux.ErrPassFailed):
+	case errors.Is(err, reconciler.ErrPassFailed):
 		return withCode(exitBlocked, fmt.Errorf("namespace %s%s: %w", o.namespace, where, err))
 	default:
 		return withCode(exitError, fmt.Errorf("namespace %s%s: %w", o.namespace, where, err))
 	}
-	if o := res.Decision.Outcome; o == flux.OutcomeMissing || o == flux.OutcomeInvalid {
+	if o := res.Decision.Outcome; o == reconciler.OutcomeMissing || o == reconciler.OutcomeInvalid {
 		return withCode(exitError, fmt.Errorf("%s%s", res.Decision, where))
 	}
 	return nil
@@ -175,12 +175,12 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 
 // printDecision writes a decision on stdout; missing and invalid objects
 // are left to the error on stderr.
-func printDecision(stdout, stderr io.Writer, r flux.Result, dryRun bool) {
+func printDecision(stdout, stderr io.Writer, r reconciler.Result, dryRun bool) {
 	d := r.Decision
 	switch d.Outcome {
-	case flux.OutcomeMissing, flux.OutcomeInvalid:
+	case reconciler.OutcomeMissing, reconciler.OutcomeInvalid:
 		return
-	case flux.OutcomeTrigger:
+	case reconciler.OutcomeTrigger:
 		if dryRun {
 			fmt.Fprintf(stdout, "would trigger (dry run): %s\n", d.Reason)
 			return

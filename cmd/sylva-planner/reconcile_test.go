@@ -19,8 +19,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
-	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
+	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -110,7 +110,7 @@ func TestReconcileCommandOnARealAPIServer(t *testing.T) {
 		t.Fatalf("reconcile --dry-run -o json: exit %d, %v\nstdout: %s\nstderr: %s", code, err, out, errOut)
 	}
 	if doc.Kind != "Reconciliation" || doc.Metadata.CatalogVersion == "" || doc.Metadata.AsOf == "" || !doc.DryRun ||
-		len(doc.Decisions) != 1 || doc.Decisions[0].Outcome != flux.OutcomeTrigger {
+		len(doc.Decisions) != 1 || doc.Decisions[0].Outcome != reconciler.OutcomeTrigger {
 		t.Fatalf("reconcile --dry-run -o json = %+v, want one triggered decision, dry run, with metadata", doc)
 	}
 	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--dry-run", "-o", "yaml")
@@ -182,7 +182,7 @@ func TestRacingReconcileCommandsTriggerOnce(t *testing.T) {
 		}
 		n := 0
 		for _, e := range events.Items {
-			if e.Reason == flux.EventReason {
+			if e.Reason == reconciler.EventReason {
 				n++
 			}
 		}

@@ -23,7 +23,7 @@ const module = "gitlab.com/sylva-projects/sylva-planner"
 // links Helm's engine, which brings client-go; it still builds no client).
 // A listed folder that is missing fails the tests: rename it here and in
 // docs/architecture.md together.
-var pureCore = []string{"skew", "catalog", "units", "planner", "status", "values", "availability", "apis", "fileio", "envelope", "yamldoc"}
+var pureCore = []string{"skew", "catalog", "units", "planner", "status", "values", "availability", "removedapis", "fileio", "envelope", "yamldoc"}
 
 // application lists the packages between cmd and the core (docs/
 // architecture.md): they hold the core's rules too (no clock, environment,
@@ -249,7 +249,7 @@ func TestOneBinaryNoBuildTags(t *testing.T) {
 // the one binary would pay at start (make bench-plan), linked only by a
 // feature that can do without them: k8s.io/apiserver with its gRPC,
 // OpenTelemetry and CEL came with controller-runtime's metrics filters,
-// which flux replaces with two API calls (flux/metricsauth.go).
+// which the reconciler package replaces with two API calls (reconciler/metricsauth.go).
 var startupHeavy = []string{
 	"k8s.io/apiserver",
 	"k8s.io/component-base/metrics",

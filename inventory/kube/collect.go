@@ -17,9 +17,9 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 
-	"gitlab.com/sylva-projects/sylva-planner/apis"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 )
 
 // Check names, stable: they appear in plans and drain checks.
@@ -341,7 +341,7 @@ func (c *collector) run(ctx context.Context) (*inventory.Facts, error) {
 		inventoryCheck.Detail += "; refused: " + strings.Join(c.refused, ", ")
 	}
 	f.Checks = append([]planner.Check{inventoryCheck}, f.Checks...)
-	slices.SortStableFunc(f.Uses, func(a, b apis.Use) int {
+	slices.SortStableFunc(f.Uses, func(a, b removedapis.Use) int {
 		return strings.Compare(a.APIVersion+"\x00"+a.Kind+"\x00"+a.Namespace+"\x00"+a.Name, b.APIVersion+"\x00"+b.Kind+"\x00"+b.Namespace+"\x00"+b.Name)
 	})
 	return f, nil
@@ -350,7 +350,7 @@ func (c *collector) run(ctx context.Context) (*inventory.Facts, error) {
 // deprecatedRequests reads the apiserver_requested_deprecated_apis gauge:
 // one series per deprecated group/version/resource a client requested
 // since the API server started, with the release that removes it.
-func (c *collector) deprecatedRequests(ctx context.Context) ([]apis.Use, error) {
+func (c *collector) deprecatedRequests(ctx context.Context) ([]removedapis.Use, error) {
 	raw, err := c.cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
 	if err != nil {
 		return nil, err
@@ -360,9 +360,9 @@ func (c *collector) deprecatedRequests(ctx context.Context) ([]apis.Use, error) 
 
 // ParseDeprecatedRequests extracts the series of apiserver_requested_deprecated_apis
 // from a Prometheus text exposition.
-func ParseDeprecatedRequests(raw []byte) []apis.Use {
+func ParseDeprecatedRequests(raw []byte) []removedapis.Use {
 	const metric = "apiserver_requested_deprecated_apis{"
-	var out []apis.Use
+	var out []removedapis.Use
 	sc := bufio.NewScanner(bytes.NewReader(raw))
 	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -389,7 +389,7 @@ func ParseDeprecatedRequests(raw []byte) []apis.Use {
 		if labels["subresource"] != "" {
 			continue
 		}
-		out = append(out, apis.Use{APIVersion: gv, Kind: labels["resource"], Removed: labels["removed_release"], Where: "apiserver_requested_deprecated_apis"})
+		out = append(out, removedapis.Use{APIVersion: gv, Kind: labels["resource"], Removed: labels["removed_release"], Where: "apiserver_requested_deprecated_apis"})
 	}
 	return out
 }

@@ -1,6 +1,6 @@
 package main
 
-import "gitlab.com/sylva-projects/sylva-planner/apis"
+import "gitlab.com/sylva-projects/sylva-planner/removedapis"
 
 // guide is the Kubernetes Deprecated API Migration Guide; each anchor lists
 // the API versions no longer served from that minor on.
@@ -9,7 +9,7 @@ const guide = "https://kubernetes.io/docs/reference/using-api/deprecation-guide/
 // supplement lists removed API versions whose types k8s.io/api no longer
 // carries (so their lifecycle methods are gone), each with the section of
 // the migration guide that states it. Generated entries win when both exist.
-var supplement = []apis.API{
+var supplement = []removedapis.API{
 	// v1.16: https://kubernetes.io/docs/reference/using-api/deprecation-guide/#v1-16
 	{Group: "extensions", Version: "v1beta1", Kind: "DaemonSet", Removed: "1.16", Replacement: "apps/v1 DaemonSet", Source: guide + "#v1-16"},
 	{Group: "apps", Version: "v1beta2", Kind: "DaemonSet", Removed: "1.16", Replacement: "apps/v1 DaemonSet", Source: guide + "#v1-16"},

@@ -1,4 +1,4 @@
-// Package flux requests the next reconciliation pass of the sylva-units
+// Package reconciler requests the next reconciliation pass of the sylva-units
 // HelmRelease exactly once per request value, as sylva-units-operator does:
 // Decide (pure) tells from an Observation whether a pass is requested, already
 // handled, or can start now, by the readiness rule of the status package
@@ -10,4 +10,4 @@
 //
 // Decide reads no clock and no cluster. The package imports client-go and
 // controller-runtime but never the cmd package.
-package flux
+package reconciler

@@ -1,4 +1,4 @@
-package apis
+package removedapis
 
 import (
 	"slices"

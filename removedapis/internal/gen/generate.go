@@ -14,7 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"gitlab.com/sylva-projects/sylva-planner/apis"
+	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 )
 
 // The methods prerelease-lifecycle-gen adds to the types of k8s.io/api.
@@ -43,8 +43,8 @@ func generate() ([]byte, error) {
 			known[key(a)] = true
 		}
 	}
-	apis.SortAPIs(list)
-	kb := apis.KB{Horizon: horizon, Generator: "go generate ./apis (apis/internal/gen)", APIs: list}
+	removedapis.SortAPIs(list)
+	kb := removedapis.KB{Horizon: horizon, Generator: "go generate ./apis (apis/internal/gen)", APIs: list}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
@@ -55,11 +55,11 @@ func generate() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-func key(a apis.API) string { return a.Group + "/" + a.Version + "/" + a.Kind }
+func key(a removedapis.API) string { return a.Group + "/" + a.Version + "/" + a.Kind }
 
 // fromScheme calls the lifecycle methods of every kind registered in s.
-func fromScheme(s *runtime.Scheme, source string) []apis.API {
-	var out []apis.API
+func fromScheme(s *runtime.Scheme, source string) []removedapis.API {
+	var out []removedapis.API
 	for gvk, t := range s.AllKnownTypes() {
 		if gvk.Version == runtime.APIVersionInternal || strings.HasSuffix(gvk.Kind, "List") {
 			continue
@@ -73,7 +73,7 @@ func fromScheme(s *runtime.Scheme, source string) []apis.API {
 		if maj == 0 {
 			continue
 		}
-		a := apis.API{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Removed: fmt.Sprintf("%d.%d", maj, min), Source: source}
+		a := removedapis.API{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Removed: fmt.Sprintf("%d.%d", maj, min), Source: source}
 		if d, ok := obj.(deprecatedLifecycle); ok {
 			if maj, min := d.APILifecycleDeprecated(); maj > 0 {
 				a.Deprecated = fmt.Sprintf("%d.%d", maj, min)

@@ -1,4 +1,4 @@
-package flux_test
+package reconciler_test
 
 import (
 	"context"
@@ -30,10 +30,10 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/flux"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/values"
@@ -53,7 +53,7 @@ var (
 // sylva-units-status Kustomization only (it writes the ConfigMap the
 // Kustomization's patch describes, then marks it Ready) and
 // source-controller for the chart (a Ready HelmChart whose archive it
-// serves); flux.Applier.Drive requests the passes. The control plane's
+// serves); reconciler.Applier.Drive requests the passes. The control plane's
 // Kubernetes version rendered into the cluster unit must be 1.30 on the
 // first pass and 1.31 on the second, and nothing may be requested after
 // it.
@@ -153,24 +153,24 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 		return len(k.passes()) >= 1
 	})
 
-	cl, err := client.New(cfg, client.Options{Scheme: flux.Scheme()})
+	cl, err := client.New(cfg, client.Options{Scheme: reconciler.Scheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := flux.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
+	rec := reconciler.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
 	defer rec.Close()
-	a := &flux.Applier{Reader: cl, Writer: cl, Recorder: rec, Now: time.Now}
+	a := &reconciler.Applier{Reader: cl, Writer: cl, Recorder: rec, Now: time.Now}
 	var decisions []string
-	res, err := a.Drive(ctx, flux.Target{Namespace: ns}, flux.DriveOptions{
+	res, err := a.Drive(ctx, reconciler.Target{Namespace: ns}, reconciler.DriveOptions{
 		Wait: true, Interval: time.Second,
-		OnDecision: func(r flux.Result) { decisions = append(decisions, r.Decision.String()) },
-		OnProgress: func(p flux.Progress) { t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Second), p.Request, p.State) },
+		OnDecision: func(r reconciler.Result) { decisions = append(decisions, r.Decision.String()) },
+		OnProgress: func(p reconciler.Progress) { t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Second), p.Request, p.State) },
 	})
 	if err != nil {
 		t.Fatalf("Drive: %v\ndecisions:\n%s", err, strings.Join(decisions, "\n"))
 	}
 	t.Logf("decisions:\n%s", strings.Join(decisions, "\n"))
-	if res.Decision.Outcome != flux.OutcomeNothingRequested {
+	if res.Decision.Outcome != reconciler.OutcomeNothingRequested {
 		t.Errorf("Drive ended with %s, want nothing requested", res.Decision)
 	}
 	var got []string
@@ -193,7 +193,7 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	}
 	n := 0
 	for _, e := range events.Items {
-		if e.Reason == flux.EventReason && e.InvolvedObject.Kind == "HelmRelease" {
+		if e.Reason == reconciler.EventReason && e.InvolvedObject.Kind == "HelmRelease" {
 			n++
 		}
 	}

@@ -1,4 +1,4 @@
-package flux
+package reconciler
 
 import (
 	"crypto/tls"
