@@ -2,7 +2,6 @@ package reconciler
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -95,7 +94,7 @@ func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
 		return Snapshot{}, fmt.Errorf("read ConfigMap %s/%s: %w", ns, status.ConfigMapName, err)
 	default:
 		s.ConfigMapVersion = cm.ResourceVersion
-		decoded, err := decodeConfigMap(cm)
+		decoded, err := status.FromConfigMap(cm)
 		if err != nil {
 			invalid = append(invalid, fmt.Sprintf("ConfigMap %s/%s: %v", ns, status.ConfigMapName, err))
 		}
@@ -138,23 +137,6 @@ func get(ctx context.Context, r client.Reader, ns, name string, obj client.Objec
 		return false, fmt.Errorf("read %s %s/%s: %w", gvk.Kind, ns, name, err)
 	}
 	return true, nil
-}
-
-// decodeConfigMap decodes through status.Decode, so that a live ConfigMap
-// and a file give the same Status and the same errors. On a malformed value
-// it returns the error and no Status.
-func decodeConfigMap(cm *corev1.ConfigMap) (*status.Status, error) {
-	doc := map[string]any{
-		"apiVersion": "v1",
-		"kind":       "ConfigMap",
-		"metadata":   map[string]any{"name": cm.Name, "namespace": cm.Namespace},
-		"data":       cm.Data,
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	return status.Decode(b)
 }
 
 // Applier reads, decides and, when Decide says so, requests the pass.

@@ -9,6 +9,7 @@ import (
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	fluxmeta "github.com/fluxcd/pkg/apis/meta"
+	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -147,4 +148,22 @@ func fieldError(err error) error {
 		return fmt.Errorf("%s: want %s, got %s", te.Field, te.Type, te.Value)
 	}
 	return err
+}
+
+// FromConfigMap decodes a live sylva-units-status ConfigMap through Decode,
+// so that a ConfigMap read from the API server and one read from a file
+// give the same Status and the same errors. On a malformed value it
+// returns the error and no Status.
+func FromConfigMap(cm *corev1.ConfigMap) (*Status, error) {
+	doc := map[string]any{
+		"apiVersion": "v1",
+		"kind":       "ConfigMap",
+		"metadata":   map[string]any{"name": cm.Name, "namespace": cm.Namespace},
+		"data":       cm.Data,
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(b)
 }

@@ -142,14 +142,9 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 		vals = withVersionMap(vals, rel, in.Plan.Provider)
 	}
 	c := checker{ctx: ctx, vals: vals, ns: in.Namespace, rep: rep, kube: plan.To.Kubernetes}
-	hop := lastHop(plan)
-	final := map[string]string{}
-	if len(hop) > 0 {
-		if final, err = passValues(hop[len(hop)-1]); err != nil {
-			return nil, err
-		}
-	} else if rel, ok := in.Plan.Catalog.Release(in.Plan.To.MinorOnly()); ok {
-		final = settledValues(rel)
+	final, err := finalValues(plan, in.Plan.Catalog, in.Plan.To)
+	if err != nil {
+		return nil, err
 	}
 
 	c.run(kindFresh, "fresh install of "+plan.To.Release, nil, final)
@@ -158,7 +153,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, pass := range hop {
+	for i, pass := range lastHop(plan) {
 		want, err := passValues(pass)
 		if err != nil {
 			return nil, err

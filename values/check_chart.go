@@ -97,14 +97,9 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	}
 	c := chartChecker{ctx: ctx, in: in, files: files, rep: rep, ns: cmp.Or(in.Namespace, DefaultNamespace)}
 
-	hop := lastHop(plan)
-	final := map[string]string{}
-	if len(hop) > 0 {
-		if final, err = passValues(hop[len(hop)-1]); err != nil {
-			return nil, err
-		}
-	} else if rel, ok := in.Plan.Catalog.Release(in.Plan.To.MinorOnly()); ok {
-		final = settledValues(rel)
+	final, err := finalValues(plan, in.Plan.Catalog, in.Plan.To)
+	if err != nil {
+		return nil, err
 	}
 	final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
 	c.run("fresh install of "+plan.To.Release, nil, final, false)
@@ -113,7 +108,7 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i, pass := range hop {
+	for i, pass := range lastHop(plan) {
 		want, err := passValues(pass)
 		if err != nil {
 			return nil, err

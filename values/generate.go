@@ -314,6 +314,19 @@ func lastHop(p *planner.Plan) []planner.Pass {
 	return out
 }
 
+// finalValues are the helper values the chart of the plan's target must
+// end with: those of the last pass of its hop, or the catalog's settled
+// values when the plan has no pass on that chart.
+func finalValues(p *planner.Plan, cat *catalog.Catalog, to skew.Version) (map[string]string, error) {
+	if hop := lastHop(p); len(hop) > 0 {
+		return passValues(hop[len(hop)-1])
+	}
+	if rel, ok := cat.Release(to.MinorOnly()); ok {
+		return settledValues(rel), nil
+	}
+	return map[string]string{}, nil
+}
+
 // passValues returns the plan's values of a pass as the strings a
 // rendered gotpl value would give, by value name.
 func passValues(p planner.Pass) (map[string]string, error) {

@@ -2,14 +2,12 @@ package kube
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -95,7 +93,7 @@ func (r *Reader) Read(ctx context.Context, namespace string) (status.Observation
 	case err != nil:
 		return status.Observation{}, r.wrap(fmt.Sprintf("read ConfigMap %s/%s", namespace, status.ConfigMapName), err)
 	default:
-		s, err := decodeConfigMap(cm)
+		s, err := status.FromConfigMap(cm)
 		if err != nil {
 			return status.Observation{}, r.wrap(fmt.Sprintf("ConfigMap %s/%s", namespace, status.ConfigMapName), err)
 		}
@@ -135,22 +133,6 @@ func (r *Reader) flux(ctx context.Context, gvr schema.GroupVersionResource, name
 		}
 		return status.FromKustomization(&ks), nil
 	}
-}
-
-// decodeConfigMap decodes through status.Decode, so a live ConfigMap and a
-// file give the same Status and the same errors.
-func decodeConfigMap(cm *corev1.ConfigMap) (*status.Status, error) {
-	doc := map[string]any{
-		"apiVersion": "v1",
-		"kind":       "ConfigMap",
-		"metadata":   map[string]any{"name": cm.Name, "namespace": cm.Namespace},
-		"data":       cm.Data,
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		return nil, err
-	}
-	return status.Decode(b)
 }
 
 // wrap prefixes err with what failed and the context.
