@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v2"
@@ -8,6 +9,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
 func drainCheckCommand() *cli.Command {
@@ -68,6 +70,10 @@ func drainCheckAction(c *cli.Context) error {
 		req.Facts = m
 	}
 	rep, err := action.DrainCheck(c.Context, req)
+	if errors.Is(err, kube.ErrNoCluster) {
+		// drain-check also reads manifests: say so.
+		err = fmt.Errorf("%w; or give --inventory DIR to check manifests", err)
+	}
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -19,6 +20,10 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
+
+// ErrNoCluster is returned by RESTConfig when no kubeconfig file exists and
+// the process does not run in a cluster.
+var ErrNoCluster = errors.New("no cluster configured")
 
 // Resources of the Flux objects read.
 var (
@@ -205,7 +210,7 @@ func RESTConfig(o ConfigOptions) (*rest.Config, string, error) {
 	cfg, err := cc.ClientConfig()
 	if err != nil {
 		if clientcmd.IsEmptyConfig(err) {
-			return nil, "", fmt.Errorf("no cluster configured (%s): give --kubeconfig, set KUBECONFIG or create ~/.kube/config", source)
+			return nil, "", fmt.Errorf("%w (%s): give --kubeconfig, set KUBECONFIG or create ~/.kube/config", ErrNoCluster, source)
 		}
 		return nil, "", fmt.Errorf("load kubeconfig (%s)%s: %w", source, contextText(name), err)
 	}
