@@ -61,8 +61,9 @@ func FuzzMerge(f *testing.F) {
 // engine has (include, tpl, required, lookup, toYaml…), named templates
 // (define and template share one namespace across strings), functions that
 // read the clock, randomness, the network or the environment, and numbers
-// of five digits or more (repeat and indent with a huge count only measure
-// memory). Strings that write into .Values (set, unset, merge…) run in one
+// of four digits or more (repeat and indent with a huge count only measure
+// memory, and nested ranges over until with such counts only time, which
+// would stall the bounded run of make fuzz). Strings that write into .Values (set, unset, merge…) run in one
 // engine pass with the others, so the results compared then are those of
 // the strings that read no values; the writing strings themselves are
 // still rendered, and no result may move to another path. A string that
@@ -88,7 +89,7 @@ func FuzzRender(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		if len(data) > 4096 || !judgeable.Match(data) || unjudgeable.Match(data) {
+		if len(data) > 4096 || !judgeable.Match(data) || unjudgeable.Match(data) || readsContext.Match(data) {
 			return
 		}
 		vals, err := Parse(data)
@@ -140,12 +141,18 @@ var (
 	// judgeable inputs hold a template.
 	judgeable = regexp.MustCompile(`\{\{`)
 	// unjudgeable inputs use what the reference does not model.
-	unjudgeable = regexp.MustCompile(`include|tpl|required|lookup|toYaml|fromYaml|toJson|fromJson|toToml|toYamlPretty|define|template|block|\.Template|env|expandenv|getHostByName|now|date|ago|toDate|rand|uuid|gen[A-Z]|derivePassword|bcrypt|htpasswd|encrypt|decrypt|shuffle|[0-9]{5,}`)
+	unjudgeable = regexp.MustCompile(`include|tpl|required|lookup|toYaml|fromYaml|toJson|fromJson|toToml|toYamlPretty|define|template|block|\.Template|env|expandenv|getHostByName|now|date|ago|toDate|rand|uuid|gen[A-Z]|derivePassword|bcrypt|htpasswd|encrypt|decrypt|shuffle|[0-9]{4,}`)
 	// printsContext matches a result that printed the chart context or its
 	// capabilities ({{ $ }}, {{ . }}, {{ .Capabilities }}), which Helm's
 	// engine fills with more than Render documents (Chart, Files,
 	// Template) and pointers.
 	printsContext = regexp.MustCompile(`Capabilities:|KubeVersion:|APIVersions:|HelmVersion:|0x[0-9a-f]{6,}`)
+	// readsContext matches a template that reads the chart context as a
+	// whole: $ or a lone dot (len, keys, index, range over it), whose
+	// top-level keys Helm's engine fills with more than the reference
+	// models (Chart, Files, Release, Template…). $.Values, $.Capabilities
+	// and .Name-style fields are judged.
+	readsContext = regexp.MustCompile(`\$(?:$|[^\w.]|\.(?:$|[^VC]))|(?:^|[^\w.\])\]])\.(?:$|[^\w])`)
 	// mutating inputs may write into .Values.
 	mutating = regexp.MustCompile(`set|merge|append|push|prepend|pick|omit|dig|deepCopy|mustDeepCopy`)
 )
