@@ -219,18 +219,8 @@ func (m *Matrix) WriteGitLabCI(w io.Writer, extends string) error {
 	}
 	for _, s := range m.Scenarios {
 		job := map[string]any{
-			"extends": []string{extends},
-			"variables": map[string]string{
-				"MGMT_INITIAL_REVISION":         s.InitialRevision,
-				"WC_INITIAL_REVISION":           s.InitialRevision,
-				"MGMT_UPDATE_REVISION":          "",
-				"WC_UPDATE_REVISION":            "",
-				"SYLVA_PLANNER_FROM":            s.From,
-				"SYLVA_PLANNER_TO":              m.Release,
-				"SYLVA_PLANNER_EXPECTED_PASSES": fmt.Sprint(s.Passes),
-				"SYLVA_PLANNER_EXPECTED_K8S":    strings.Join(s.K8sVersions, " "),
-				"SYLVA_PLANNER_VERIFY_COMMAND":  fmt.Sprintf("sylva-planner verify --from %s --to %s", s.From, m.Release),
-			},
+			"extends":   []string{extends},
+			"variables": m.jobVariables(s, nil),
 		}
 		b, err := yaml.Marshal(map[string]any{s.Name: job})
 		if err != nil {
@@ -240,6 +230,25 @@ func (m *Matrix) WriteGitLabCI(w io.Writer, extends string) error {
 		bw.Write(b)
 	}
 	return bw.Flush()
+}
+
+// jobVariables are the variables of the job that tests scenario s: the
+// revisions sylva-core's CI deploys and upgrades to, and what verify
+// expects, over extra (the deployment variables of a sylva-core job).
+func (m *Matrix) jobVariables(s Scenario, extra map[string]string) map[string]string {
+	vars := map[string]string{
+		"MGMT_INITIAL_REVISION":         s.InitialRevision,
+		"WC_INITIAL_REVISION":           s.InitialRevision,
+		"MGMT_UPDATE_REVISION":          "",
+		"WC_UPDATE_REVISION":            "",
+		"SYLVA_PLANNER_FROM":            s.From,
+		"SYLVA_PLANNER_TO":              m.Release,
+		"SYLVA_PLANNER_EXPECTED_PASSES": fmt.Sprint(s.Passes),
+		"SYLVA_PLANNER_EXPECTED_K8S":    strings.Join(s.K8sVersions, " "),
+		"SYLVA_PLANNER_VERIFY_COMMAND":  fmt.Sprintf("sylva-planner verify --from %s --to %s", s.From, m.Release),
+	}
+	maps.Copy(vars, extra)
+	return vars
 }
 
 // writeConventions writes the jobs as sylva-core's own deployment jobs:
@@ -282,21 +291,12 @@ func (m *Matrix) writeConventions(w io.Writer) error {
 		name := fmt.Sprintf("☁%s 🚀%s 🎬%s 🐧%s", c.Infra, c.Bootstrap, s.Name, c.OS)
 		job := map[string]any{
 			"extends": extends,
-			"variables": map[string]string{
-				"DEPLOYMENT_INFRA_PROV":         c.Infra,
-				"DEPLOYMENT_BOOTSTRAP_PROV":     c.Bootstrap,
-				"DEPLOYMENT_OS":                 c.OS,
-				"DEPLOYMENT_SCENARIO":           s.Name,
-				"MGMT_INITIAL_REVISION":         s.InitialRevision,
-				"WC_INITIAL_REVISION":           s.InitialRevision,
-				"MGMT_UPDATE_REVISION":          "",
-				"WC_UPDATE_REVISION":            "",
-				"SYLVA_PLANNER_FROM":            s.From,
-				"SYLVA_PLANNER_TO":              m.Release,
-				"SYLVA_PLANNER_EXPECTED_PASSES": fmt.Sprint(s.Passes),
-				"SYLVA_PLANNER_EXPECTED_K8S":    strings.Join(s.K8sVersions, " "),
-				"SYLVA_PLANNER_VERIFY_COMMAND":  fmt.Sprintf("sylva-planner verify --from %s --to %s", s.From, m.Release),
-			},
+			"variables": m.jobVariables(s, map[string]string{
+				"DEPLOYMENT_INFRA_PROV":     c.Infra,
+				"DEPLOYMENT_BOOTSTRAP_PROV": c.Bootstrap,
+				"DEPLOYMENT_OS":             c.OS,
+				"DEPLOYMENT_SCENARIO":       s.Name,
+			}),
 		}
 		// The name is written by hand: the YAML encoder escapes emoji
 		// outside the Basic Multilingual Plane, which a reader of the
