@@ -2,9 +2,7 @@ package reconciler_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -42,7 +40,6 @@ import (
 var (
 	chartHelmReleases   = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
 	chartKustomizations = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
-	chartHelmCharts     = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmcharts"}
 )
 
 // TestRealChartTransitionWithHelmController installs the sylva-units chart
@@ -119,7 +116,7 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	}
 
 	repoURL, tgz := serveChart(t, tree.Chart())
-	readyHelmChartFor(t, ctx, dyn, ns, repoURL, tgz)
+	kubetest.ReadyHelmChart(t, ctx, dyn, ns, "sylva-core", repoURL, tgz)
 	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
 	kubetest.RunController(t, kubeconfig, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=info")
 
@@ -434,41 +431,6 @@ func serveChart(t *testing.T, dir string) (string, []byte) {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv.URL, tgz
-}
-
-// readyHelmChartFor creates the HelmChart sylva-units with the status
-// source-controller would give it: Ready, the served archive as artifact.
-func readyHelmChartFor(t *testing.T, ctx context.Context, dyn dynamic.Interface, ns, url string, tgz []byte) {
-	t.Helper()
-	sum := sha256.Sum256(tgz)
-	hc := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmChart",
-		"metadata": map[string]any{"name": "sylva-units", "namespace": ns},
-		"spec": map[string]any{
-			"chart": "sylva-units", "version": "0.1.0", "interval": "1h",
-			"sourceRef": map[string]any{"kind": "HelmRepository", "name": "sylva-core"},
-		},
-	}}
-	created, err := dyn.Resource(chartHelmCharts).Namespace(ns).Create(ctx, hc, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC().Format(time.RFC3339)
-	created.Object["status"] = map[string]any{
-		"observedGeneration": created.GetGeneration(),
-		"observedChartName":  "sylva-units",
-		"conditions": []any{map[string]any{
-			"type": "Ready", "status": "True", "reason": "ChartPullSucceeded", "message": "served by the test",
-			"observedGeneration": created.GetGeneration(), "lastTransitionTime": now,
-		}},
-		"artifact": map[string]any{
-			"path": "helmchart/" + ns + "/sylva-units/sylva-units-0.1.0.tgz", "url": url + "/sylva-units-0.1.0.tgz",
-			"revision": "0.1.0", "digest": "sha256:" + hex.EncodeToString(sum[:]), "lastUpdateTime": now, "size": int64(len(tgz)),
-		},
-	}
-	if _, err := dyn.Resource(chartHelmCharts).Namespace(ns).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("set the HelmChart status: %v", err)
-	}
 }
 
 func eventually(t *testing.T, ctx context.Context, what string, cond func() bool) {

@@ -28,10 +28,7 @@ import (
 // EnvE2E enables the end-to-end test with the real Flux controllers.
 const envE2E = "SYLVA_PLANNER_E2E"
 
-var (
-	helmRepositories = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}
-	helmCharts       = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmcharts"}
-)
+var helmRepositories = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}
 
 // e2eChart is a stand-in for sylva-units: it writes the status ConfigMap
 // itself, asking for another pass until the third Helm release revision,
@@ -160,7 +157,7 @@ func TestEndToEndWithFlux(t *testing.T) {
 			t.Fatal(err)
 		}
 	} else {
-		c.readyHelmChart(t, ctx, ns, repoURL)
+		kubetest.ReadyHelmChart(t, ctx, c.dyn, ns, "e2e", repoURL, chartArchive(t))
 		unstructured.RemoveNestedField(hr.Object, "spec", "chart")
 		if err := unstructured.SetNestedField(hr.Object, map[string]any{"kind": "HelmChart", "name": "sylva-units"}, "spec", "chartRef"); err != nil {
 			t.Fatal(err)
@@ -205,43 +202,6 @@ func TestEndToEndWithFlux(t *testing.T) {
 	}
 	if n := c.triggers(t, ns); n != 2 {
 		t.Errorf("%d passes requested, want 2", n)
-	}
-}
-
-// readyHelmChart creates the HelmChart sylva-units and gives it the status
-// source-controller would: Ready, with the chart archive served by the
-// test's repository as its artifact.
-func (c *cluster) readyHelmChart(t *testing.T, ctx context.Context, ns, repoURL string) {
-	t.Helper()
-	tgz := chartArchive(t)
-	sum := sha256.Sum256(tgz)
-	hc := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmChart",
-		"metadata": map[string]any{"name": "sylva-units", "namespace": ns},
-		"spec": map[string]any{
-			"chart": "sylva-units", "version": "0.1.0", "interval": "1h",
-			"sourceRef": map[string]any{"kind": "HelmRepository", "name": "e2e"},
-		},
-	}}
-	created, err := c.dyn.Resource(helmCharts).Namespace(ns).Create(ctx, hc, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC().Format(time.RFC3339)
-	created.Object["status"] = map[string]any{
-		"observedGeneration": created.GetGeneration(),
-		"observedChartName":  "sylva-units",
-		"conditions": []any{map[string]any{
-			"type": "Ready", "status": "True", "reason": "ChartPullSucceeded", "message": "served by the test",
-			"observedGeneration": created.GetGeneration(), "lastTransitionTime": now,
-		}},
-		"artifact": map[string]any{
-			"path": "helmchart/" + ns + "/sylva-units/sylva-units-0.1.0.tgz", "url": repoURL + "/sylva-units-0.1.0.tgz",
-			"revision": "0.1.0", "digest": "sha256:" + hex.EncodeToString(sum[:]), "lastUpdateTime": now, "size": int64(len(tgz)),
-		},
-	}
-	if _, err := c.dyn.Resource(helmCharts).Namespace(ns).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		t.Fatalf("set the HelmChart status: %v", err)
 	}
 }
 
