@@ -1,6 +1,7 @@
 package values
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -303,14 +304,7 @@ func (c *Chart) prepare(ctx context.Context, files []File, opts ChartOptions) (*
 	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
 		return nil, fmt.Errorf("chart %s dependencies: %w", ch.Name(), err)
 	}
-	ns := opts.Namespace
-	if ns == "" {
-		ns = DefaultNamespace
-	}
-	name := opts.ReleaseName
-	if name == "" {
-		name = DefaultReleaseName
-	}
+	ns, name := cmp.Or(opts.Namespace, DefaultNamespace), cmp.Or(opts.ReleaseName, DefaultReleaseName)
 	rev := opts.Revision
 	if rev == 0 {
 		rev = 1

@@ -1,6 +1,7 @@
 package values
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -166,14 +167,7 @@ func (r *renderer) withValues(vals map[string]any) *renderer {
 }
 
 func newRenderer(ctx context.Context, vals map[string]any, opts RenderOptions) *renderer {
-	ns := opts.Namespace
-	if ns == "" {
-		ns = DefaultNamespace
-	}
-	name := opts.ReleaseName
-	if name == "" {
-		name = DefaultReleaseName
-	}
+	ns, name := cmp.Or(opts.Namespace, DefaultNamespace), cmp.Or(opts.ReleaseName, DefaultReleaseName)
 	allow := opts.Allow
 	if allow == nil {
 		allow = DefaultAllowList(ns)
