@@ -140,13 +140,17 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	}
 
 	// kustomize-controller's part, for sylva-units-status only.
-	k := &kustomizePlayer{t: t, core: core, dyn: dyn, ns: ns}
+	// A player that fails cancels ctx: nothing would end the waits below.
+	k := &kustomizePlayer{core: core, dyn: dyn, ns: ns, abort: cancel}
 	playCtx, stopPlaying := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { k.run(playCtx) })
 	defer func() { stopPlaying(); wg.Wait() }()
 
 	eventually(t, ctx, "helm-controller installed the chart and the status recorded its first pass", func() bool {
+		if err := k.err(); err != nil {
+			t.Fatal(err)
+		}
 		return len(k.passes()) >= 1
 	})
 
@@ -163,6 +167,9 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 		OnDecision: func(r reconciler.Result) { decisions = append(decisions, r.Decision.String()) },
 		OnProgress: func(p reconciler.Progress) { t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Second), p.Request, p.State) },
 	})
+	if perr := k.err(); perr != nil {
+		t.Fatal(perr)
+	}
 	if err != nil {
 		t.Fatalf("Drive: %v\ndecisions:\n%s", err, strings.Join(decisions, "\n"))
 	}
@@ -216,13 +223,14 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 // records, for each, the Kubernetes version of the cluster unit's values
 // rendered by the same Helm release.
 type kustomizePlayer struct {
-	t    *testing.T
-	core kubernetes.Interface
-	dyn  dynamic.Interface
-	ns   string
+	abort context.CancelFunc
+	core  kubernetes.Interface
+	dyn   dynamic.Interface
+	ns    string
 
-	mu   sync.Mutex
-	seen []renderedPass
+	mu     sync.Mutex
+	seen   []renderedPass
+	failed error
 }
 
 type renderedPass struct {
@@ -237,12 +245,22 @@ func (k *kustomizePlayer) passes() []renderedPass {
 	return append([]renderedPass(nil), k.seen...)
 }
 
+// err is the error that stopped the player, if one did.
+func (k *kustomizePlayer) err() error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.failed
+}
+
 func (k *kustomizePlayer) run(ctx context.Context) {
 	var handled int64
 	for ctx.Err() == nil {
 		if gen, err := k.step(ctx, handled); err != nil {
 			if ctx.Err() == nil {
-				k.t.Errorf("playing kustomize-controller: %v", err)
+				k.mu.Lock()
+				k.failed = fmt.Errorf("playing kustomize-controller: %w", err)
+				k.mu.Unlock()
+				k.abort()
 			}
 			return
 		} else if gen > handled {
@@ -331,6 +349,11 @@ const helmRevision = "sylva-units-helm-revision"
 // another revision.
 func (k *kustomizePlayer) clusterVersion(ctx context.Context, rev string) (string, bool, error) {
 	ks, err := k.dyn.Resource(chartKustomizations).Namespace(k.ns).Get(ctx, "cluster", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		// Helm creates the chart's objects one by one: the
+		// sylva-units-status Kustomization may exist before the cluster one.
+		return "", false, nil
+	}
 	if err != nil {
 		return "", false, err
 	}
@@ -348,6 +371,9 @@ func (k *kustomizePlayer) clusterVersion(ctx context.Context, rev string) (strin
 		return "", false, errors.New("the cluster Kustomization substitutes from no kustomization-unit-substitute-cluster-* Secret")
 	}
 	s, err := k.core.CoreV1().Secrets(k.ns).Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return "", false, nil
+	}
 	if err != nil {
 		return "", false, err
 	}
