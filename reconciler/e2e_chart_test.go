@@ -34,6 +34,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
@@ -106,7 +107,7 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	user := map[string]any{
 		"cluster": map[string]any{"capi_providers": map[string]any{"infra_provider": "capd", "bootstrap_provider": "cabpr"}},
 	}
-	vals := values.Merge(mv, user, g.Values())
+	vals := units.MergeValues(mv, user, g.Values())
 
 	// The cluster runs 1.2: its status ConfigMap, as the 1.2.1 chart wrote it.
 	if _, err := core.CoreV1().ConfigMaps(ns).Create(ctx, configMap(ns, map[string]string{

@@ -1,43 +1,72 @@
 package units
 
-// coalesce merges the values file src over the values merged so far (base)
-// the way Helm merges values: its chartutil.CoalesceTables(src, base), where
-// src, the later file, is authoritative.
-//
-//   - A key only in base is kept; a key only in src is added.
-//   - Two maps merge key by key, recursively.
-//   - Otherwise the later value wins, whatever the types: a scalar or a list
-//     replaces a map and a map replaces a scalar (Helm warns, then keeps the
-//     later value).
-//   - A null deletes the key when base holds a value for it; otherwise the
-//     null stays in the result (Build reads it as absent; it still
-//     overrides a unit template's value, as the chart's merge-append
-//     does). Nulls of base are kept too.
-//
-// Neither input is modified and the result shares no map or list with them.
-// A test checks it against Helm's CoalesceTables.
-func coalesce(src, base map[string]any) map[string]any {
-	out := make(map[string]any, len(base)+len(src))
-	for k, bv := range base {
-		if _, inSrc := src[k]; !inSrc {
-			out[k] = deepCopy(bv)
+import "maps"
+
+// MergeValues merges values documents in order the way Helm combines a
+// chart's values.yaml (the first document) with `helm -f b.yaml -f c.yaml`
+// (the others), and helm-controller its chart's values with valuesFrom and
+// values: the later documents are merged together first (MergeMaps: a map
+// merged key by key into a map at the same path, anything else replacing,
+// nulls kept), then coalesced with the first, where a null deletes the key
+// the first document sets, as Helm's chartutil.CoalesceValues does. A null
+// for a key the first document does not set stays null (Build reads it as
+// absent). No input is modified; the result shares maps with the inputs,
+// so a caller that changes it copies it first.
+func MergeValues(docs ...map[string]any) map[string]any {
+	if len(docs) == 0 {
+		return map[string]any{}
+	}
+	user := map[string]any{}
+	for _, d := range docs[1:] {
+		user = MergeMaps(user, d)
+	}
+	return coalesce(user, docs[0], true)
+}
+
+// coalesce returns user coalesced with defaults, with the rules of Helm's
+// chartutil coalesceValues (top level: a null deletes the key when the
+// defaults have it) and coalesceTablesFullKey (below: a null deletes the
+// key when the default is not null). Neither input is modified.
+func coalesce(user, defaults map[string]any, top bool) map[string]any {
+	out := make(map[string]any, len(user)+len(defaults))
+	maps.Copy(out, user)
+	for k, dv := range defaults {
+		uv, ok := user[k]
+		switch {
+		case !ok:
+			out[k] = dv
+		case uv == nil:
+			if top || dv != nil {
+				delete(out, k)
+			}
+		default:
+			um, uok := uv.(map[string]any)
+			dm, dok := dv.(map[string]any)
+			if uok && dok {
+				out[k] = coalesce(um, dm, false)
+			}
 		}
 	}
-	for k, sv := range src {
-		if sv == nil {
-			if bv, inBase := base[k]; !inBase || bv == nil {
-				out[k] = nil
+	return out
+}
+
+// MergeMaps is how `helm -f` merges its files before coalescing them with
+// the chart's defaults (Helm's pkg/cli/values mergeMaps): b over a, a map
+// merged key by key into a map, anything else replacing, nulls kept.
+// Neither input is modified.
+func MergeMaps(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a))
+	maps.Copy(out, a)
+	for k, v := range b {
+		if vm, ok := v.(map[string]any); ok {
+			if bv, ok := out[k]; ok {
+				if bm, ok := bv.(map[string]any); ok {
+					out[k] = MergeMaps(bm, vm)
+					continue
+				}
 			}
-			continue
 		}
-		bv, inBase := base[k]
-		sm, sIsMap := sv.(map[string]any)
-		bm, bIsMap := bv.(map[string]any)
-		if inBase && sIsMap && bIsMap {
-			out[k] = coalesce(sm, bm)
-			continue
-		}
-		out[k] = deepCopy(sv)
+		out[k] = v
 	}
 	return out
 }

@@ -281,14 +281,11 @@ func ValidName(name string) error {
 	return nil
 }
 
-// Merge merges values files in order, as Helm merges values (its
-// chartutil.CoalesceTables, each later file authoritative): maps merge
-// recursively, a later non-null value replaces an earlier one (lists
-// included), and a null deletes the value an earlier file set. A null with
-// nothing to delete stays in the result; Build reads it as absent. An
-// empty file is an empty map.
+// Merge decodes values files and merges them with MergeValues: the first
+// is the base (a chart's values.yaml), the others are merged over it as
+// `helm -f` merges its files. An empty file is an empty map.
 func Merge(files ...File) (map[string]any, error) {
-	out := map[string]any{}
+	docs := make([]map[string]any, 0, len(files))
 	for _, f := range files {
 		var doc any
 		if err := yaml.Unmarshal(f.Data, &doc); err != nil {
@@ -296,13 +293,14 @@ func Merge(files ...File) (map[string]any, error) {
 		}
 		switch m := doc.(type) {
 		case nil:
+			docs = append(docs, map[string]any{})
 		case map[string]any:
-			out = coalesce(m, out)
+			docs = append(docs, m)
 		default:
 			return nil, fmt.Errorf("values file %s holds %s, not a map of values; pass a sylva-units values file", f.Name, describe(doc))
 		}
 	}
-	return out, nil
+	return MergeValues(docs...), nil
 }
 
 // Parse merges the files (see Merge) and builds every unit, reading the

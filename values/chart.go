@@ -16,6 +16,7 @@ import (
 	"helm.sh/helm/v3/pkg/engine"
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -298,7 +299,7 @@ func (c *Chart) prepare(ctx context.Context, files []File, opts ChartOptions) (*
 	}
 	vals := map[string]any{}
 	for _, d := range docs {
-		vals = mergeMaps(vals, d)
+		vals = units.MergeMaps(vals, d)
 	}
 	ch := cloneChart(c.ch)
 	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {

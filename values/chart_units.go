@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
 // unitsEval is the template Chart.Units evaluates: for every unit of
@@ -89,7 +91,7 @@ func (c *Chart) Units(ctx context.Context, files []File, opts ChartOptions) (map
 func (c *Chart) rawUnitTemplates(files []File) (string, error) {
 	merged := map[string]any{}
 	if t, ok := c.ch.Values["unit_templates"].(map[string]any); ok {
-		merged = mergeMaps(merged, map[string]any{"unit_templates": t})
+		merged = units.MergeMaps(merged, map[string]any{"unit_templates": t})
 	}
 	for _, f := range files {
 		d, err := Parse(f.Data)
@@ -97,7 +99,7 @@ func (c *Chart) rawUnitTemplates(files []File) (string, error) {
 			return "", fmt.Errorf("values %s: %w", f.Name, err)
 		}
 		if t, ok := d["unit_templates"].(map[string]any); ok {
-			merged = mergeMaps(merged, map[string]any{"unit_templates": t})
+			merged = units.MergeMaps(merged, map[string]any{"unit_templates": t})
 		}
 	}
 	t, _ := merged["unit_templates"].(map[string]any)

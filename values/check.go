@@ -16,6 +16,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
 // CheckInput is what Check simulates.
@@ -135,7 +136,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 			rep.Findings = append(rep.Findings, keys...)
 			rep.Values = append(rep.Values, f.Name)
 		}
-		vals = Merge(docs...)
+		vals = units.MergeValues(docs...)
 	}
 
 	if rel, ok := in.Plan.Catalog.Release(in.Plan.To.MinorOnly()); ok {
@@ -243,7 +244,7 @@ func withVersionMap(vals map[string]any, rel *catalog.Release, p catalog.Provide
 	for _, kv := range rel.Kubernetes.Versions {
 		m[kv.Minor.Short()] = kv.For(p).String()
 	}
-	return Merge(vals, map[string]any{"_internal": map[string]any{"k8s_version_map": m}})
+	return units.MergeValues(vals, map[string]any{"_internal": map[string]any{"k8s_version_map": m}})
 }
 
 func clone(m map[string]string) map[string]string {

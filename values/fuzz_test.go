@@ -15,6 +15,8 @@ import (
 	"github.com/Masterminds/sprig/v3"
 	"github.com/google/go-cmp/cmp"
 	"helm.sh/helm/v3/pkg/chartutil"
+
+	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
 // FuzzMerge merges two values documents: no panic, merging with an empty
@@ -34,11 +36,11 @@ func FuzzMerge(f *testing.F) {
 			return
 		}
 		ca, cb := deepCopy(da), deepCopy(db)
-		m := Merge(da, db)
+		m := units.MergeValues(da, db)
 		if !reflect.DeepEqual(da, ca) || !reflect.DeepEqual(db, cb) {
-			t.Fatal("Merge modified its inputs")
+			t.Fatal("MergeValues modified its inputs")
 		}
-		if got := Merge(m, map[string]any{}); !reflect.DeepEqual(got, m) {
+		if got := units.MergeValues(m, map[string]any{}); !reflect.DeepEqual(got, m) {
 			t.Fatal("merging an empty document changed the values")
 		}
 		for k, v := range db {

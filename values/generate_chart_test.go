@@ -22,6 +22,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -216,7 +217,7 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 		"cluster": map[string]any{"capi_providers": map[string]any{"infra_provider": "capd", "bootstrap_provider": "cabpr"}},
 		"units":   map[string]any{"longhorn": map[string]any{"enabled": true, "enabled_conditions": []any{}}},
 	}
-	vals := Merge(mv, user, g.Values())
+	vals := units.MergeValues(mv, user, g.Values())
 
 	// Longhorn's chart version of a pass: the overlay's, else the chart's own.
 	own, _ := valueAt(ch.Values, longhornVersionPath("longhorn"))

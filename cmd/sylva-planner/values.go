@@ -21,6 +21,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
@@ -200,7 +201,7 @@ func valuesRenderAction(c *cli.Context) error {
 	if opts.Allow, opts.Source, err = lookupOptions(c, ns); err != nil {
 		return err
 	}
-	res, err := values.Render(c.Context, values.Merge(docs...), opts)
+	res, err := values.Render(c.Context, units.MergeValues(docs...), opts)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("values render: %w", err))
 	}
