@@ -276,6 +276,7 @@ func decodeList(list map[string]any, helmRelease string) (Observation, error) {
 	}
 	var obs Observation
 	var configMaps []map[string]any
+	var err error
 	for i, it := range items {
 		obj, ok := it.(map[string]any)
 		if !ok {
@@ -288,24 +289,18 @@ func decodeList(list map[string]any, helmRelease string) (Observation, error) {
 			configMaps = append(configMaps, obj)
 		case kind == "Kustomization" && strings.HasPrefix(apiVersion(obj), "kustomize.toolkit.fluxcd.io/"):
 			obs.FluxRead = true
-			if name != KustomizationName {
-				continue
+			if name == KustomizationName {
+				if obs.Kustomization, err = FluxObjectFromMap(obj); err != nil {
+					return Observation{}, fmt.Errorf("list item %d: %w", i, err)
+				}
 			}
-			f, err := FluxObjectFromMap(obj)
-			if err != nil {
-				return Observation{}, fmt.Errorf("list item %d: %w", i, err)
-			}
-			obs.Kustomization = f
 		case kind == "HelmRelease" && strings.HasPrefix(apiVersion(obj), "helm.toolkit.fluxcd.io/"):
 			obs.FluxRead = true
-			if name != helmRelease {
-				continue
+			if name == helmRelease {
+				if obs.HelmRelease, err = FluxObjectFromMap(obj); err != nil {
+					return Observation{}, fmt.Errorf("list item %d: %w", i, err)
+				}
 			}
-			f, err := FluxObjectFromMap(obj)
-			if err != nil {
-				return Observation{}, fmt.Errorf("list item %d: %w", i, err)
-			}
-			obs.HelmRelease = f
 		}
 	}
 	var pick map[string]any

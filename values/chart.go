@@ -323,15 +323,7 @@ func (c *Chart) prepare(ctx context.Context, files []File, opts ChartOptions) (*
 	if err != nil {
 		return nil, schemaError(ch.Name(), err)
 	}
-	allow := opts.Allow
-	if allow == nil {
-		allow = DefaultAllowList(ns)
-	}
-	src := opts.Source
-	if src == nil {
-		src = NewObjects()
-	}
-	return &prepared{ch: ch, top: top, guard: &lookupGuard{ctx: ctx, src: src, allow: allow}}, nil
+	return &prepared{ch: ch, top: top, guard: newLookupGuard(ctx, ns, opts.Source, opts.Allow)}, nil
 }
 
 var schemaLine = regexp.MustCompile(`(?m)^- (.*)$`)

@@ -168,20 +168,12 @@ func (r *renderer) withValues(vals map[string]any) *renderer {
 
 func newRenderer(ctx context.Context, vals map[string]any, opts RenderOptions) *renderer {
 	ns, name := cmp.Or(opts.Namespace, DefaultNamespace), cmp.Or(opts.ReleaseName, DefaultReleaseName)
-	allow := opts.Allow
-	if allow == nil {
-		allow = DefaultAllowList(ns)
-	}
-	src := opts.Source
-	if src == nil {
-		src = NewObjects()
-	}
 	caps := chartutil.DefaultCapabilities.Copy()
 	if kv, ok := kubeVersion(opts.KubeVersion); ok {
 		caps.KubeVersion = kv
 	}
 	return &renderer{
-		guard:  &lookupGuard{ctx: ctx, src: src, allow: allow},
+		guard:  newLookupGuard(ctx, ns, opts.Source, opts.Allow),
 		values: vals,
 		top: chartutil.Values{
 			"Values": chartutil.Values(vals),
@@ -192,6 +184,18 @@ func newRenderer(ctx context.Context, vals map[string]any, opts RenderOptions) *
 			"Capabilities": caps,
 		},
 	}
+}
+
+// newLookupGuard serves lookup from src (nil: nothing found) within allow
+// (nil: the default allow list of ns, the release namespace).
+func newLookupGuard(ctx context.Context, ns string, src Source, allow []AllowRule) *lookupGuard {
+	if allow == nil {
+		allow = DefaultAllowList(ns)
+	}
+	if src == nil {
+		src = NewObjects()
+	}
+	return &lookupGuard{ctx: ctx, src: src, allow: allow}
 }
 
 var kubeVersionRE = regexp.MustCompile(`^v?([0-9]+)\.([0-9]+)(\.[0-9]+)?([-+].*)?$`)
