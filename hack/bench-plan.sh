@@ -45,7 +45,8 @@ median() { sort -n | awk '{ v[NR] = $1 } END { printf "best %.0f ms, median %.0f
 wall=$(awk '{ print ($2 - $1) * 1000 }' "$tmp"/w.* | median)
 cpu=$(awk '{ print ($2 + $3) * 1000 }' "$tmp"/t.* | median)
 rss=$(awk '$4 > m { m = $4 } END { printf "%.1f", m / 1024 }' "$tmp"/t.*)
-echo "plan --from 1.4 --to 1.6: wall $wall; CPU $cpu; peak RSS $rss MB ($runs runs; target < 50 ms, < 50 MB)"
+load=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)
+echo "plan --from 1.4 --to 1.6: wall $wall; CPU $cpu; peak RSS $rss MB ($runs runs, load average $load on $(nproc) CPUs; target < 50 ms, < 50 MB)"
 if [[ ${INITTRACE:-} == 1 ]]; then
 	GODEBUG=inittrace=1 "$bin" "${args[@]}" 2>&1 >/dev/null | awk '/^init / { t += $5; b += $8; printf "%8.3f ms %8d B  %s\n", $5, $8, $2 } END { printf "%8.3f ms %8d B  all package inits\n", t, b }' | sort -rn | head -11
 fi

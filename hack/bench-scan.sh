@@ -88,6 +88,8 @@ awk '/^### / { if (n++) print "---"; next } { print }' "$tmp/stream" >"$tmp/sing
 # One file per object.
 awk -v dir="$tmp/files" '/^### / { if (out) close(out); out = dir "/" substr($0, 5); sub(/\/[^\/]*$/, "", $0); d = dir "/" substr($0, 5); if (!(d in made)) { system("mkdir -p \"" d "\""); made[d] = 1 }; next } { print > out }' "$tmp/stream"
 log "$(find "$tmp/files" -type f | wc -l) files, $(du -sh "$tmp/single/all.yaml" | cut -f1) in one file"
+# Wall times mean little on a busy machine: say how busy it is.
+log "load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) on $(nproc) CPUs"
 
 # measure LABEL CMD...: runs CMD under /usr/bin/time -v and prints one line.
 measure() {
