@@ -69,7 +69,7 @@ func catalogWith12To14(t testing.TB) *catalog.Catalog {
 func catalogWithLonghornCharts(t testing.TB) *catalog.Catalog {
 	t.Helper()
 	var edits [][2]string
-	for i, v := range []string{"1.5.5", "1.8.2", "1.9.2", "1.11.3"} {
+	for i, v := range []string{"1.9.2", "1.11.3"} {
 		edits = append(edits, [2]string{
 			`{name: longhorn, version: "` + v + `"}`,
 			fmt.Sprintf(`{name: longhorn, version: "%s", chart: "9%d.0.0+up%s"}`, v, i, v),
