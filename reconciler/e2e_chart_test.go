@@ -119,7 +119,7 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	repoURL, tgz := serveChart(t, tree.Chart())
 	kubetest.ReadyHelmChart(t, ctx, dyn, ns, "sylva-core", repoURL, tgz)
 	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
-	kubetest.RunController(t, kubeconfig, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=info")
+	kubetest.RunController(t, kubeconfig, ns, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=info")
 
 	hr := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",

@@ -140,7 +140,7 @@ func TestEndToEndWithFlux(t *testing.T) {
 	hr.SetNamespace(ns)
 	if withSource {
 		storage := freeAddr(t)
-		kubetest.RunController(t, kubeconfig, sourceController, "--storage-path="+t.TempDir(),
+		kubetest.RunController(t, kubeconfig, ns, sourceController, "--storage-path="+t.TempDir(),
 			"--storage-addr="+storage, "--storage-adv-addr="+storage, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=debug")
 		repo := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "source.toolkit.fluxcd.io/v1", "kind": "HelmRepository",
@@ -163,7 +163,7 @@ func TestEndToEndWithFlux(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	kubetest.RunController(t, kubeconfig, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=debug")
+	kubetest.RunController(t, kubeconfig, ns, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=debug")
 	if _, err := c.dyn.Resource(helmReleases).Namespace(ns).Create(ctx, hr, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

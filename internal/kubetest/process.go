@@ -13,17 +13,19 @@ import (
 // test ends: on cleanup it is interrupted, then killed after 20 s. Its
 // logs go to the test's temporary directory, and their end is logged when
 // the test failed. The Flux controllers read the kubeconfig from the
-// environment only, and their runtime namespace is "default".
-func RunController(t testing.TB, kubeconfig, bin string, args ...string) {
+// environment only; their runtime namespace is ns, the only one they
+// watch (--watch-all-namespaces=false), so that the objects other tests
+// left in the shared API server neither reach nor slow them.
+func RunController(t testing.TB, kubeconfig, ns, bin string, args ...string) {
 	t.Helper()
 	logPath := filepath.Join(t.TempDir(), filepath.Base(bin)+".log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, append([]string{"--watch-all-namespaces=false"}, args...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "RUNTIME_NAMESPACE=default")
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig, "RUNTIME_NAMESPACE="+ns)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", bin, err)
 	}
