@@ -243,7 +243,7 @@ func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch 
 		if c, ok := cat.ChartVersion("longhorn", ver); ok {
 			return c, nil
 		}
-		fix := "add chart: to its longhorn entry in the catalog"
+		fix := "add chart: to its longhorn entry in a catalog of your own (sylva-planner catalog list -o yaml > catalog.yaml) and pass --catalog catalog.yaml"
 		if v == own {
 			fix = "give the chart of " + rel.Release.Short() + " with --chart DIR, or " + fix
 		}
