@@ -39,7 +39,7 @@ func controllerCommand() *cli.Command {
 			&cli.StringFlag{Name: "leader-election-id", Usage: "`NAME` of the Lease", Value: reconciler.DefaultLeaderElectionID},
 			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables (default: :8443 with --metrics-secure, else 127.0.0.1:8080)", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}},
 			&cli.BoolFlag{Name: "metrics-secure", Usage: "serve /metrics over HTTPS to callers the API server authenticates and authorizes (get on /metrics); false serves plain HTTP", Value: true, EnvVars: []string{"SYLVA_PLANNER_METRICS_SECURE"}},
-			&cli.StringFlag{Name: "health-probe-bind-address", Usage: "`ADDRESS` serving /healthz and /readyz; 0 disables", Value: ":8081", EnvVars: []string{"SYLVA_PLANNER_HEALTH_PROBE_BIND_ADDRESS"}},
+			&cli.StringFlag{Name: "health-probe-bind-address", Usage: "`ADDRESS` serving /healthz and /readyz; 0 disables (loopback by default: give :8081 in a pod, where the kubelet calls them on the pod IP)", Value: "127.0.0.1:8081", EnvVars: []string{"SYLVA_PLANNER_HEALTH_PROBE_BIND_ADDRESS"}},
 			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}},
 			&cli.StringFlag{Name: "to", Usage: "also export the upgrade gate's gauges (sylva_planner_upgrade_blocked, …) per namespace for an upgrade from its installed release to `RELEASE`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
 			catalogFlag(),

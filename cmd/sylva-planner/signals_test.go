@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/urfave/cli/v2"
 )
 
 // silentAPIServer is a TCP listener that accepts connections and never
@@ -190,6 +192,21 @@ func TestMetricsBindAddressDefaultsToLoopbackForPlainHTTP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The probes carry no data, but nothing outside the pod needs them either:
+// they listen on loopback unless an address is given (config/manager gives
+// :8081 for the kubelet).
+func TestHealthProbesDefaultToLoopback(t *testing.T) {
+	for _, f := range controllerCommand().Flags {
+		if sf, ok := f.(*cli.StringFlag); ok && sf.Name == "health-probe-bind-address" {
+			if sf.Value != "127.0.0.1:8081" {
+				t.Errorf("--health-probe-bind-address defaults to %q, want 127.0.0.1:8081", sf.Value)
+			}
+			return
+		}
+	}
+	t.Fatal("the controller has no --health-probe-bind-address flag")
 }
 
 var (
