@@ -50,21 +50,30 @@ testbin: ## build the real kube-apiserver, etcd and Flux CRDs the cluster tests 
 	bash hack/build-testbin.sh
 
 .PHONY: testbin-flux
-testbin-flux: ## build the real helm-controller and source-controller for the end-to-end test (.cache/testbin; slow the first time)
+testbin-flux: ## build the real helm-controller (and source-controller, which the end-to-end test otherwise plays) into .cache/testbin
 	bash hack/build-flux.sh
 
 .PHONY: tools
-tools: ## build kustomize for the manifest tests (.cache/testbin)
+tools: ## build kustomize and promtool for the manifest tests (.cache/testbin)
 	bash hack/build-tools.sh
 
 .PHONY: fuzz
 fuzz: ## fuzz values render against a reference evaluation by path for a bounded time (FUZZTIME, default 30s)
 	go test ./values -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(or $(FUZZTIME),30s)
 
+# The packages whose tests start a real API server (they import
+# internal/kubetest); every other package is tested before the API server
+# and Flux builds.
+CLUSTER_PKGS = $(shell go list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/internal\/kubetest( |$$)/ {print $$1}')
+
 .PHONY: test
-test: testbin testbin-flux tools fuzz ## run every test (go test ./...), with the real API server, Flux controllers and kustomize built first
-	SYLVA_PLANNER_E2E=1 go test -timeout 80m ./...
+test: tools ## run every test: the packages that need no API server, then (after building kube-apiserver, etcd and helm-controller) the cluster ones, then a bounded fuzz run
+	go test -timeout 30m $(filter-out $(CLUSTER_PKGS),$(shell go list ./...))
 	cd hack/image && GOWORK=off go test ./...
+	bash hack/build-testbin.sh
+	bash hack/build-flux.sh helm-controller
+	SYLVA_PLANNER_E2E=1 go test -timeout 40m $(CLUSTER_PKGS)
+	$(MAKE) --no-print-directory fuzz
 
 .PHONY: test-short
 test-short: ## run the tests that need no API server binaries
