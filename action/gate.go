@@ -64,12 +64,13 @@ func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
 	}
 	inputs := []string{strings.TrimSpace(r.CatalogInput + " " + r.Catalog.Version)}
 	fromSource := "flag"
+	var progress *planner.Progress
 	if r.From == "" {
-		v, src, err := installedRelease(ctx, r.Status)
+		v, src, pr, err := installedRelease(ctx, r.Status)
 		if err != nil {
 			return nil, err
 		}
-		r.From, fromSource = v.String(), src
+		r.From, fromSource, progress = v.String(), src, &pr
 		inputs = append(inputs, r.Status.Input())
 	}
 	rules, err := DetectionRules(r.Catalog)
@@ -96,7 +97,7 @@ func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.FromSource, in.Observed = fromSource, observed
+	in.FromSource, in.Observed, in.Progress = fromSource, observed, progress
 	in.AsOf, in.ToolVersion = r.AsOf, r.ToolVersion
 	in.Suppressions, in.Baseline = r.Suppressions, r.Baseline
 	in.Gate, in.Rerun, in.Follow = r.Gate, r.Rerun, r.Follow
@@ -133,23 +134,26 @@ func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
 	return planner.Compute(in)
 }
 
-// installedRelease reads the installed release from the status ConfigMap.
-func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, error) {
+// installedRelease reads the installed release from the status ConfigMap,
+// and what the status says of a transition in flight
+// (planner.ProgressOf): a further pass pending is planned from where the
+// hop started.
+func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, planner.Progress, error) {
 	if src == nil {
-		return skew.Version{}, "", errors.New("--from is required (or --status FILE, or --live to read the installed release from the cluster), for example: sylva-planner plan --from 1.4 --to 1.6")
+		return skew.Version{}, "", planner.Progress{}, errors.New("--from is required (or --status FILE, or --live to read the installed release from the cluster), for example: sylva-planner plan --from 1.4 --to 1.6")
 	}
 	obs, err := src.Observation(ctx)
 	if err != nil {
-		return skew.Version{}, "", err
+		return skew.Version{}, "", planner.Progress{}, err
 	}
 	if obs.ConfigMap == nil {
-		return skew.Version{}, "", errors.New("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; give --from to plan anyway")
+		return skew.Version{}, "", planner.Progress{}, errors.New("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; give --from to plan anyway")
 	}
 	v, key, ok := obs.ConfigMap.Release()
 	if !ok {
-		return skew.Version{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); give --from", key)
+		return skew.Version{}, "", planner.Progress{}, fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); give --from", key)
 	}
-	return v, string(key), nil
+	return v, string(key), planner.ProgressOf(obs.ConfigMap), nil
 }
 
 // observedOf turns the facts of manifests into what the planner judges:

@@ -31,6 +31,10 @@ type InputError struct {
 func (e *InputError) Error() string { return e.Field + ": " + e.msg }
 func (e *InputError) Unwrap() error { return e.Err }
 
+// checkPosition is the check that places the cluster in the plan from
+// its status.
+const checkPosition = "position"
+
 // longhorn is the component whose minor-by-minor path the plan always
 // reports, even when the catalog marks other stepped components.
 const longhorn = "longhorn"
@@ -42,6 +46,14 @@ func Compute(in Input) (*Plan, error) {
 	cat := in.Catalog
 	if cat == nil || len(cat.Releases) == 0 {
 		return nil, errors.New("no catalog")
+	}
+	placeable := true
+	if pr := in.Progress; pr != nil {
+		var key string
+		in.From, key, placeable = startOf(*pr)
+		if key != "" {
+			in.FromSource = key
+		}
 	}
 	from, err := lookup(cat, "--from", in.From)
 	if err != nil {
@@ -87,7 +99,12 @@ func Compute(in Input) (*Plan, error) {
 		})
 	}
 
+	pending := in.Progress != nil && in.Progress.Pending
 	switch {
+	case to.Release.Equal(from.Release) && pending:
+		// A pass is pending that cannot be placed (startOf): the release
+		// is the target's, the transition is not done.
+		p.Route = []string{from.Release.String()}
 	case to.Release.Equal(from.Release):
 		p.Route = []string{from.Release.String()}
 		p.add(Finding{
@@ -95,7 +112,13 @@ func Compute(in Input) (*Plan, error) {
 			Message: fmt.Sprintf("the cluster is already on release %s; no pass is needed", to.Release),
 		})
 	default:
-		best := bestRoute(cat, from, to, provider, workers, in.Observed.versions())
+		// A cluster in the middle of a hop goes on with that hop: the
+		// route's first release is the one its status names.
+		var via skew.Version
+		if pending && placeable {
+			via = in.Progress.Installed
+		}
+		best := bestRoute(cat, from, to, via, provider, workers, in.Observed.versions())
 		if best == nil {
 			p.Route = []string{from.Release.String(), to.Release.String()}
 			p.add(Finding{
@@ -126,9 +149,19 @@ func Compute(in Input) (*Plan, error) {
 			})
 		}
 	}
+	if in.Progress != nil {
+		p.place(*in.Progress, placeable)
+	}
 	p.summarize()
 	compat := p.gate(in, cat, provider)
 	p.Checks = append(checks(p), compat)
+	if p.Position != nil {
+		c := Check{Name: checkPosition, Required: true, Status: CheckAssessed, Detail: p.Position.Summary}
+		if p.unplaced() {
+			c.Status = CheckNotAssessed
+		}
+		p.Checks = append(p.Checks, c)
+	}
 	if in.Observed != nil {
 		p.Checks = append(p.Checks, in.Observed.Checks...)
 		p.Findings = append(p.Findings, in.Observed.Findings...)
@@ -231,11 +264,12 @@ type candidate struct {
 }
 
 // bestRoute enumerates the chains of supported upgrades from from to to and
-// keeps the one with the fewest hops, then the fewest blockers, passes and
+// keeps the one with the fewest hops (when via is set, only routes whose
+// first hop ends on via), then the fewest blockers, passes and
 // worker rollouts, then the smallest longest hop (in passes), then the
 // newest intermediate releases (better supported); a total order, so the
 // choice is deterministic.
-func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version) *candidate {
+func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, via skew.Version, provider catalog.Provider, workers skew.Version, running map[string]skew.Version) *candidate {
 	var best *candidate
 	var walk func(path []*catalog.Release)
 	walk = func(path []*catalog.Release) {
@@ -252,6 +286,9 @@ func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, provider catalog
 		}
 		for i := range cat.Releases {
 			next := &cat.Releases[i]
+			if len(path) == 1 && !via.IsZero() && next.Release.CompareMinor(via) != 0 {
+				continue
+			}
 			if next.Release.Compare(last.Release) > 0 && next.Release.Compare(to.Release) <= 0 && next.Supports(last.Release) {
 				walk(append(slices.Clip(path), next))
 			}

@@ -123,7 +123,9 @@ func Score(blockers, warnings int) int {
 }
 
 // alreadyOn reports a plan to the release the cluster is on.
-func (p *Plan) alreadyOn() bool { return p.From.Release == p.To.Release }
+func (p *Plan) alreadyOn() bool {
+	return p.From.Release == p.To.Release && (p.Position == nil || !p.Position.PassPending)
+}
 
 // decideGate decides the gate with o: held when every blocker waits or
 // is pinned; else fail on a finding at or above the threshold the baseline
@@ -219,10 +221,21 @@ func next(p *Plan, rerun, follow string) string {
 		return "resolve the blockers above, then run again: " + planCmd
 	case p.Verdict == VerdictHeld:
 		return "nothing to act on yet; run again when upstream ships a supporting version: " + planCmd
+	case p.unplaced():
+		return "the status asks for a further pass that cannot be placed in the plan (see Cluster): read it with `sylva-planner status`, or plan with --from the release the hop started from"
 	case p.Verdict == VerdictUnknown:
 		return "the plan could not be judged completely (see checks); update the catalog or the inventory, then run again: " + planCmd
 	case p.alreadyOn():
 		return "nothing to do: the cluster is already on release " + p.To.Release
+	case p.midway():
+		pos := p.Position
+		follow = cmp.Or(follow, "sylva-planner status --to "+p.To.Release)
+		if pos.Next.Trigger == TriggerReconciliation {
+			return fmt.Sprintf("pass %d of %d is pending (an additional reconciliation of sylva-units, requested by the status): sylva-units-operator passes it on, or run `sylva-planner reconcile`; then follow the passes with: %s", pos.Next.Index, pos.Passes, follow)
+		}
+		return fmt.Sprintf("pass %d of %d: upgrade the sylva-units HelmRelease to Sylva %s, then follow the passes with: %s", pos.Next.Index, pos.Passes, pos.Next.Release, follow)
+	case len(p.Passes) == 0:
+		return "no pass can be planned; see the findings and checks, then run again: " + planCmd
 	}
 	first := p.Passes[0]
 	msg := fmt.Sprintf("upgrade the sylva-units HelmRelease to Sylva %s (pass 1 of %d", first.Release, len(p.Passes))

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 // Progress is what the sylva-units-status ConfigMap says about a
@@ -22,6 +23,20 @@ type Progress struct {
 	TransitionPass string
 }
 
+// ProgressOf reads the Progress of a decoded status ConfigMap; nil is no
+// ConfigMap (a fresh install). It is the one reading of the status that
+// plan --status/--live, status --to, reconcile --to and the controller's
+// gate place a cluster from.
+func ProgressOf(cm *status.Status) Progress {
+	if cm == nil {
+		return Progress{}
+	}
+	pr := Progress{Found: true, TransitionFrom: cm.TransitionFrom, TransitionPass: cm.TransitionPass}
+	pr.Installed, _, _ = cm.Release()
+	pr.Pending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
+	return pr
+}
+
 // Position is where a cluster stands in the plan to a target release.
 type Position struct {
 	Target string `json:"target"`
@@ -33,6 +48,10 @@ type Position struct {
 	// transition_from and transition_pass).
 	PassesDone int  `json:"passesDone"`
 	PassKnown  bool `json:"passKnown"`
+	// PassPending is true when the status asks for a further pass of the
+	// hop it is in (additional_reconciliation_required: "true"), placed or
+	// not.
+	PassPending bool `json:"passPending"`
 	// Next is the pass to run next; nil when the transition is done or
 	// cannot be placed.
 	Next *Pass `json:"next,omitempty"`
@@ -40,72 +59,118 @@ type Position struct {
 	Summary string `json:"summary"`
 }
 
-// Locate places a cluster in the plan to target: not started (the status
-// names an older release), in the middle of a hop (the status names the
-// hop's release, asks for another pass and records which pass completed),
-// or done. It returns an error only when no plan can be computed.
+// Locate places a cluster in the plan to the target in.To: not started
+// (the status names an older release), in the middle of a hop (the status
+// names the hop's release, asks for another pass and records which pass
+// completed), or done. It is Compute with in.Progress set to pr, so that
+// plan --status, status --to, reconcile --to and the controller's gate
+// read the same pass as next. It returns an error only when no plan can be
+// computed.
 func Locate(in Input, pr Progress) (*Position, error) {
 	target := in.To
-	pos := &Position{Target: target.String()}
 	switch {
 	case !pr.Found:
-		pos.Summary = fmt.Sprintf("fresh install: nothing to upgrade to %s from; a fresh install of %s takes no transition pass", target, target)
-		return pos, nil
+		return &Position{Target: target.String(), Summary: fmt.Sprintf("fresh install: nothing to upgrade to %s from; a fresh install of %s takes no transition pass", target, target)}, nil
 	case pr.Installed.IsZero():
-		pos.Summary = "the status does not say which release is installed; give plan --from to see the passes"
-		return pos, nil
+		return &Position{Target: target.String(), Summary: "the status does not say which release is installed; give plan --from to see the passes"}, nil
 	}
-	inHop := pr.Installed.CompareMinor(target) == 0
-	in.From = pr.Installed
-	if inHop && pr.Pending {
-		from, ok := parseOK(pr.TransitionFrom)
-		if !ok || pr.TransitionPass == "" {
-			pos.Summary = fmt.Sprintf("a further pass to %s is pending, but the status records no transition_from/transition_pass: the pass cannot be placed", target)
-			return pos, nil
-		}
-		in.From = from
-	}
+	in.Progress = &pr
 	p, err := Compute(in)
 	if err != nil {
 		return nil, err
 	}
-	pos.Route, pos.Passes, pos.PassKnown = p.Route, len(p.Passes), true
+	return p.Position, nil
+}
+
+// startOf is the release the plan of a cluster whose status says pr starts
+// from: transition_from while a further pass of a hop is pending (the hop's
+// first pass has already run, so the plan must count it), else the
+// installed release. placeable is false when a pass is pending and the
+// status lacks the keys that place it.
+func startOf(pr Progress) (from skew.Version, key string, placeable bool) {
+	if !pr.Pending {
+		return pr.Installed, "", true
+	}
+	v, ok := parseOK(pr.TransitionFrom)
+	if !ok || pr.TransitionPass == "" {
+		return pr.Installed, "", false
+	}
+	return v, status.KeyTransitionFrom, true
+}
+
+// place sets p.Position from what the status says, pr, on the plan computed
+// from startOf(pr).
+func (p *Plan) place(pr Progress, placeable bool) {
+	target := p.To.Release
+	pos := &Position{Target: target, Route: p.Route, Passes: len(p.Passes), PassKnown: true, PassPending: pr.Pending}
+	p.Position = pos
+	onTarget := pr.Installed.CompareMinor(skew.MustParse(target)) == 0
 	switch {
-	case inHop && !pr.Pending:
+	case !placeable:
+		pos.PassKnown, pos.Route, pos.Passes = false, nil, 0
+		pos.Summary = fmt.Sprintf("a further pass of the hop to %s is pending, but the status records no %s/%s: the pass cannot be placed", pr.Installed.Short(), status.KeyTransitionFrom, status.KeyTransitionPass)
+		return
+	case !pr.Pending && onTarget:
 		pos.PassesDone = pos.Passes
 		pos.Summary = fmt.Sprintf("done: the cluster is on %s and no pass is pending", target)
 		if pos.Passes == 0 {
 			pos.Summary = fmt.Sprintf("done: the cluster is on %s", target)
 		}
-		return pos, nil
-	case inHop:
+		return
+	case pr.Pending:
+		// The plan starts at transition_from: its first hop is the one the
+		// cluster is in, and transition_pass of its passes are done.
 		k, ok := atoiOK(pr.TransitionPass)
-		hopStart := len(p.Passes) - lastHopPasses(p)
-		if !ok || k < 1 || hopStart+k >= len(p.Passes) {
+		hopPasses := 0
+		if len(p.Passes) > 0 {
+			hopPasses = p.Passes[0].HopPasses
+		}
+		switch {
+		case len(p.Route) < 2 || skew.MustParse(p.Route[1]).CompareMinor(pr.Installed) != 0:
+			pos.PassKnown = false
+			pos.Summary = fmt.Sprintf("the status says the cluster is in the hop from %s to %s, which the plan to %s (route %s) does not take: finish that hop first (plan --to %s)", pr.TransitionFrom, pr.Installed.Short(), target, routeText(p.Route), pr.Installed.Short())
+			return
+		case !ok || k < 1 || k >= hopPasses:
 			pos.PassKnown = false
 			pos.Summary = fmt.Sprintf("the status says pass %q of the hop from %s completed, which the plan to %s does not have", pr.TransitionPass, pr.TransitionFrom, target)
-			return pos, nil
+			return
 		}
-		pos.PassesDone = hopStart + k
+		pos.PassesDone = k
 	}
-	if pos.PassesDone < len(p.Passes) {
-		next := p.Passes[pos.PassesDone]
-		pos.Next = &next
-		how := "upgrade the sylva-units HelmRelease to Sylva " + next.Release
-		if next.Trigger == TriggerReconciliation {
-			how = "an additional reconciliation of sylva-units"
-		}
-		pos.Summary = fmt.Sprintf("pass %d of %d done; next: pass %d, %s: control plane %s → %s, k8s_version_short %s", pos.PassesDone, pos.Passes, next.Index, how, next.ControlPlane.From, next.ControlPlane.To, next.Values.K8sVersionShort)
+	if pos.PassesDone >= len(p.Passes) {
+		pos.PassKnown = false
+		pos.Summary = fmt.Sprintf("no pass is planned from %s to %s (see the findings)", pr.Installed.Short(), target)
+		return
 	}
-	return pos, nil
+	next := p.Passes[pos.PassesDone]
+	pos.Next = &next
+	how := "upgrade the sylva-units HelmRelease to Sylva " + next.Release
+	if next.Trigger == TriggerReconciliation {
+		how = "an additional reconciliation of sylva-units"
+	}
+	pos.Summary = fmt.Sprintf("pass %d of %d done; next: pass %d, %s: control plane %s → %s, k8s_version_short %s", pos.PassesDone, pos.Passes, next.Index, how, next.ControlPlane.From, next.ControlPlane.To, next.Values.K8sVersionShort)
 }
 
-// lastHopPasses is the number of passes of the plan's last hop.
-func lastHopPasses(p *Plan) int {
-	if len(p.Passes) == 0 {
-		return 0
+// midway reports a plan whose cluster has run some of its passes and has
+// one pending.
+func (p *Plan) midway() bool {
+	return p.Position != nil && p.Position.Next != nil && p.Position.PassesDone > 0
+}
+
+// unplaced reports a plan whose status asks for a pass it cannot place.
+func (p *Plan) unplaced() bool {
+	return p.Position != nil && !p.Position.PassKnown
+}
+
+func routeText(route []string) string {
+	s := ""
+	for i, r := range route {
+		if i > 0 {
+			s += " → "
+		}
+		s += r
 	}
-	return p.Passes[len(p.Passes)-1].HopPasses
+	return s
 }
 
 // parseOK and atoiOK read status values whose being malformed is an

@@ -1,6 +1,7 @@
 package planner_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -32,6 +33,16 @@ func TestLocate(t *testing.T) {
 			"after pass 2 of 1.5 → 1.7 the third pass comes next", "1.7",
 			planner.Progress{Found: true, Installed: skew.MustParse("1.7"), Pending: true, TransitionFrom: "1.5", TransitionPass: "2"},
 			2, 3, true, "1.35", "pass 2 of 3 done",
+		},
+		{
+			"a cluster in the hop to 1.6 goes on through 1.6 on its way to 1.7", "1.7",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
+			1, 4, true, "1.33", "pass 1 of 4 done",
+		},
+		{
+			"a transition_pass the hop does not have cannot be placed", "1.6",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "2"},
+			0, 2, false, "", "does not have",
 		},
 		{
 			"a settled cluster is done", "1.6",
@@ -67,6 +78,60 @@ func TestLocate(t *testing.T) {
 			}
 			if !strings.Contains(pos.Summary, tt.summaryHas) {
 				t.Errorf("summary %q does not contain %q", pos.Summary, tt.summaryHas)
+			}
+		})
+	}
+}
+
+// TestPlanFromAHalfDoneTransition: a plan whose source release is read
+// from a status that asks for a further pass counts the passes done and
+// says the next one is pending; it never reads as already on the target.
+func TestPlanFromAHalfDoneTransition(t *testing.T) {
+	tests := []struct {
+		name     string
+		pr       planner.Progress
+		from     string
+		done     int
+		nextHas  string
+		sameRel  bool
+		position string
+	}{
+		{
+			"pass 1 of 2 done on the way to 1.6", planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
+			"1.4", 1, "pass 2 of 2 is pending", false, "assessed",
+		},
+		{
+			"a finished transition is already on 1.6", planner.Progress{Found: true, Installed: skew.MustParse("1.6"), TransitionFrom: "1.4", TransitionPass: "2"},
+			"1.6", 0, "nothing to do", true, "assessed",
+		},
+		{
+			"a pending pass without transition keys is not judged", planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true},
+			"1.6", 0, "cannot be placed", false, "not-assessed",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pr := tt.pr
+			p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: pr.Installed, To: skew.MustParse("1.6"), Progress: &pr, AsOf: asOf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.From.Release != tt.from {
+				t.Errorf("plan from %s, want %s", p.From.Release, tt.from)
+			}
+			if p.Position == nil || p.Position.PassesDone != tt.done {
+				t.Fatalf("Position = %+v, want %d passes done", p.Position, tt.done)
+			}
+			if !strings.Contains(p.Next, tt.nextHas) {
+				t.Errorf("Next = %q, want it to contain %q", p.Next, tt.nextHas)
+			}
+			same := slices.ContainsFunc(p.Findings, func(f planner.Finding) bool { return f.Code == planner.CodeSameRelease })
+			if same != tt.sameRel {
+				t.Errorf("same-release finding = %v, want %v", same, tt.sameRel)
+			}
+			i := slices.IndexFunc(p.Checks, func(c planner.Check) bool { return c.Name == "position" })
+			if i < 0 || string(p.Checks[i].Status) != tt.position {
+				t.Errorf("checks %+v: want position %s", p.Checks, tt.position)
 			}
 		})
 	}

@@ -34,6 +34,11 @@ type Input struct {
 	// header here, and drives calendar rules.
 	AsOf        time.Time
 	ToolVersion string
+	// Progress is what the status ConfigMap says, when the source release
+	// was read from it: while a further pass of a hop is pending the plan
+	// starts at transition_from (From is ignored) and its Position says
+	// which passes are done. nil plans from From with nothing done.
+	Progress *Progress
 	// Observed is what an inventory saw running; nil plans from the catalog.
 	Observed *Observed
 	// Suppressions silence findings until they expire.
@@ -122,6 +127,9 @@ type Plan struct {
 	Score      int                 `json:"score"`
 	// Gate is what the gate decided with the plan's GateOptions.
 	Gate Gate `json:"gate"`
+	// Position is where the cluster stands in the plan, when Input.Progress
+	// was given (the source release read from the status).
+	Position *Position `json:"position,omitempty"`
 	// Next is the next command or action for the operator.
 	Next string `json:"next"`
 }

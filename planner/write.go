@@ -84,6 +84,15 @@ func cpCell(c VersionChange) string {
 	return s
 }
 
+// passCell is the pass number, marked done when the cluster's status says
+// it completed.
+func (p *Plan) passCell(ps Pass) string {
+	if p.Position != nil && p.Position.PassKnown && ps.Index <= p.Position.PassesDone {
+		return fmt.Sprintf("%d (done)", ps.Index)
+	}
+	return fmt.Sprint(ps.Index)
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -108,11 +117,14 @@ func (s ExpectedStatus) pairs() string {
 func (p *Plan) WriteTable(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s\n%s\n\n", p.title(), p.header())
+	if p.Position != nil {
+		fmt.Fprintf(bw, "Cluster: %s\n\n", p.Position.Summary)
+	}
 	if len(p.Passes) > 0 {
 		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "PASS\tRELEASE\tTRIGGER\tCONTROL PLANE\tWORKERS\tLONGHORN\tNEXT PASS")
 		for _, ps := range p.Passes {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", ps.Index, ps.Release, ps.Trigger, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn), yesNo(ps.RequestsAnotherPass))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.passCell(ps), ps.Release, ps.Trigger, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn), yesNo(ps.RequestsAnotherPass))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -166,6 +178,9 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# %s\n\n", p.title())
 	fmt.Fprintf(bw, "%s\n\n", p.header())
+	if p.Position != nil {
+		fmt.Fprintf(bw, "**Cluster:** %s\n\n", p.Position.Summary)
+	}
 	fmt.Fprintf(bw, "**Verdict: %s** (score %d) — %s\n\n", strings.ToUpper(string(p.Verdict)), p.Score, p.Summary.Line)
 	if g := p.gateLine(); g != "" {
 		fmt.Fprintf(bw, "**%s**\n\n", g)

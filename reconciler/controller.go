@@ -29,7 +29,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -68,11 +67,13 @@ type ControllerOptions struct {
 	// GracefulShutdownTimeout bounds the wait for running reconciles on
 	// stop; 30s when zero.
 	GracefulShutdownTimeout time.Duration
-	// Gate, when set, plans the upgrade from the release a namespace's
-	// status ConfigMap says is installed; the controller exports the plan's
-	// verdict gauges (sylva_planner_upgrade_blocked, …) per namespace. A nil
-	// plan (the release cannot be planned) clears them.
-	Gate func(installed skew.Version) *planner.Plan
+	// Gate, when set, plans the upgrade from what a namespace's status
+	// ConfigMap says (planner.ProgressOf: the installed release, or the
+	// start of the hop whose further pass is pending, as plan --status
+	// reads it); the controller exports the plan's verdict gauges
+	// (sylva_planner_upgrade_blocked, …) per namespace. A nil plan (the
+	// release cannot be planned) clears them.
+	Gate func(planner.Progress) *planner.Plan
 }
 
 // Controller requests the sylva-units passes of the watched namespaces:
@@ -285,8 +286,10 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	pendingPasses.Set(float64(len(c.pending)))
 	if c.opts.Gate != nil {
 		var p *planner.Plan
-		if v, _, ok := res.Snapshot.Input.Observation.ConfigMap.Release(); ok {
-			p = c.opts.Gate(v)
+		if cm := res.Snapshot.Input.Observation.ConfigMap; cm != nil {
+			if _, _, ok := cm.Release(); ok {
+				p = c.opts.Gate(planner.ProgressOf(cm))
+			}
 		}
 		setGateGauges(req.Namespace, p)
 	}

@@ -142,6 +142,16 @@ type Transition struct {
 	NextValues map[string]string `json:"nextValues,omitempty"`
 }
 
+// Line is the transition in one line, as status and reconcile print it:
+// "Transition to 1.6 (route 1.4 → 1.6): pass 1 of 2 done; next: …".
+func (t *Transition) Line() string {
+	s := "Transition to " + t.Target
+	if len(t.Route) > 0 {
+		s += " (route " + strings.Join(t.Route, " → ") + ")"
+	}
+	return s + ": " + t.Summary
+}
+
 // Interpret decides what obs means. It never fails: what cannot be told is
 // said in the Report (Progress unknown, Reasons, Findings).
 func Interpret(obs Observation) Report {

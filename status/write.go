@@ -72,11 +72,7 @@ func (r Report) WriteTable(w io.Writer) error {
 	}
 
 	if t := r.Transition; t != nil {
-		ew.printf("\nTransition to %s", t.Target)
-		if len(t.Route) > 0 {
-			ew.printf(" (route %s)", strings.Join(t.Route, " → "))
-		}
-		ew.printf(": %s\n", t.Summary)
+		ew.printf("\n%s\n", t.Line())
 		keys := make([]string, 0, len(t.NextValues))
 		for k := range t.NextValues {
 			keys = append(keys, k)

@@ -107,7 +107,7 @@ func controllerAction(c *cli.Context) error {
 }
 
 // newController builds the controller of the command line's options.
-func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger, contextName string, gate func(skew.Version) *planner.Plan) (*reconciler.Controller, error) {
+func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger, contextName string, gate func(planner.Progress) *planner.Plan) (*reconciler.Controller, error) {
 	return reconciler.NewController(cfg, reconciler.ControllerOptions{
 		Namespace:               ns,
 		HelmRelease:             c.String("helmrelease"),
@@ -125,7 +125,7 @@ func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger,
 
 // controllerGate plans, for --to, the upgrade from a namespace's installed
 // release; nil without --to.
-func controllerGate(c *cli.Context) (func(skew.Version) *planner.Plan, error) {
+func controllerGate(c *cli.Context) (func(planner.Progress) *planner.Plan, error) {
 	to := c.String("to")
 	if to == "" {
 		return nil, nil
@@ -138,8 +138,8 @@ func controllerGate(c *cli.Context) (func(skew.Version) *planner.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return func(installed skew.Version) *planner.Plan {
-		p, err := planner.Compute(planner.Input{Catalog: cat, From: installed, To: target, AsOf: time.Now().UTC(), ToolVersion: version, FromSource: string(status.SourceSylvaRelease)})
+	return func(pr planner.Progress) *planner.Plan {
+		p, err := planner.Compute(planner.Input{Catalog: cat, To: target, Progress: &pr, AsOf: time.Now().UTC(), ToolVersion: version, FromSource: string(status.SourceSylvaRelease)})
 		if err != nil {
 			return nil
 		}

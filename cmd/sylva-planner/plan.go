@@ -81,7 +81,7 @@ func planInputOf(c *cli.Context, cat *catalog.Catalog) (planner.Input, error) {
 func gateFlags() []cli.Flag {
 	return append(append(planFlags(), liveFlags()...),
 		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets)", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
-		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (when --from is not given)", TakesFile: true},
+		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (when --from is not given); a further pass it asks for is planned from where its hop started, with the passes done marked", TakesFile: true},
 		liveFlag("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
 		kubeconfigFlag(),
 		namespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace),

@@ -29,6 +29,10 @@ func reconcileCommand() *cli.Command {
 			"decided and why: triggered, nothing requested, already handled, waiting, suspended.\n\n" +
 			"--wait follows the pass until helm-controller handled it and the status ConfigMap was rewritten,\n" +
 			"then goes on with every further pass, showing progress on stderr.\n\n" +
+			"--to RELEASE also says which pass of the plan to RELEASE the request is, read from the status\n" +
+			"as status --to and plan --status read it.\n\n" +
+			"Offline, --file FILE --dry-run decides from `kubectl get cm,kustomizations,helmreleases -o yaml`\n" +
+			"of the release namespace instead of a cluster, and changes nothing.\n\n" +
 			"Exit codes: 0 triggered or nothing to do; 1 operational error (unreachable cluster, missing or\n" +
 			"malformed objects); 2 the wait failed or timed out.\n\n" +
 			"Example: sylva-planner reconcile -n sylva-system --wait --timeout 2h",
@@ -37,6 +41,10 @@ func reconcileCommand() *cli.Command {
 			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.BoolFlag{Name: "dry-run", Usage: "decide and say what would be done, change nothing"},
+			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "decide from the ConfigMap, Kustomization and HelmRelease in `FILE` (a List; - for standard input) instead of a cluster; needs --dry-run", TakesFile: true},
+			&cli.StringFlag{Name: "to", Usage: "also say which pass of the plan to `RELEASE` is requested (as status --to)", EnvVars: []string{"SYLVA_PLANNER_TO"}},
+			asOfFlag(),
+			catalogFlag(),
 			&cli.BoolFlag{Name: "wait", Usage: "follow each requested pass to its end, and the passes after it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DURATION` (exit 2)", Value: 2 * time.Hour},
 			&cli.DurationFlag{Name: "poll-interval", Usage: "time between two reads while waiting", Value: reconciler.DefaultInterval, Hidden: true},
@@ -49,9 +57,14 @@ func reconcileCommand() *cli.Command {
 
 type reconcileOptions struct {
 	namespace, helmRelease string
-	kubeconfig, context    string
-	dryRun, wait           bool
-	timeout, interval      time.Duration
+	// file is the offline input (--file); empty for a live cluster.
+	file string
+	// locate places the cluster in the plan to --to from the status it
+	// read; nil without --to.
+	locate              func(*status.Status) (*status.Transition, error)
+	kubeconfig, context string
+	dryRun, wait        bool
+	timeout, interval   time.Duration
 	// output is the format of the decisions: the table prints each as it
 	// is made, JSON and YAML one document once the command is done.
 	output   format
@@ -66,6 +79,9 @@ type reconcileDocument struct {
 	HelmRelease string                `json:"helmRelease"`
 	DryRun      bool                  `json:"dryRun"`
 	Decisions   []reconciler.Decision `json:"decisions"`
+	// Transition is where the cluster stands in the plan to --to, from the
+	// status read for the first decision; absent without --to.
+	Transition *status.Transition `json:"transition,omitempty"`
 }
 
 func reconcileAction(c *cli.Context) error {
@@ -84,6 +100,16 @@ func reconcileAction(c *cli.Context) error {
 	if o.wait && o.timeout <= 0 {
 		return usageError(c, fmt.Errorf("--timeout %s: want a positive duration such as 2h", o.timeout), true)
 	}
+	if o.file = c.String("file"); o.file != "" {
+		switch {
+		case !o.dryRun:
+			return usageError(c, errors.New("--file decides from a file and cannot patch it: add --dry-run"), true)
+		case o.wait:
+			return usageError(c, errors.New("--wait follows a cluster; it does not go with --file"), true)
+		case o.kubeconfig != "" || o.context != "":
+			return usageError(c, errors.New("give either --file or --kubeconfig/--context, not both"), true)
+		}
+	}
 	cat, err := loadCatalog(c)
 	if err != nil {
 		return withCode(exitError, err)
@@ -91,8 +117,48 @@ func reconcileAction(c *cli.Context) error {
 	if o.metadata, err = metadataOf(c, cat); err != nil {
 		return withCode(exitError, err)
 	}
+	if to := c.String("to"); to != "" {
+		o.locate = func(cm *status.Status) (*status.Transition, error) { return transition(c, to, cm) }
+	}
 	o.output = outputOf(c)
+	if o.file != "" {
+		return reconcileFile(c.Context, envOf(c), o)
+	}
 	return runReconcile(c.Context, envOf(c), o)
+}
+
+// reconcileFile decides, as a dry run, from the objects of a file: the
+// decision reconcile would take on a cluster holding them.
+func reconcileFile(ctx context.Context, e *env, o reconcileOptions) error {
+	obs, err := statusSource(e, statusOptions{file: o.file, helmRelease: o.helmRelease, namespace: o.namespace}).Observation(ctx)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	if obs.Namespace == "" {
+		obs.Namespace = o.namespace
+	}
+	r := reconciler.Result{Decision: reconciler.Decide(reconciler.Input{Observation: obs})}
+	doc := reconcileDocument{Header: envelope.NewHeader("Reconciliation", o.metadata), Namespace: o.namespace, HelmRelease: o.helmRelease, DryRun: true, Decisions: []reconciler.Decision{}}
+	if o.locate != nil {
+		if doc.Transition, err = o.locate(obs.ConfigMap); err != nil {
+			return withCode(exitError, err)
+		}
+	}
+	if out := r.Decision.Outcome; out == reconciler.OutcomeMissing || out == reconciler.OutcomeInvalid {
+		return withCode(exitError, fmt.Errorf("--file %s: %s", o.file, r.Decision))
+	}
+	if o.output == formatJSON || o.output == formatYAML {
+		doc.Decisions = append(doc.Decisions, r.Decision)
+		if err := documentWriters(nil, doc)[o.output](e.stdout); err != nil {
+			return withCode(exitError, fmt.Errorf("write the result: %w", err))
+		}
+		return nil
+	}
+	printDecision(e.stdout, e.stderr, r, true)
+	if doc.Transition != nil {
+		fmt.Fprintln(e.stdout, doc.Transition.Line())
+	}
+	return nil
 }
 
 func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
@@ -123,13 +189,28 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 		defer cancel()
 	}
 	doc := reconcileDocument{Header: envelope.NewHeader("Reconciliation", o.metadata), Namespace: o.namespace, HelmRelease: o.helmRelease, DryRun: o.dryRun, Decisions: []reconciler.Decision{}}
-	onDecision := func(r reconciler.Result) { printDecision(e.stdout, e.stderr, r, o.dryRun) }
+	var locateErr error
+	locate := func(r reconciler.Result) {
+		if o.locate == nil || doc.Transition != nil || locateErr != nil {
+			return
+		}
+		doc.Transition, locateErr = o.locate(r.Snapshot.Input.Observation.ConfigMap)
+	}
+	onDecision := func(r reconciler.Result) {
+		printDecision(e.stdout, e.stderr, r, o.dryRun)
+		if doc.Transition == nil && locateErr == nil && o.locate != nil {
+			if locate(r); doc.Transition != nil {
+				fmt.Fprintln(e.stdout, doc.Transition.Line())
+			}
+		}
+	}
 	if o.output == formatJSON || o.output == formatYAML {
 		onDecision = func(r reconciler.Result) {
 			// The decisions the table would print, into the document;
 			// warnings still go to stderr.
 			if d := r.Decision; d.Outcome != reconciler.OutcomeMissing && d.Outcome != reconciler.OutcomeInvalid {
 				doc.Decisions = append(doc.Decisions, d)
+				locate(r)
 			}
 			printDecision(io.Discard, e.stderr, r, o.dryRun)
 		}
@@ -151,6 +232,9 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 		if werr := documentWriters(nil, doc)[o.output](e.stdout); werr != nil {
 			return withCode(exitError, fmt.Errorf("write the result: %w", werr))
 		}
+	}
+	if err == nil && locateErr != nil {
+		return withCode(exitError, locateErr)
 	}
 	switch {
 	case err == nil:

@@ -105,13 +105,7 @@ func transition(c *cli.Context, to string, cm *status.Status) (*status.Transitio
 	if err != nil {
 		return nil, err
 	}
-	pr := planner.Progress{Found: cm != nil}
-	if cm != nil {
-		pr.Installed, _, _ = cm.Release()
-		pr.Pending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
-		pr.TransitionFrom, pr.TransitionPass = cm.TransitionFrom, cm.TransitionPass
-	}
-	pos, err := planner.Locate(planner.Input{Catalog: cat, To: target, AsOf: asOf, ToolVersion: version}, pr)
+	pos, err := planner.Locate(planner.Input{Catalog: cat, To: target, AsOf: asOf, ToolVersion: version}, planner.ProgressOf(cm))
 	if err != nil {
 		return nil, fmt.Errorf("--to %s: %w", to, err)
 	}
