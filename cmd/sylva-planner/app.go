@@ -79,6 +79,13 @@ type env struct {
 	// as and asGroups are impersonated by every request (--as, --as-group).
 	as       string
 	asGroups []string
+	// args is the command line the run was given, which a budgeted
+	// command hands to its child.
+	args []string
+	// child runs the commands that declare the render budget (budgeted)
+	// in a child process; nil runs them in this process (the child itself,
+	// in-process tests).
+	child budgetRunner
 }
 
 // restConfig is the one kubeconfig rule of every command (kube.RESTConfig
@@ -157,6 +164,7 @@ func newEnv(dir string, stdout, stderr io.Writer, getenv func(string) string) *e
 // an operational error (1, one line), never a gate code.
 func runEnv(ctx context.Context, e *env, args []string) (code int) {
 	stdout, stderr := e.stdout, e.stderr
+	e.args = args
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "sylva-planner: internal error: %v\n", strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
@@ -248,7 +256,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	withConnectionFlags(app.Commands)
 	withOutputEnv(app.Commands)
 	withOneStdin(app.Commands)
-	withRenderFlags(app.Commands)
 	return app
 }
 

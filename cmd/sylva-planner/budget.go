@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -17,97 +20,271 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 )
 
-// The values commands run templates from their input, which may loop,
-// recurse or allocate without end; Helm's engine cannot be interrupted. So
-// they run in a child process of the same binary with a budget: a stack
-// limit, an address-space limit (--render-memory) and a deadline
-// (--render-timeout). Any crash of the child (a Go runtime fatal error
-// exits 2, which is also the code for "blocked") is mapped to exit 1 with
-// one line; the child reports its own exit codes shifted by childCodeBase
-// so that the two cannot be confused.
+// The commands that run chart or user templates run templates from their
+// input, which may loop, recurse or allocate without end, and Helm's engine
+// cannot be interrupted. Each such command declares it with budgeted (and
+// carries renderFlags): it then runs in a child process of the same binary
+// within a render budget, while the parent watches it.
+//
+//   - Memory: the parent reads the child's resident set size every
+//     rssPollInterval and kills it beyond --render-memory. The child sets a
+//     soft memory limit (debug.SetMemoryLimit) below the budget, so its
+//     collector works harder before the budget is reached. Address space is
+//     not limited: a Go program reserves several times what it uses, and a
+//     limit on it killed valid renders of the real chart.
+//   - Time: the parent kills the child after --render-timeout (wall time).
+//   - Stack: the child's goroutine stacks are limited to childMaxStack, so a
+//     template that includes itself ends in a second.
+//
+// The child dies with the parent (on Linux). Any crash of the child (a Go
+// runtime fatal error exits 2, which is also the code for "blocked") is
+// mapped to exit 1 with one line; the child reports its own exit codes
+// shifted by childCodeBase so that the two cannot be confused.
 
 const (
-	// renderChildEnv marks the child and carries its memory limit in bytes.
+	// renderChildEnv marks the child and carries its memory budget in bytes.
 	renderChildEnv = "SYLVA_PLANNER_RENDER_CHILD"
 	// childCodeBase is added to the child's exit code.
 	childCodeBase = 64
 	// childMaxStack bounds the goroutine stack of the child: a template
-	// that includes itself overflows it in a second, not after 1 GB.
+	// that includes itself overflows it in a second, not after gigabytes.
 	childMaxStack = 64 << 20
 
-	defaultRenderTimeout = 60 * time.Second
-	defaultRenderMemory  = int64(2 << 30)
+	// defaultRenderMemory is 4 GiB of resident memory. One render of the
+	// real sylva-units chart peaks at 150–650 MB (helm template of the same
+	// case at 420–650 MiB), so a valid render stays far below it, while a
+	// template that allocates without end reaches it in seconds.
+	defaultRenderMemory = int64(4 << 30)
+	// defaultRenderTimeout is 10 minutes of wall time. The longest valid
+	// run measured, values check --chart of a three-pass plan on a busy
+	// two-core machine, took about 5 minutes; a run takes longer on a
+	// loaded machine, not because of the chart. A template that recurses
+	// or allocates without end is stopped by the stack or memory budget
+	// long before; only a loop that does neither runs until the timeout.
+	defaultRenderTimeout = 10 * time.Minute
+
+	// rssPollInterval is how often the parent reads the child's resident
+	// memory: a few microseconds per read; a template allocating as fast
+	// as the machine allows goes at most a few hundred MB past the budget
+	// before it is killed.
+	rssPollInterval = 25 * time.Millisecond
+	// crashCaptureLimit bounds the crash report kept from the child.
+	crashCaptureLimit = 64 << 10
 )
 
-// renderFlags are --render-timeout and --render-memory, which the parent
-// reads from the arguments (renderBudget) before the child parses them.
+// renderFlags are --render-memory and --render-timeout, carried by every
+// command that declares the budget with budgeted.
 func renderFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.DurationFlag{Name: "render-timeout", Usage: "stop rendering templates after `DURATION` (exit 1)", Value: defaultRenderTimeout, EnvVars: []string{"SYLVA_PLANNER_RENDER_TIMEOUT"}},
-		&cli.StringFlag{Name: "render-memory", Usage: "address space `SIZE` the template render may use (bytes, or with MiB, GiB; exit 1 beyond)", Value: fileio.FormatSize(defaultRenderMemory), EnvVars: []string{"SYLVA_PLANNER_RENDER_MEMORY"}},
+		&cli.StringFlag{Name: "render-memory", Usage: "resident memory `SIZE` the template render may use (bytes, or with MiB, GiB); beyond it the render is stopped, exit 1", Value: fileio.FormatSize(defaultRenderMemory), EnvVars: []string{"SYLVA_PLANNER_RENDER_MEMORY"}},
+		&cli.DurationFlag{Name: "render-timeout", Usage: "wall time the template render may take; beyond it the render is stopped, exit 1 (generous: a slow machine, not a wrong chart, is the usual reason to raise it)", Value: defaultRenderTimeout, EnvVars: []string{"SYLVA_PLANNER_RENDER_TIMEOUT"}},
 	}
 }
 
-// withRenderFlags adds the render budget flags to the values commands.
-func withRenderFlags(cmds []*cli.Command) {
-	for _, cmd := range cmds {
-		if cmd.Name != "values" {
-			continue
+// budget is the render budget of one run.
+type budget struct {
+	// memory is the resident memory the child may use, in bytes.
+	memory int64
+	// timeout is the wall time the child may take.
+	timeout time.Duration
+}
+
+// budgetOf reads the budget from the command's flags.
+func budgetOf(c *cli.Context) (budget, error) {
+	mem, err := fileio.ParseSize(c.String("render-memory"))
+	if err != nil {
+		return budget{}, fmt.Errorf("--render-memory: %w", err)
+	}
+	d := c.Duration("render-timeout")
+	if d <= 0 {
+		return budget{}, fmt.Errorf("--render-timeout %s: give a positive duration such as 10m", d)
+	}
+	return budget{memory: mem, timeout: d}, nil
+}
+
+// budgeted declares that action runs chart or user templates: when when
+// is nil or true for the run, and the process may start a budgeted child
+// (env.child is set: the main process, not the child itself nor an
+// in-process test), the whole command runs in that child, with the same
+// arguments, within the budget of its flags. The command must carry
+// renderFlags.
+func budgeted(action cli.ActionFunc, when func(*cli.Context) bool) cli.ActionFunc {
+	return func(c *cli.Context) error {
+		e := envOf(c)
+		if e.child == nil || (when != nil && !when(c)) {
+			return action(c)
 		}
-		for _, sub := range cmd.Subcommands {
-			if sub.Name == "render" || sub.Name == "check" {
-				sub.Flags = append(sub.Flags, renderFlags()...)
+		b, err := budgetOf(c)
+		if err != nil {
+			return withCode(exitError, err)
+		}
+		return e.child.run(c.Context, e, b)
+	}
+}
+
+// budgetRunner runs a command line within a render budget.
+type budgetRunner interface {
+	// run runs the command line of e (e.args) within b and returns what
+	// the command returns.
+	run(ctx context.Context, e *env, b budget) error
+}
+
+// childRunner starts this binary again as a budgeted child and watches it.
+type childRunner struct {
+	// exe is this binary, err why it is unknown.
+	exe string
+	err error
+	// environ is the environment of the child, without renderChildEnv.
+	environ []string
+	// poll is how often the child's resident memory is read.
+	poll time.Duration
+	// rss reads the resident memory of a process (residentBytes).
+	rss func(pid int) (int64, error)
+}
+
+// newChildRunner is the runner of the main process.
+func newChildRunner() *childRunner {
+	exe, err := os.Executable()
+	return &childRunner{exe: exe, err: err, environ: os.Environ(), poll: rssPollInterval, rss: residentBytes}
+}
+
+// verdict is how a watched child ended.
+type verdict int
+
+const (
+	// verdictExited: the child exited by itself (or crashed).
+	verdictExited verdict = iota
+	// verdictMemory: its resident memory went past the budget.
+	verdictMemory
+	// verdictTime: it ran past the timeout.
+	verdictTime
+	// verdictStopped: the work was cancelled (a signal).
+	verdictStopped
+)
+
+// watch waits for the first of: the child exits (done is closed), its
+// resident memory read at a tick exceeds limit, the deadline, stop. A
+// child that has exited wins over the others; a failed read (the child
+// just exited, or no /proc) is not a verdict.
+func watch(done <-chan struct{}, tick, deadline <-chan time.Time, stop <-chan struct{}, rss func() (int64, error), limit int64) verdict {
+	for {
+		select {
+		case <-done:
+			return verdictExited
+		case <-stop:
+			return verdictStopped
+		case <-deadline:
+			if exited(done) {
+				return verdictExited
+			}
+			return verdictTime
+		case <-tick:
+			if n, err := rss(); err == nil && n > limit && !exited(done) {
+				return verdictMemory
 			}
 		}
 	}
 }
 
-// commandOf is the command word of args (after the global flags).
-func commandOf(args []string) string {
-	for i := 1; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--max-input-size":
-			i++
-		case strings.HasPrefix(a, "-"):
-		default:
-			return a
-		}
+func exited(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
 	}
-	return ""
 }
 
-// flagValue is the last value of --name in args ("--name v" or
-// "--name=v"), else the environment variable env.
-func flagValue(args []string, name, env string) string {
-	v := os.Getenv(env)
-	for i, a := range args {
-		switch {
-		case a == "--"+name && i+1 < len(args):
-			v = args[i+1]
-		case strings.HasPrefix(a, "--"+name+"="):
-			v = strings.TrimPrefix(a, "--"+name+"=")
-		}
-	}
-	return v
+// budgetError is a budget hit: which budget, its value and the flag that
+// raises it, in one line.
+type budgetError struct {
+	v verdict
+	b budget
 }
 
-// renderBudget reads the budget from args; a bad value is left to the
-// child's flag parsing, which reports it.
-func renderBudget(args []string) (time.Duration, int64) {
-	timeout, mem := defaultRenderTimeout, defaultRenderMemory
-	if d, err := time.ParseDuration(flagValue(args, "render-timeout", "SYLVA_PLANNER_RENDER_TIMEOUT")); err == nil && d > 0 {
-		timeout = d
+func (e *budgetError) Error() string {
+	if e.v == verdictMemory {
+		return fmt.Sprintf("the render used more than --render-memory %s of resident memory; raise it with --render-memory", fileio.FormatSize(e.b.memory))
 	}
-	if s := flagValue(args, "render-memory", "SYLVA_PLANNER_RENDER_MEMORY"); s != "" {
-		if n, err := fileio.ParseSize(s); err == nil {
-			mem = n
-		}
-	}
-	return timeout, mem
+	return fmt.Sprintf("the render took longer than --render-timeout %s; raise it with --render-timeout", e.b.timeout)
 }
 
-// startChild applies the child's budget, when this process is one.
+// run runs the command line of e in a child within b and returns what the
+// command returns: the child's own exit code (its messages already
+// written), or a budget hit or crash as one line, exit 1.
+func (r *childRunner) run(ctx context.Context, e *env, b budget) error {
+	if r.err != nil {
+		return withCode(exitError, fmt.Errorf("cannot start the render: %w", r.err))
+	}
+	stderr := &crashFilter{w: e.stderr}
+	cmd := &exec.Cmd{
+		Path:        r.exe,
+		Args:        e.args, // argv[0] too: it may make this the kubectl plugin
+		Env:         append(append([]string(nil), r.environ...), renderChildEnv+"="+strconv.FormatInt(b.memory, 10)),
+		Dir:         e.dir,
+		Stdin:       e.stdin,
+		Stdout:      e.stdout,
+		Stderr:      stderr,
+		SysProcAttr: childSysProcAttr(),
+		// The child is killed or exited; do not wait long for a stream
+		// that something else holds open.
+		WaitDelay: 5 * time.Second,
+	}
+	started := make(chan error, 1)
+	done := make(chan struct{})
+	var waitErr error
+	go func() {
+		// The child's parent-death signal is tied to the thread that
+		// starts it: keep this goroutine on that thread, and the thread
+		// alive, until the child has exited.
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		waitErr = cmd.Wait()
+		close(done)
+	}()
+	if err := <-started; err != nil {
+		return withCode(exitError, fmt.Errorf("cannot start the render: %w", err))
+	}
+	tick := time.NewTicker(r.poll)
+	defer tick.Stop()
+	deadline := time.NewTimer(b.timeout)
+	defer deadline.Stop()
+	pid := cmd.Process.Pid
+	v := watch(done, tick.C, deadline.C, ctx.Done(), func() (int64, error) { return r.rss(pid) }, b.memory)
+	if v != verdictExited {
+		_ = cmd.Process.Kill()
+		<-done // killed: the wait error says only that
+	}
+	stderr.flush()
+	switch v {
+	case verdictStopped:
+		return withCode(exitError, errors.New("interrupted"))
+	case verdictMemory, verdictTime:
+		return withCode(exitError, &budgetError{v: v, b: b})
+	case verdictExited:
+	}
+	code := cmd.ProcessState.ExitCode()
+	var ee *exec.ExitError
+	if (waitErr == nil || errors.As(waitErr, &ee)) && code >= childCodeBase && code <= childCodeBase+exitHeld {
+		return withCode(code-childCodeBase, nil)
+	}
+	cause := stderr.cause()
+	if cause == "" {
+		cause = cmd.ProcessState.String()
+	}
+	if strings.Contains(cause, "stack overflow") || strings.Contains(cause, "stack exceeds") {
+		return withCode(exitError, fmt.Errorf("the render crashed (%s): a template includes or calls itself without end (the render's stack is limited to %s)", cause, fileio.FormatSize(childMaxStack)))
+	}
+	return withCode(exitError, fmt.Errorf("the render crashed (%s)", cause))
+}
+
+// startChild applies the child's budget, when this process is one: the
+// stack limit and a soft memory limit below the memory budget.
 func startChild() (isChild bool) {
 	s := os.Getenv(renderChildEnv)
 	if s == "" {
@@ -115,69 +292,100 @@ func startChild() (isChild bool) {
 	}
 	debug.SetMaxStack(childMaxStack)
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
-		lim := syscall.Rlimit{Cur: uint64(n), Max: uint64(n)}
-		_ = syscall.Setrlimit(syscall.RLIMIT_AS, &lim)
+		debug.SetMemoryLimit(softMemoryLimit(n, debug.SetMemoryLimit(-1)))
 	}
 	return true
 }
 
-// runBudgeted runs args in a child process within the render budget and
-// returns the exit code; stop ends the child early (a signal).
-func runBudgeted(args []string, stop <-chan struct{}) int {
-	timeout, mem := renderBudget(args)
-	self, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "sylva-planner: cannot start the render: %v\n", err)
-		return exitError
-	}
-	cmd := exec.Command(self, args[1:]...)
-	cmd.Env = append(os.Environ(), renderChildEnv+"="+strconv.FormatInt(mem, 10))
-	cmd.Stdin, cmd.Stdout = os.Stdin, os.Stdout
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		fmt.Fprintf(os.Stderr, "sylva-planner: cannot start the render: %v\n", err)
-		return exitError
-	}
-	var waitErr error
-	done := make(chan struct{})
-	go func() { waitErr = cmd.Wait(); close(done) }()
-	var why string
-	select {
-	case <-done:
-		err = waitErr
-	case <-time.After(timeout):
-		_ = cmd.Process.Kill()
-		<-done // killed: the wait error says only that
-		why = fmt.Sprintf("the templates did not finish within --render-timeout %s: a template loops or recurses; raise --render-timeout if the values are right", timeout)
-	case <-stop:
-		_ = cmd.Process.Kill()
-		<-done // killed: the wait error says only that
-		why = "interrupted"
-	}
-	if why != "" {
-		fmt.Fprintf(os.Stderr, "sylva-planner: %s\n", why)
-		return exitError
-	}
-	code := cmd.ProcessState.ExitCode()
-	var ee *exec.ExitError
-	if (err == nil || errors.As(err, &ee)) && code >= childCodeBase && code <= childCodeBase+exitHeld {
-		_, _ = os.Stderr.Write(stderr.Bytes())
-		return code - childCodeBase
-	}
-	fmt.Fprintf(os.Stderr, "sylva-planner: the template render crashed (%s): a template recursed or allocated beyond the budget (--render-memory %s); fix the template, or raise --render-memory if the values are right\n", crashCause(stderr.String(), cmd.ProcessState.String()), fileio.FormatSize(mem))
-	return exitError
+// softMemoryLimit is the Go memory limit of a child with a memory budget
+// of budget bytes: three quarters of it (the binary's code and the
+// runtime's own memory sit beside the heap), or the current limit (a
+// GOMEMLIMIT the user set) when lower.
+func softMemoryLimit(budget, current int64) int64 {
+	return min(budget/4*3, current)
 }
 
-// crashCause is the first line of a Go crash report ("fatal error: stack
-// overflow", "panic: …"), else the process state.
-func crashCause(stderr, state string) string {
-	for _, line := range strings.Split(stderr, "\n") {
-		for _, p := range []string{"fatal error: ", "panic: ", "runtime: out of memory"} {
-			if strings.HasPrefix(line, p) {
-				return strings.TrimSpace(line)
+// crashFilter passes the child's standard error through line by line
+// until a Go crash report starts ("panic: ", "fatal error: ", "runtime: "
+// at the start of a line); it keeps the report instead, so that the parent
+// prints one line.
+type crashFilter struct {
+	w io.Writer
+
+	mu       sync.Mutex
+	line     []byte // the start of a line not yet passed
+	crashed  bool
+	captured bytes.Buffer
+}
+
+var crashPrefixes = []string{"panic: ", "fatal error: ", "runtime: "}
+
+func (f *crashFilter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		if f.crashed {
+			if room := crashCaptureLimit - f.captured.Len(); room > 0 {
+				f.captured.Write(p[:min(room, len(p))])
+			}
+			return n, nil
+		}
+		i := bytes.IndexAny(p, "\n\r")
+		if i < 0 {
+			f.line = append(f.line, p...)
+			return n, nil
+		}
+		f.line = append(f.line, p[:i+1]...)
+		p = p[i+1:]
+		if f.startsCrash(f.line) {
+			f.crashed = true
+			f.captured.Write(f.line)
+		} else if _, err := f.w.Write(f.line); err != nil {
+			f.line = f.line[:0]
+			return n, err
+		}
+		f.line = f.line[:0]
+	}
+	return n, nil
+}
+
+func (f *crashFilter) startsCrash(line []byte) bool {
+	for _, p := range crashPrefixes {
+		if bytes.HasPrefix(line, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+// flush passes a last line that has no newline, unless a crash report
+// started.
+func (f *crashFilter) flush() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.crashed && len(f.line) > 0 {
+		_, _ = f.w.Write(f.line)
+	}
+	f.line = nil
+}
+
+// cause is the line of the crash report that says what happened
+// ("fatal error: stack overflow", "panic: …", "runtime: out of memory"),
+// else its first line; empty without a crash report.
+func (f *crashFilter) cause() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.crashed {
+		return ""
+	}
+	lines := strings.Split(f.captured.String(), "\n")
+	for _, prefix := range []string{"fatal error: ", "panic: ", "runtime: out of memory"} {
+		for _, l := range lines {
+			if strings.HasPrefix(l, prefix) {
+				return strings.TrimSpace(l)
 			}
 		}
 	}
-	return state
+	return strings.TrimSpace(lines[0])
 }

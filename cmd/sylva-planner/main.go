@@ -52,10 +52,10 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sylva-planner: interrupted")
 		os.Exit(exitError)
 	}()
-	if commandOf(os.Args) == "values" {
-		// Templates run in a child within the render budget.
-		os.Exit(runBudgeted(os.Args, ctx.Done()))
-	}
-	code := run(ctx, os.Args, os.Stdout, os.Stderr, os.Getenv)
-	os.Exit(code)
+	// The commands that run templates (budgeted) run in a child within the
+	// render budget.
+	e := newEnv("", os.Stdout, os.Stderr, os.Getenv)
+	e.stdin = os.Stdin
+	e.child = newChildRunner()
+	os.Exit(runEnv(ctx, e, os.Args))
 }

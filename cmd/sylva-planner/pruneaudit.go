@@ -51,7 +51,7 @@ func pruneAuditCommand() *cli.Command {
 			"--fail-on malformed found a malformed one. --fail-on never always exits 0 once the audit ran.\n\n" +
 			"Example: sylva-planner prune-audit -f charts/sylva-units/values.yaml --release 1.7 -o markdown",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{
 				Name: "values", Aliases: []string{"f"}, TakesFile: true,
 				Usage: "sylva-units values `FILE`; repeat to merge several, later files win; - for standard input",
@@ -80,8 +80,9 @@ func pruneAuditCommand() *cli.Command {
 				Usage: "resolve the units as the sylva-units chart in `DIR` (or .tgz) does: its unit templates and gotpl interpreted with its own helpers",
 			},
 			catalogFlag(),
-		},
-		Action: pruneAuditAction,
+		}, renderFlags()...),
+		// With --chart, the chart's templates resolve the units.
+		Action: budgeted(pruneAuditAction, func(c *cli.Context) bool { return c.String("chart") != "" }),
 	}
 }
 

@@ -35,7 +35,8 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptCmds are the commands of the scripts: `sylva-planner` runs the
-// real application in-process on scriptToday; `feed FILE` gives FILE as
+// real application in-process on scriptToday (the commands that declare the
+// render budget in a child process, as the binary does); `feed FILE` gives FILE as
 // standard input to the next sylva-planner command; `exitcode N` asserts
 // the exit code of the last sylva-planner command; `envelope KIND` checks
 // that the last standard output is one JSON or YAML document of that kind
@@ -47,6 +48,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"sylva-planner": func(ts *testscript.TestScript, neg bool, args []string) {
 			e := newEnv(ts.Getenv("WORK"), ts.Stdout(), ts.Stderr(), ts.Getenv)
 			e.today = scriptToday
+			e.child = scriptChild(ts) // the budgeted commands run in a child process, as in the binary
 			if in := ts.Getenv("FEED"); in != "" {
 				e.stdin = strings.NewReader(ts.ReadFile(in))
 				ts.Setenv("FEED", "")

@@ -128,9 +128,9 @@ func TestTheControllerStopsWhenCancelledDuringStartUp(t *testing.T) {
 // second one at once.
 func TestSignalsStopTheProcess(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		t.Skip("signals a process and waits for it")
 	}
-	bin := buildBinary(t)
+	bin := testBinary(t)
 	kubeconfig := silentAPIServer(t)
 	tests := []struct {
 		name    string
@@ -149,7 +149,7 @@ func TestSignalsStopTheProcess(t *testing.T) {
 			var errOut bytes.Buffer
 			cmd := exec.Command(bin, append(tt.args, "--kubeconfig", kubeconfig, "--request-timeout", "10m")...)
 			cmd.Stderr = &errOut
-			cmd.Env = append(os.Environ(), "SYLVA_PLANNER_INTERRUPT_GRACE="+tt.grace)
+			cmd.Env = append(os.Environ(), testMainEnv+"=1", "SYLVA_PLANNER_INTERRUPT_GRACE="+tt.grace)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -209,29 +209,14 @@ func TestHealthProbesDefaultToLoopback(t *testing.T) {
 	t.Fatal("the controller has no --health-probe-bind-address flag")
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// buildBinary builds the binary once per test run (the values commands
-// re-execute it as their budgeted child, which the test binary cannot be).
-func buildBinary(t *testing.T) string {
+// testBinary is the program for the tests that run it as a process: this
+// test binary, which runs main when testMainEnv is set (see budget_test.go),
+// so that nothing is built.
+func testBinary(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "sylva-planner-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "sylva-planner")
-		build := exec.Command("go", "build", "-o", binPath, ".")
-		build.Stderr = os.Stderr
-		binErr = build.Run()
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binPath
+	return exe
 }

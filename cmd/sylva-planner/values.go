@@ -65,7 +65,7 @@ func valuesCommand() *cli.Command {
 					"rendered. A schema or template error names the path and Helm's message; exit 1.\n\n" +
 					"Example: sylva-planner values render --chart charts/sylva-units -f my-values.yaml",
 				ArgsUsage: " ",
-				Flags: []cli.Flag{
+				Flags: append([]cli.Flag{
 					valuesFlag,
 					&cli.StringFlag{Name: "chart", Usage: "render with the sylva-units chart in `DIR` or archive (.tgz), as helm template does", TakesFile: true},
 					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json (as helm template --skip-schema-validation)"},
@@ -80,8 +80,9 @@ func valuesCommand() *cli.Command {
 					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * is the only wildcard, in any segment; an empty segment is an error; repeatable)"},
 					outputFlag(formatYAML, formatJSON),
 					catalogFlag(),
-				},
-				Action: valuesRenderAction,
+				}, renderFlags()...),
+				// The values' gotpl and the chart's templates.
+				Action: budgeted(valuesRenderAction, nil),
 			},
 			{
 				Name:  "check",
@@ -100,12 +101,13 @@ func valuesCommand() *cli.Command {
 					"         sylva-planner values check --chart charts/sylva-units -f charts/sylva-units/management.values.yaml \\\n" +
 					"           --overlay helpers.yaml --from 1.2 --to 1.4 --skip-schema-validation",
 				ArgsUsage: " ",
-				Flags: append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON, formatYAML), failOnFlag(),
+				Flags: append(append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON, formatYAML), failOnFlag(),
 					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the whole sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},
 					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)"},
 					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json"},
-				),
-				Action: valuesCheckAction,
+				), renderFlags()...),
+				// The helper values' gotpl, or with --chart the chart's templates.
+				Action: budgeted(valuesCheckAction, nil),
 			},
 		},
 	}
