@@ -78,7 +78,7 @@ const (
 func renderFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "render-memory", Usage: "resident memory `SIZE` the template render may use (bytes, or with MiB, GiB); beyond it the render is stopped, exit 1", Value: fileio.FormatSize(defaultRenderMemory), EnvVars: []string{"SYLVA_PLANNER_RENDER_MEMORY"}},
-		&cli.DurationFlag{Name: "render-timeout", Usage: "wall time the template render may take; beyond it the render is stopped, exit 1 (generous: a slow machine, not a wrong chart, is the usual reason to raise it)", Value: defaultRenderTimeout, EnvVars: []string{"SYLVA_PLANNER_RENDER_TIMEOUT"}},
+		&cli.DurationFlag{Name: "render-timeout", Usage: "wall time `DURATION` the template render may take; beyond it the render is stopped, exit 1 (the default is generous; a slow or loaded machine is the usual reason to raise it)", Value: defaultRenderTimeout, EnvVars: []string{"SYLVA_PLANNER_RENDER_TIMEOUT"}},
 	}
 }
 
