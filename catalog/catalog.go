@@ -135,6 +135,36 @@ type Release struct {
 	// Components only.
 	Units []UnitVersion `json:"units,omitempty"`
 	Notes string        `json:"notes,omitempty"`
+	// Capabilities say what the release's sylva-units chart can do during
+	// a transition; nil, or a capability left out, means it cannot.
+	Capabilities *Capabilities `json:"capabilities,omitempty"`
+}
+
+// Capabilities are what a release's sylva-units chart can do during a
+// transition. Each is known from a source; one left out is unknown, and
+// the planner assumes the chart cannot do it.
+type Capabilities struct {
+	// HoldWorkers: the chart reads the helper value
+	// machine_deployments_paused and, while it is true, holds the
+	// MachineDeployments back (spec.paused), so the workers do not follow
+	// cluster.k8s_version before the last pass of a hop. Without it the
+	// workers roll on every pass that changes the Kubernetes version.
+	HoldWorkers *Capability `json:"hold_workers,omitempty"`
+}
+
+// Capability is one capability of a chart and where it was read.
+type Capability struct {
+	Value bool `json:"value"`
+	// Source is where the value was read (REF:PATH#KEY, or a merge
+	// request); required.
+	Source string `json:"source"`
+}
+
+// HoldsWorkers reports whether the release's chart can hold the
+// MachineDeployments back during a pass (Capabilities.HoldWorkers); false
+// when that is unknown.
+func (r *Release) HoldsWorkers() bool {
+	return r.Capabilities != nil && r.Capabilities.HoldWorkers != nil && r.Capabilities.HoldWorkers.Value
 }
 
 // ImportSource is the sylva-core ref (a tag or a branch) and commit an

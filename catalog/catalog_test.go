@@ -107,6 +107,7 @@ func TestLoadRefusesBadCatalogsNamingTheEntry(t *testing.T) {
 		{"unknown component version", rel("1.4", "    components: [{name: longhorn, version: \"1.8.9\"}]\n"), "longhorn 1.8.9 is not a version"},
 		{"release with a patch", rel("1.4.1", ""), "write releases as MAJOR.MINOR"},
 		{"chart of another version", rel("1.4", "    components: [{name: longhorn, version: \"1.8.1\", chart: \"105.1.0+up1.8.0\"}]\n"), "chart 105.1.0+up1.8.0 is for 1.8.0"},
+		{"capability without a source", rel("1.4", "    capabilities: {hold_workers: {value: true}}\n"), "capabilities.hold_workers has no source"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,4 +146,28 @@ func FuzzLoad(f *testing.F) {
 			t.Fatal("Load returned a catalog without releases")
 		}
 	})
+}
+
+// TestWorkerHoldIsKnownOnlyWhereAChartShowsIt: the charts of the bundle
+// (1.0, 1.2, 1.3, 1.4) cannot hold the MachineDeployments back, each with
+// its source; the others are unknown, which counts as cannot.
+func TestWorkerHoldIsKnownOnlyWhereAChartShowsIt(t *testing.T) {
+	c, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{"1.0": true, "1.2": true, "1.3": true, "1.4": true}
+	for _, r := range c.Releases {
+		name := r.Release.Short()
+		if r.HoldsWorkers() {
+			t.Errorf("release %s holds workers; no chart of the bundle shows it", name)
+		}
+		has := r.Capabilities != nil && r.Capabilities.HoldWorkers != nil
+		if has != known[name] {
+			t.Errorf("release %s: hold_workers given = %v, want %v", name, has, known[name])
+		}
+		if has && !strings.Contains(r.Capabilities.HoldWorkers.Source, "values.schema.json") {
+			t.Errorf("release %s: hold_workers source %q does not name the chart's schema", name, r.Capabilities.HoldWorkers.Source)
+		}
+	}
 }

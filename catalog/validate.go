@@ -108,6 +108,9 @@ func (c *Catalog) Validate() error {
 				errs = append(errs, fmt.Errorf("catalog: release %s: unit %s: duplicate or out of order (units are sorted by name)", name, u.Unit))
 			}
 		}
+		if c := r.Capabilities; c != nil && c.HoldWorkers != nil && strings.TrimSpace(c.HoldWorkers.Source) == "" {
+			errs = append(errs, fmt.Errorf("catalog: release %s: capabilities.hold_workers has no source (say where the value was read, or leave the capability out: unknown means the chart cannot)", name))
+		}
 		if r.ImportedFrom != nil && r.ImportedFrom.Ref == "" {
 			errs = append(errs, fmt.Errorf("catalog: release %s: imported_from.ref is missing", name))
 		}

@@ -374,6 +374,38 @@ func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release,
 	for i := 1; i <= h.n; i++ {
 		h.planPass(st, i)
 	}
+	h.workerRollouts()
+}
+
+// workerRollouts warns when the workers roll more than once in the hop
+// because its chart cannot hold them, naming the passes.
+func (h *hop) workerRollouts() {
+	if h.to.HoldsWorkers() {
+		return
+	}
+	var passes, minors []string
+	for _, ps := range h.c.passes[len(h.c.passes)-h.n:] {
+		if ps.Workers.Rolls {
+			if len(minors) == 0 {
+				minors = append(minors, ps.Workers.From)
+			}
+			passes = append(passes, fmt.Sprint(ps.Index))
+			minors = append(minors, ps.Workers.To)
+		}
+	}
+	if len(passes) < 2 {
+		return
+	}
+	why := fmt.Sprintf("the %s chart is not known to hold the MachineDeployments back (catalog capability hold_workers unknown: assumed absent)", h.rel)
+	if c := h.to.Capabilities; c != nil && c.HoldWorkers != nil {
+		why = fmt.Sprintf("the %s chart cannot hold the MachineDeployments back (catalog capability hold_workers false, from %s)", h.rel, c.HoldWorkers.Source)
+	}
+	h.add(Finding{
+		Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: h.rel,
+		Message: fmt.Sprintf("%s: the workers follow cluster.k8s_version and roll in passes %s (%s), %d drains of every node instead of one",
+			why, strings.Join(passes, ", "), strings.Join(minors, " → "), len(passes)),
+		Remediation: fmt.Sprintf("plan for %d worker rollouts: spare capacity and PodDisruptionBudgets that let every node drain, once per rollout", len(passes)),
+	})
 }
 
 // hop is the plan of one chart upgrade while it is built.
@@ -573,9 +605,12 @@ func (h *hop) passComponents(st *state, ps *Pass, subject string, i int, cpBefor
 	}
 }
 
-// passWorkers keeps the workers while the kubelet skew allows, and rolls
-// them at the end of the hop, or earlier when the next pass would break the
-// skew.
+// passWorkers moves the workers in pass i. A chart that cannot hold the
+// MachineDeployments back (the catalog's hold_workers capability of the
+// hop's release, unknown meaning cannot) makes them follow
+// cluster.k8s_version: they roll on every pass that changes it. A chart
+// that can keeps them while the kubelet skew allows, and rolls them at the
+// end of the hop, or earlier when the next pass would break the skew.
 func (h *hop) passWorkers(st *state, ps *Pass, subject string, i int, cpAfter skew.Version) {
 	last := i == h.n
 	ps.Workers = WorkerChange{From: st.workers.Short(), To: st.workers.Short()}
@@ -585,6 +620,14 @@ func (h *hop) passWorkers(st *state, ps *Pass, subject string, i int, cpAfter sk
 			Message:     fmt.Sprintf("workers on %s when the control plane reaches %s: %s", st.workers.Short(), cpAfter.Short(), v.Message),
 			Remediation: "upgrade the workers to a newer Kubernetes minor before this transition",
 		})
+	}
+	if !h.to.HoldsWorkers() {
+		if !st.workers.Equal(cpAfter.MinorOnly()) {
+			ps.Workers.To = cpAfter.Short()
+			ps.Workers.Rolls = true
+			st.workers = cpAfter.MinorOnly()
+		}
+		return
 	}
 	roll := last
 	if !last {
@@ -621,8 +664,12 @@ func (h *hop) passValues(ps *Pass, i int, cpAfter skew.Version) {
 		TransitionFromN2:                 !last,
 		K8sVersionShort:                  cpAfter.Short(),
 		LonghornVersion:                  lh,
-		MachineDeploymentsPaused:         ps.Workers.Paused,
 		AdditionalReconciliationRequired: !last,
+	}
+	if h.to.HoldsWorkers() {
+		// Only a chart that reads it gets the value.
+		paused := ps.Workers.Paused
+		ps.Values.MachineDeploymentsPaused = &paused
 	}
 	ps.ExpectedStatus = ExpectedStatus{
 		SylvaRelease: h.rel, AdditionalReconciliationRequired: fmt.Sprint(!last),

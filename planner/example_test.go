@@ -22,5 +22,5 @@ func ExampleCompute() {
 	}
 	fmt.Println(p.Summary.Line)
 	// Output:
-	// 2 passes · control plane 1.31 → 1.32 → 1.33 · workers roll once (1.31 → 1.33) · Longhorn 1.8.1 → 1.9.2
+	// 2 passes · control plane 1.31 → 1.32 → 1.33 · workers roll 2 times (1.31 → 1.32 → 1.33) · Longhorn 1.8.1 → 1.9.2
 }

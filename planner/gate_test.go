@@ -191,7 +191,7 @@ func TestEndOfLifeWarnsWithinNinetyDays(t *testing.T) {
 	if !slices.Contains(codes(p), planner.CodeEOLApproaching) {
 		t.Errorf("codes = %v, want %s", codes(p), planner.CodeEOLApproaching)
 	}
-	if p.Score != 90 { // eol-approaching and kubeadm-worker-lag
+	if p.Score != 90 { // eol-approaching and worker-extra-rollout
 		t.Errorf("score = %d, want 90", p.Score)
 	}
 }

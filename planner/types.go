@@ -186,12 +186,15 @@ type Pass struct {
 // Values are the helper values a pass sets in the sylva-units chart. The
 // JSON names are the chart's value names.
 type Values struct {
-	SylvaRelease                     string `json:"sylva_release"`
-	TransitionFromN2                 bool   `json:"transition_from_n-2"`
-	K8sVersionShort                  string `json:"k8s_version_short"`
-	LonghornVersion                  string `json:"longhorn_version,omitempty"`
-	MachineDeploymentsPaused         bool   `json:"machine_deployments_paused"`
-	AdditionalReconciliationRequired bool   `json:"additional_reconciliation_required"`
+	SylvaRelease     string `json:"sylva_release"`
+	TransitionFromN2 bool   `json:"transition_from_n-2"`
+	K8sVersionShort  string `json:"k8s_version_short"`
+	LonghornVersion  string `json:"longhorn_version,omitempty"`
+	// MachineDeploymentsPaused is set only when the pass's chart reads it
+	// (the catalog's hold_workers capability); nil otherwise, so no output
+	// recommends a value the chart ignores.
+	MachineDeploymentsPaused         *bool `json:"machine_deployments_paused,omitempty"`
+	AdditionalReconciliationRequired bool  `json:"additional_reconciliation_required"`
 }
 
 // VersionChange is the control plane's Kubernetes minor before and after a
@@ -208,7 +211,8 @@ type WorkerChange struct {
 	From string `json:"from"`
 	To   string `json:"to"`
 	// Paused is true when the machine deployments are held during the pass
-	// so that workers roll once.
+	// so that workers roll once; only a chart that can hold them (the
+	// catalog's hold_workers capability) does.
 	Paused bool `json:"paused"`
 	// Rolls is true when the workers are replaced during the pass.
 	Rolls bool `json:"rolls"`

@@ -105,7 +105,10 @@ func (v Values) pairs() string {
 	if v.LonghornVersion != "" {
 		s += " longhorn_version=" + v.LonghornVersion
 	}
-	return s + fmt.Sprintf(" machine_deployments_paused=%t additional_reconciliation_required=%t", v.MachineDeploymentsPaused, v.AdditionalReconciliationRequired)
+	if v.MachineDeploymentsPaused != nil {
+		s += fmt.Sprintf(" machine_deployments_paused=%t", *v.MachineDeploymentsPaused)
+	}
+	return s + fmt.Sprintf(" additional_reconciliation_required=%t", v.AdditionalReconciliationRequired)
 }
 
 func (s ExpectedStatus) pairs() string {

@@ -175,7 +175,10 @@ func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 	}
 	// A fresh install or a settled cluster records no transition.
 	final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
-	final[KeyTransitionFromN2], final[KeyAdditionalReconciliationRequired], final[KeyMachineDeploymentsPaused] = "false", "false", "false"
+	final[KeyTransitionFromN2], final[KeyAdditionalReconciliationRequired] = "false", "false"
+	if rel.HoldsWorkers() {
+		final[KeyMachineDeploymentsPaused] = "false"
+	}
 
 	g := &Generated{
 		From: in.From.String(), To: in.To.String(), CatalogVersion: in.Catalog.Version,
@@ -201,17 +204,13 @@ func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 	if err := g.wireLonghorn(in.Catalog, rel, ch); err != nil {
 		return nil, err
 	}
-	var paused []string
-	for _, s := range g.States {
-		if s.Values[KeyMachineDeploymentsPaused] == "true" {
-			src, n, _ := strings.Cut(s.Name, "/")
-			paused = append(paused, "pass "+n+" from "+src)
+	if !rel.HoldsWorkers() {
+		hold := "unknown, assumed absent"
+		if c := rel.Capabilities; c != nil && c.HoldWorkers != nil {
+			hold = "false"
 		}
-	}
-	if len(paused) > 0 {
-		g.Notes = append(g.Notes, fmt.Sprintf("MachineDeployments: the plan holds the workers during %s, but the chart has no value that pauses them "+
-			"(the cluster values it passes to sylva-capi-cluster have none): the workers follow cluster.k8s_version and roll on these passes too.",
-			strings.Join(paused, ", ")))
+		g.Notes = append(g.Notes, fmt.Sprintf("MachineDeployments: the %s chart does not hold them back (catalog capability hold_workers: %s), so the overlay sets no "+
+			"machine_deployments_paused and the workers follow cluster.k8s_version: they roll on every pass that changes it, as the plan counts.", target, hold))
 	}
 	return g, nil
 }
@@ -379,8 +378,10 @@ func settledValues(rel *catalog.Release) map[string]string {
 		KeySylvaRelease:                     rel.Release.Short(),
 		KeyTransitionFromN2:                 "false",
 		KeyK8sVersionShort:                  rel.Kubernetes.Management.Short(),
-		KeyMachineDeploymentsPaused:         "false",
 		KeyAdditionalReconciliationRequired: "false",
+	}
+	if rel.HoldsWorkers() {
+		v[KeyMachineDeploymentsPaused] = "false"
 	}
 	if c, ok := rel.Component("longhorn"); ok {
 		v[KeyLonghornVersion] = c.Version.String()

@@ -37,11 +37,22 @@ func TestThePlanSpellsTheValueAndStatusKeysOfTheirHomes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A pass whose chart cannot hold the workers sets no
+	// machine_deployments_paused; one whose chart can sets it.
 	want := map[string]string{
 		KeySylvaRelease: "1.6", KeyK8sVersionShort: "1.32", KeyLonghornVersion: "1.9.2", KeyTransitionFromN2: "true",
-		KeyMachineDeploymentsPaused: "false", KeyAdditionalReconciliationRequired: "false",
+		KeyAdditionalReconciliationRequired: "false",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("PassValues = %v, want %v", got, want)
+	}
+	paused := false
+	p.MachineDeploymentsPaused = &paused
+	if got, err = PassValues(p); err != nil {
+		t.Fatal(err)
+	}
+	want[KeyMachineDeploymentsPaused] = "false"
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("PassValues with machine_deployments_paused = %v, want %v", got, want)
 	}
 }

@@ -215,7 +215,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Usage: "plan and drive Sylva release transitions (for example 1.4 → 1.6 in one go)",
 		Description: "sylva-planner computes the reconciliation passes of the sylva-units HelmRelease that take a\n" +
 			"cluster from one Sylva release to another: the control plane steps through every Kubernetes\n" +
-			"minor, Longhorn through every minor, the workers roll once.\n\n" +
+			"minor, Longhorn through every minor, the workers roll on every pass that changes the Kubernetes\n" +
+			"version (once where the catalog says the chart can hold them back).\n\n" +
 			"Exit codes: 0 done; 1 operational error (bad input, unreadable file, unreachable cluster);\n" +
 			"2 blocked (an actionable blocker, or an unassessed required check); 3 the gate could not\n" +
 			"evaluate; 4 held (every blocker waits on upstream or is pinned).\n\n" +
