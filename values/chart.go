@@ -8,6 +8,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -144,6 +145,9 @@ type Chart struct {
 	// Secret's document of sylva-units-values.yaml. All empty when the
 	// chart is not sylva-units-like.
 	prelude, epilogue, secret string
+	// units and values are the whole texts of units.yaml and
+	// sylva-units-values.yaml, for RenderUnits.
+	units, values string
 	// unshield is true when the Secret's template unshields "(raw)"
 	// strings.
 	unshield bool
@@ -174,6 +178,7 @@ func NewChart(ch *chart.Chart) *Chart {
 	}
 	c.prelude = unitsPrelude(units)
 	c.secret = firstDocument(secret)
+	c.units, c.values = units, secret
 	helpers := c.helpers()
 	c.epilogue = unitsEpilogue(helpers)
 	c.unshield = defines(helpers, "unshield-raw") && strings.Contains(c.secret, `include "unshield-raw"`)
@@ -509,6 +514,45 @@ func (c *Chart) Render(ctx context.Context, files []File, opts ChartOptions) (*M
 	if err != nil {
 		return nil, err
 	}
+	return p.manifests()
+}
+
+// RenderUnits renders, of a sylva-units chart, what Render gives for the
+// named units (their Kustomizations and the Secrets and ConfigMaps units.yaml
+// writes for them) and the whole of sylva-units-values.yaml (the values
+// Secret and the sylva-units-status Kustomizations), and nothing else: the
+// chart reduced to its partials, units.yaml with its loop over the units
+// restricted to the named ones (then a replay of what the whole loop leaves
+// in .Values, as Values does) and sylva-units-values.yaml. Each object it
+// renders is the one Render renders; the units left out cost nothing, which
+// makes it several times faster than Render on the real chart. A unit that
+// is not in the values is skipped, as the chart skips a disabled one; a
+// check the chart makes on the other units is not run.
+func (c *Chart) RenderUnits(ctx context.Context, files []File, opts ChartOptions, units ...string) (*Manifests, error) {
+	loop := unitsLoop.FindStringIndex(c.units)
+	if loop == nil || c.values == "" {
+		return nil, fmt.Errorf("chart %s has no loop over .Values.units in %s or no %s; render the whole chart instead", c.ch.Name(), unitsTemplate, secretTemplate)
+	}
+	p, err := c.prepare(ctx, files, opts)
+	if err != nil {
+		return nil, err
+	}
+	head := c.units[loop[0]:loop[1]]
+	i := strings.LastIndex(head, ".Values.units")
+	quoted := make([]string, 0, len(units))
+	for _, u := range units {
+		quoted = append(quoted, strconv.Quote(u))
+	}
+	picked := head[:i] + "(pick .Values.units " + strings.Join(quoted, " ") + ")" + head[i+len(".Values.units"):]
+	reduce(p.ch, map[string]string{
+		unitsTemplate:  c.units[:loop[0]] + picked + c.units[loop[1]:] + "\n" + c.epilogue,
+		secretTemplate: c.values,
+	})
+	return p.manifests()
+}
+
+// manifests renders a prepared chart and decodes its objects.
+func (p *prepared) manifests() (*Manifests, error) {
 	out, err := engine.RenderWithClientProvider(p.ch, p.top, p.guard)
 	if err != nil {
 		return nil, chartError(err, p.top)

@@ -64,24 +64,37 @@ func TestUnitsResolvesEveryUnitAsAWholeRenderOfTheRealChartDeploysIt(t *testing.
 		t.Skip("renders the real chart")
 	}
 	for _, tr := range sylvacore.Trees(t) {
-		c, err := LoadChart(tr.Chart())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, set := range [][]string{{"values.yaml"}, {"values.yaml", "management.values.yaml"}} {
-			t.Run(tr.Ref+"/"+set[len(set)-1], func(t *testing.T) {
-				files := readValuesFiles(t, tr.Chart(), set...)
-				opts := ChartOptions{SkipSchemaValidation: true}
+		for _, set := range []string{"values.yaml", "management.values.yaml"} {
+			t.Run(tr.Ref+"/"+set, func(t *testing.T) {
+				t.Parallel()
+				var c *Chart
+				var files []File
+				var opts ChartOptions
+				var m *Manifests
+				if set == "values.yaml" {
+					var err error
+					if c, err = LoadChart(tr.Chart()); err != nil {
+						t.Fatal(err)
+					}
+					files, opts = readValuesFiles(t, tr.Chart(), set), ChartOptions{SkipSchemaValidation: true}
+					if m, err = c.Render(context.Background(), files, opts); err != nil {
+						t.Fatalf("Render: %v", err)
+					}
+				} else {
+					// The whole render the other real-chart tests share:
+					// management values, Longhorn on, an upgrade.
+					w := wholeManagementRender(t, tr)
+					if w.err != nil {
+						t.Fatalf("Render: %v", w.err)
+					}
+					c, files, opts, m = w.chart, w.files, w.opts, w.manifests
+				}
 				defs, err := c.Units(context.Background(), files, opts)
 				if err != nil {
 					t.Fatalf("Units: %v", err)
 				}
-				m, err := c.Render(context.Background(), files, opts)
-				if err != nil {
-					t.Fatalf("Render: %v", err)
-				}
 				names, deps := renderedUnits(m.Objects)
-				if len(names) == 0 && len(set) > 1 {
+				if len(names) == 0 && set != "values.yaml" {
 					t.Fatal("the render deploys no unit with management values")
 				}
 				for unit, def := range defs {

@@ -3,9 +3,12 @@ package values
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
+	"sync"
 
 	"sigs.k8s.io/yaml"
 
@@ -27,9 +30,13 @@ const (
 	// the values of the sylva-units-values Secret, which the cluster unit's
 	// HelmRelease values are taken from.
 	chartK8sPath = "Secret sylva-units-values: stringData.values.cluster.k8s_version"
+	// chartClusterK8sPath is the Kubernetes version the cluster unit's
+	// Kustomization substitutes into sylva-capi-cluster's values.
+	chartClusterK8sPath = "Secret kustomization-unit-substitute-cluster-*: stringData.VALUES_B64.k8s_version"
 	// chartLonghornPath is the Longhorn HelmRelease, patched into the
-	// longhorn unit's Kustomization.
-	chartLonghornPath = "Kustomization longhorn: HelmRelease patch spec.chart.spec.version"
+	// longhorn and longhorn-crd units' Kustomizations, as a HelmRelease
+	// object or a JSON 6902 list (op replace, path /spec).
+	chartLonghornPath = "Kustomization %s: HelmRelease patch spec.chart.spec.version"
 	// chartStatusPath is the status ConfigMap the sylva-units-status
 	// Kustomization writes.
 	chartStatusPath = "Kustomization sylva-units-status: ConfigMap patch data.additional-info"
@@ -54,16 +61,32 @@ type ChartCheckInput struct {
 	Namespace string
 	// SkipSchemaValidation skips the chart's values.schema.json.
 	SkipSchemaValidation bool
+	// WholeChart renders every template of the chart in each scenario, as
+	// helm-controller does, instead of only what the comparison reads (the
+	// values Secret, the sylva-units-status Kustomization and the units of
+	// chartUnits); the findings are the same, at several times the cost.
+	WholeChart bool
+	// Parallel bounds the scenarios rendered at once; 0 means one per CPU.
+	Parallel int
+	// Progress, when set, is called as each scenario's render starts and
+	// ends (done counts the renders finished), from any goroutine but one
+	// call at a time.
+	Progress func(done, total int, scenario string)
 }
 
+// chartUnits are the units whose objects CheckChart reads.
+var chartUnits = []string{"cluster", "longhorn", "longhorn-crd"}
+
 // CheckChart simulates each pass of the plan's last hop on the real chart,
-// as helm-controller renders it: the whole chart, with Files and the
-// overlay, against the status ConfigMap the plan expects before the pass
-// (served to `lookup`); plus a fresh install, a status naming a
-// pre-release of the source (X.Y-pre) and one naming a branch (main). In
-// each render it compares with the plan: the cluster unit's Kubernetes
-// version, the Longhorn HelmRelease chart version (when the longhorn unit
-// is deployed) and the status keys in the additional-info the
+// as helm-controller renders it, with Files and the overlay, against the
+// status ConfigMap the plan expects before the pass (served to `lookup`);
+// plus a fresh install, a status naming a pre-release of the source
+// (X.Y-pre) and one naming a branch (main). Each scenario renders what the
+// comparison reads (Chart.RenderUnits; the whole chart with WholeChart),
+// scenarios in parallel. In each render it compares with the plan: the
+// Kubernetes version of the values Secret and of the cluster unit, the
+// Longhorn chart version of the longhorn and longhorn-crd HelmReleases
+// (when deployed) and the status keys in the additional-info the
 // sylva-units-status Kustomization writes. MachineDeployment pause is not
 // checked: the chart has no value that reaches it (a note says so). Each
 // divergence is a finding naming the scenario, the object and the path.
@@ -96,13 +119,17 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 		rep.Values = append(rep.Values, "generated")
 	}
 	c := chartChecker{ctx: ctx, in: in, files: files, rep: rep, ns: cmp.Or(in.Namespace, DefaultNamespace)}
+	var todo []chartScenario
+	add := func(name string, status, want map[string]string, upgrade bool) {
+		todo = append(todo, chartScenario{name: name, status: status, want: want, upgrade: upgrade})
+	}
 
 	final, err := finalValues(plan, in.Plan.Catalog, in.Plan.To)
 	if err != nil {
 		return nil, err
 	}
 	final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
-	c.run("fresh install of "+plan.To.Release, nil, final, false)
+	add("fresh install of "+plan.To.Release, nil, final, false)
 
 	status, err := sourceStatus(plan, in.Plan.From)
 	if err != nil {
@@ -116,18 +143,21 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 		want[KeyTransitionFrom] = hopSource(plan)
 		want[KeyTransitionPass] = fmt.Sprint(pass.HopPass)
 		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
-		c.run(name, status, want, true)
+		add(name, status, want, true)
 		if i == 0 && status != nil {
 			pre := clone(status)
 			pre[KeySylvaRelease] = skew.Version{Major: in.Plan.From.Major, Minor: in.Plan.From.Minor}.Short() + "-pre"
-			c.run(name+" from a pre-release status", pre, want, true)
+			add(name+" from a pre-release status", pre, want, true)
 			branch := clone(status)
 			branch[KeySylvaRelease] = "main"
-			c.run(name+" from a status naming a branch", branch, nil, true)
+			add(name+" from a status naming a branch", branch, nil, true)
 		}
 		if status, err = nextStatus(pass, want, nil); err != nil {
 			return nil, err
 		}
+	}
+	for i, m := range c.renderAll(todo) {
+		c.compare(todo[i], m.manifests, m.err)
 	}
 	rep.Notes = append(rep.Notes, "machine_deployments_paused: not checked; the chart has no value that reaches the MachineDeployments' pause (sylva-capi-cluster renders them from the cluster values)")
 	if !c.longhornSeen {
@@ -165,22 +195,81 @@ func chartStatusObject(ns string, data map[string]string) map[string]any {
 	return obj
 }
 
-// run renders the chart in one scenario and compares what it reads with
-// want (nil: the render must only succeed).
-func (c *chartChecker) run(name string, status, want map[string]string, upgrade bool) {
+// chartScenario is one render CheckChart compares with the plan.
+type chartScenario struct {
+	name         string
+	status, want map[string]string
+	upgrade      bool
+}
+
+type rendered struct {
+	manifests *Manifests
+	err       error
+}
+
+// renderAll renders the scenarios, in.Parallel (or one per CPU) at a time,
+// and returns their renders in the scenarios' order.
+func (c *chartChecker) renderAll(todo []chartScenario) []rendered {
+	out := make([]rendered, len(todo))
+	workers := c.in.Parallel
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	done := 0
+	progress := func(name string, finished bool) {
+		if c.in.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if finished {
+			done++
+		}
+		c.in.Progress(done, len(todo), name)
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i, sc := range todo {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			progress(sc.name, false)
+			out[i].manifests, out[i].err = c.render(sc)
+			progress(sc.name, true)
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// render renders the chart in one scenario: against the status it names
+// (served to `lookup`), as an upgrade when there is one.
+func (c *chartChecker) render(sc chartScenario) (*Manifests, error) {
 	src := NewObjects()
-	if status != nil {
-		src.Add(chartStatusObject(c.ns, status))
+	if sc.status != nil {
+		src.Add(chartStatusObject(c.ns, sc.status))
 	}
 	opts := ChartOptions{
-		Namespace: c.ns, Source: src, IsUpgrade: upgrade && status != nil,
+		Namespace: c.ns, Source: src, IsUpgrade: sc.upgrade && sc.status != nil,
 		SkipSchemaValidation: c.in.SkipSchemaValidation,
 	}
 	if opts.IsUpgrade {
 		opts.Revision = 2
 	}
+	if c.in.WholeChart {
+		return c.in.Chart.Render(c.ctx, c.files, opts)
+	}
+	return c.in.Chart.RenderUnits(c.ctx, c.files, opts, chartUnits...)
+}
+
+// compare compares what a scenario's render reads with the plan (want nil:
+// the render must only succeed).
+func (c *chartChecker) compare(s chartScenario, m *Manifests, err error) {
+	name, status, want := s.name, s.status, s.want
 	sc := Scenario{Name: name, Status: status, Expected: want, Got: map[string]string{}}
-	m, err := c.in.Chart.Render(c.ctx, c.files, opts)
 	if err != nil {
 		sc.Errors = append(sc.Errors, err.Error())
 		c.rep.Scenarios = append(c.rep.Scenarios, sc)
@@ -221,9 +310,18 @@ func (c *chartChecker) run(name string, status, want map[string]string, upgrade 
 			diverge(chartK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the chart renders %q", w, g))
 		}
 	}
+	if w := want[KeyK8sVersionShort]; w != "" {
+		if g, ok := got["cluster unit k8s_version"]; ok {
+			if v, err := skew.Parse(strings.TrimPrefix(g, "v")); err != nil || v.Short() != w {
+				diverge(chartClusterK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the cluster unit substitutes %q", w, g))
+			}
+		}
+	}
 	if w := want[KeyLonghornVersion]; w != "" {
-		if g, ok := got["longhorn"]; ok && !longhornMatches(g, w) {
-			diverge(chartLonghornPath, fmt.Sprintf("the plan sets Longhorn %s, the chart renders chart version %q", w, g))
+		for _, unit := range []string{"longhorn", "longhorn-crd"} {
+			if g, ok := got[unit]; ok && !longhornMatches(g, w) {
+				diverge(fmt.Sprintf(chartLonghornPath, unit), fmt.Sprintf("the plan sets Longhorn %s, the %s unit renders chart version %q", w, unit, g))
+			}
 		}
 	}
 	info, infoErr := statusInfo(got["additional-info"])
@@ -276,10 +374,12 @@ func statusInfo(text string) (map[string]string, error) {
 	return out, nil
 }
 
-// readChart reads, from a whole render, what CheckChart compares:
-// "cluster.k8s_version" from the sylva-units-values Secret, "longhorn"
-// (the Longhorn HelmRelease chart version, when the unit is deployed) and
-// "additional-info" (the status ConfigMap the sylva-units-status
+// readChart reads, from a render, what CheckChart compares:
+// "cluster.k8s_version" from the sylva-units-values Secret, "cluster unit
+// k8s_version" from the Secret the cluster unit's Kustomization substitutes
+// (VALUES_B64), "longhorn" and "longhorn-crd" (the chart version of the
+// HelmRelease each unit's Kustomization patches, when the unit is deployed)
+// and "additional-info" (the status ConfigMap the sylva-units-status
 // Kustomization writes).
 func readChart(m *Manifests) map[string]string {
 	got := map[string]string{}
@@ -288,50 +388,110 @@ func readChart(m *Manifests) map[string]string {
 		name, _ := md["name"].(string)
 		switch o["kind"] {
 		case "Secret":
-			if name != valuesSecret {
-				continue
-			}
 			sd, _ := o["stringData"].(map[string]any)
-			text, _ := sd["values"].(string)
-			var vals map[string]any
-			if yaml.Unmarshal([]byte(strings.ReplaceAll(text, "{{", rawShield)), &vals) != nil {
-				continue
-			}
-			if cl, ok := vals["cluster"].(map[string]any); ok {
-				if v, ok := cl["k8s_version"]; ok {
-					got["cluster.k8s_version"] = scalarString(v)
+			switch {
+			case name == valuesSecret:
+				text, _ := sd["values"].(string)
+				var vals map[string]any
+				if yaml.Unmarshal([]byte(strings.ReplaceAll(text, "{{", rawShield)), &vals) != nil {
+					continue
+				}
+				if cl, ok := vals["cluster"].(map[string]any); ok {
+					if v, ok := cl["k8s_version"]; ok {
+						got["cluster.k8s_version"] = scalarString(v)
+					}
+				}
+			case strings.HasPrefix(name, "kustomization-unit-substitute-cluster-"):
+				b64, _ := sd["VALUES_B64"].(string)
+				raw, err := base64.StdEncoding.DecodeString(b64)
+				if err != nil {
+					continue
+				}
+				var vals map[string]any
+				if yaml.Unmarshal(raw, &vals) == nil && vals["k8s_version"] != nil {
+					got["cluster unit k8s_version"] = scalarString(vals["k8s_version"])
 				}
 			}
 		case "Kustomization":
 			spec, _ := o["spec"].(map[string]any)
 			labels, _ := md["labels"].(map[string]any)
 			unit, _ := labels["sylva-units.unit"].(string)
+			if unit == "" && (name == "longhorn" || name == "longhorn-crd") {
+				unit = name
+			}
 			isStatus := spec["path"] == statusKustomizationPath
-			if unit != "longhorn" && !isStatus {
+			if unit != "longhorn" && unit != "longhorn-crd" && !isStatus {
 				continue
 			}
 			patches, _ := spec["patches"].([]any)
 			for _, p := range patches {
 				pm, _ := p.(map[string]any)
 				text, _ := pm["patch"].(string)
-				var obj map[string]any
-				if yaml.Unmarshal([]byte(text), &obj) != nil {
-					continue
-				}
 				switch {
-				case unit == "longhorn" && obj["kind"] == "HelmRelease":
-					if v, ok := dig(obj, "spec", "chart", "spec", "version"); ok {
-						got["longhorn"] = scalarString(v)
+				case isStatus:
+					var obj map[string]any
+					if yaml.Unmarshal([]byte(text), &obj) == nil && obj["kind"] == "ConfigMap" {
+						if v, ok := dig(obj, "data", "additional-info"); ok {
+							got["additional-info"] = scalarString(v)
+						}
 					}
-				case isStatus && obj["kind"] == "ConfigMap":
-					if v, ok := dig(obj, "data", "additional-info"); ok {
-						got["additional-info"] = scalarString(v)
+				default:
+					if v, ok := helmReleaseChartVersion(text); ok {
+						got[unit] = v
 					}
 				}
 			}
 		}
 	}
 	return got
+}
+
+// helmReleaseChartVersion reads spec.chart.spec.version from a
+// Kustomization patch of a HelmRelease in either form the chart writes: a
+// strategic-merge HelmRelease object, or a JSON 6902 list whose operations
+// add or replace /spec, /spec/chart, /spec/chart/spec or the version itself
+// (the last one that sets it wins, as in the patched object).
+func helmReleaseChartVersion(patch string) (string, bool) {
+	var doc any
+	if yaml.Unmarshal([]byte(patch), &doc) != nil {
+		return "", false
+	}
+	switch d := doc.(type) {
+	case map[string]any:
+		if d["kind"] != "HelmRelease" {
+			return "", false
+		}
+		if v, ok := dig(d, "spec", "chart", "spec", "version"); ok {
+			return scalarString(v), true
+		}
+	case []any:
+		var out string
+		found := false
+		for _, op := range d {
+			om, _ := op.(map[string]any)
+			if om["op"] != "add" && om["op"] != "replace" {
+				continue
+			}
+			p, _ := om["path"].(string)
+			rest, ok := strings.CutPrefix("/spec/chart/spec/version", p)
+			if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
+				continue
+			}
+			v := om["value"]
+			if rest != "" {
+				m, ok := v.(map[string]any)
+				if !ok {
+					continue
+				}
+				if v, ok = dig(m, strings.Split(strings.TrimPrefix(rest, "/"), "/")...); !ok {
+					continue
+				}
+			}
+			out, found = scalarString(v), true
+		}
+		return out, found
+	}
+	return "", false
 }
 
 func dig(m map[string]any, keys ...string) (any, bool) {

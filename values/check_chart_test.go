@@ -3,9 +3,14 @@ package values
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
@@ -109,7 +114,9 @@ func TestCheckChartOnMainNamesThePassAndPathOfABrokenOverlay(t *testing.T) {
 		subjects = append(subjects, f.Subject)
 	}
 	want := []string{
+		"pass 1 of 2 (1.2 → 1.4) from a pre-release status: " + chartClusterK8sPath,
 		"pass 1 of 2 (1.2 → 1.4) from a pre-release status: " + chartK8sPath,
+		"pass 1 of 2 (1.2 → 1.4): " + chartClusterK8sPath,
 		"pass 1 of 2 (1.2 → 1.4): " + chartK8sPath,
 	}
 	slices.Sort(subjects)
@@ -129,4 +136,127 @@ func TestCheckChartOnMainWithTheGeneratedOverlay(t *testing.T) {
 		}
 		t.Errorf("finding %s %s: %s", f.Code, f.Subject, f.Message)
 	}
+}
+
+// TestRenderUnitsRendersWhatTheWholeChartRenders renders, on every bundle
+// ref, the chart with its management values, Longhorn enabled and a status
+// ConfigMap to look up, once whole (Render, as helm-controller does) and
+// once reduced to what CheckChart reads (RenderUnits): every object of the
+// reduced render is the whole render's, and CheckChart reads the same from
+// both, so the two modes of CheckChart find the same.
+func TestRenderUnitsRendersWhatTheWholeChartRenders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart whole on every ref")
+	}
+	for _, tr := range sylvacore.Trees(t) {
+		t.Run(tr.Ref, func(t *testing.T) {
+			t.Parallel()
+			w := wholeManagementRender(t, tr)
+			c, files, opts, whole := w.chart, w.files, w.opts, w.manifests
+			if w.err != nil {
+				t.Fatalf("Render: %v", w.err)
+			}
+			reduced, err := c.RenderUnits(context.Background(), files, opts, chartUnits...)
+			if err != nil {
+				t.Fatalf("RenderUnits: %v", err)
+			}
+			key := func(o map[string]any) string {
+				md, _ := o["metadata"].(map[string]any)
+				return fmt.Sprintf("%v %v/%v", o["kind"], md["namespace"], md["name"])
+			}
+			byKey := map[string]map[string]any{}
+			for _, o := range whole.Objects {
+				byKey[key(o)] = o
+			}
+			for _, o := range reduced.Objects {
+				k := key(o)
+				w, ok := byKey[k]
+				switch {
+				case !ok:
+					t.Errorf("RenderUnits renders %s, Render does not", k)
+				case k == "Secret <nil>/"+valuesSecret || k == "Secret "+DefaultNamespace+"/"+valuesSecret:
+					// Its values hold what the chart draws at random.
+				default:
+					if diff := cmp.Diff(unstamped(w), unstamped(o)); diff != "" {
+						t.Errorf("%s differs (-Render +RenderUnits):\n%s", k, diff)
+					}
+				}
+			}
+			got, want := readChart(reduced), readChart(whole)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("what CheckChart reads differs (-Render +RenderUnits):\n%s", diff)
+			}
+			for _, k := range []string{"cluster.k8s_version", "additional-info", "longhorn"} {
+				if got[k] == "" {
+					t.Errorf("RenderUnits gives no %s to compare: %v", k, got)
+				}
+			}
+			t.Logf("%d objects reduced, %d whole; read: %v", len(reduced.Objects), len(whole.Objects), got)
+		})
+	}
+}
+
+// stampedLine matches, in a patch's text, what a render stamps that
+// changes from render to render: release-time (`now`) and values-checksum
+// (a checksum of values the chart draws in part at random).
+var stampedLine = regexp.MustCompile(`(?m)^(\s*(?:release-time|values-checksum):).*$`)
+
+// unstamped is a copy of v with what a render stamps blanked, as a map key
+// (an annotation) or as a line of a string (a patch).
+func unstamped(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			switch k {
+			case "release-time", "values-checksum", "target-values-checksum":
+				out[k] = "-"
+			default:
+				out[k] = unstamped(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = unstamped(x)
+		}
+		return out
+	case string:
+		return stampedLine.ReplaceAllString(t, "$1 -")
+	}
+	return v
+}
+
+// managementRender is one whole render of a bundle ref's chart, shared by
+// the tests that need it: its management values with Longhorn enabled, as
+// an upgrade from a status ConfigMap.
+type managementRender struct {
+	chart     *Chart
+	files     []File
+	opts      ChartOptions
+	manifests *Manifests
+	err       error
+}
+
+var managementRenders sync.Map // ref → func() *managementRender
+
+// wholeManagementRender renders the chart of tr whole once per test binary.
+func wholeManagementRender(t *testing.T, tr sylvacore.Tree) *managementRender {
+	t.Helper()
+	f, _ := managementRenders.LoadOrStore(tr.Ref, sync.OnceValue(func() *managementRender {
+		c, err := LoadChart(tr.Chart())
+		if err != nil {
+			return &managementRender{err: err}
+		}
+		files := append(readValuesFiles(t, tr.Chart(), "values.yaml", "management.values.yaml"), File{Name: "longhorn.yaml", Data: []byte(
+			"units:\n  longhorn:\n    enabled: true\n    enabled_conditions: []\n")})
+		src := NewObjects(chartStatusObject(DefaultNamespace, map[string]string{
+			"release-revision": "7", KeySylvaRelease: "1.1", KeyAdditionalReconciliationRequired: "false",
+		}))
+		opts := ChartOptions{Source: src, IsUpgrade: true, Revision: 2, SkipSchemaValidation: true}
+		m, err := c.Render(context.Background(), files, opts)
+		return &managementRender{chart: c, files: files, opts: opts, manifests: m, err: err}
+	}))
+	return f.(func() *managementRender)()
 }
