@@ -50,11 +50,12 @@ const (
 	// that includes itself overflows it in a second, not after gigabytes.
 	childMaxStack = 64 << 20
 
-	// defaultRenderMemory is 4 GiB of resident memory. One render of the
-	// real sylva-units chart peaks at 150–800 MB (values render --chart
-	// --validate of the management test values: 785 MB; helm template of
-	// the same case: 420–650 MiB), so a valid render stays far below it,
-	// while a template that allocates without end reaches it in seconds.
+	// defaultRenderMemory is 4 GiB of resident memory. A render of a
+	// test-values case of the real sylva-units chart peaks at 40–150 MB,
+	// and at up to 1.5 GB with --validate (capo-mgmt-workers; helm
+	// template of the management case: 420–650 MiB), much of it garbage
+	// the soft limit has collected sooner when near the budget; a
+	// template that allocates without end reaches it in seconds.
 	defaultRenderMemory = int64(4 << 30)
 	// defaultRenderTimeout is 10 minutes of wall time. The longest valid
 	// run measured, values check --chart of a three-pass plan on a busy
