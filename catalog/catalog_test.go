@@ -86,7 +86,9 @@ func TestChartVersionsOfLonghornComeFromTheReleases(t *testing.T) {
 
 const header = "apiVersion: planner.sylva/v1alpha1\ncatalogVersion: \"t\"\nupdated: \"2026-01-01\"\n"
 
-const comps = header + "kind: ComponentCatalog\ncomponents:\n  - name: longhorn\n    stepping: minor\n    versions:\n      - {version: \"1.8.1\", min_k8s: \"1.25\"}\n"
+const comps = header + "kind: ComponentCatalog\ncomponents:\n" +
+	"  - name: external-secrets\n    versions:\n      - {version: \"0.16\", min_k8s: \"1.32\", max_k8s: \"1.32\"}\n" +
+	"  - name: longhorn\n    stepping: minor\n    versions:\n      - {version: \"1.8.1\", min_k8s: \"1.25\"}\n"
 
 func rel(version, extra string) string {
 	return "  - release: \"" + version + "\"\n" + extra +
@@ -107,6 +109,11 @@ func TestLoadRefusesBadCatalogsNamingTheEntry(t *testing.T) {
 		{"unknown component version", rel("1.4", "    components: [{name: longhorn, version: \"1.8.9\"}]\n"), "longhorn 1.8.9 is not a version"},
 		{"release with a patch", rel("1.4.1", ""), "write releases as MAJOR.MINOR"},
 		{"chart of another version", rel("1.4", "    components: [{name: longhorn, version: \"1.8.1\", chart: \"105.1.0+up1.8.0\"}]\n"), "chart 105.1.0+up1.8.0 is for 1.8.0"},
+		{
+			"a component that does not support its own release's minor",
+			rel("1.4", "    components: [{name: external-secrets, version: \"0.16.2\", source: \"main:charts/sylva-units/values.yaml#units.external-secrets-operator\"}]\n"),
+			"release 1.4: external-secrets 0.16.2 (main:charts/sylva-units/values.yaml#units.external-secrets-operator) does not support Kubernetes 1.31, which release 1.4 runs",
+		},
 		{"capability without a source", rel("1.4", "    capabilities: {hold_workers: {value: true}}\n"), "capabilities.hold_workers has no source"},
 	}
 	for _, tt := range tests {

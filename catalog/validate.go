@@ -115,6 +115,7 @@ func (c *Catalog) Validate() error {
 			errs = append(errs, fmt.Errorf("catalog: release %s: imported_from.ref is missing", name))
 		}
 		errs = append(errs, validateKubernetes(name, r.Kubernetes)...)
+		errs = append(errs, c.OwnMinorErrors(r)...)
 		for _, list := range [][]ReleaseComponent{r.Components, r.PassThrough} {
 			for _, rc := range list {
 				comp, ok := comps[rc.Name]
@@ -163,6 +164,40 @@ func validateKubernetes(name string, k Kubernetes) []error {
 	}
 	if !k.Management.IsZero() && !hasMgmt {
 		errs = append(errs, fmt.Errorf("catalog: release %s: management minor %s is not among kubernetes.versions", name, k.Management))
+	}
+	return errs
+}
+
+// OwnMinorErrors returns an error for each component of r whose version's
+// Kubernetes range in the component catalog excludes the minor r's
+// management cluster runs: a release runs its own components on its own
+// Kubernetes, so such a range is a data error (typically an upstream
+// "tested with" table read as a range). Each error names the component,
+// its source and the minor. Workload minors are not checked: a release may
+// pick a component version per minor (Longhorn 1.11.2 below Kubernetes 1.34
+// in Sylva 1.7). Components or versions the component catalog lacks are
+// left to Validate.
+func (c *Catalog) OwnMinorErrors(r *Release) []error {
+	var errs []error
+	k := r.Kubernetes.Management
+	if k.IsZero() {
+		return nil
+	}
+	for _, rc := range r.Components {
+		comp, ok := c.Component(rc.Name)
+		if !ok {
+			continue
+		}
+		cv, ok := comp.Version(rc.Version)
+		if !ok || cv.Kubernetes().Contains(k) {
+			continue
+		}
+		src := rc.Source
+		if src == "" {
+			src = "kept by hand"
+		}
+		errs = append(errs, fmt.Errorf("catalog: release %s: %s %s (%s) does not support Kubernetes %s, which release %s runs: the component catalog gives %s %s the range %s; a range must include the minor its own release runs (an upstream \"tested with\" table is not a range)",
+			r.Release, rc.Name, rc.Version, src, k.Short(), r.Release, rc.Name, cv.Version, cv.Kubernetes()))
 	}
 	return errs
 }

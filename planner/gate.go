@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -105,6 +106,7 @@ const (
 	CodeKubeadmWorkerLag      = "kubeadm-worker-lag"
 	CodeRKE2SkewUnchecked     = "rke2-skew-enforced-by-planner"
 	CodeSuppressionExpired    = "suppression-expired"
+	CodeThinRelease           = "component-list-thin"
 	eolWarningDays            = 90
 	componentCompatibility    = "component-compatibility"
 	componentCompatibilityMsg = "component versions against each pass's Kubernetes minors"
@@ -243,8 +245,55 @@ func (p *Plan) gate(in Input, cat *catalog.Catalog, provider catalog.Provider) C
 	if len(p.Passes) > 0 {
 		p.eolFindings(cat, final, in.AsOf)
 		p.providerFindings(provider)
+		check.Detail += "; " + p.thinReleases(cat)
 	}
 	return check
+}
+
+// thinReleases says on how many components the compatibility check was
+// assessed, and reports each release of the route that lists no version of
+// a component the source release ships (its catalog entry is thin: what it
+// does not list is not judged).
+func (p *Plan) thinReleases(cat *catalog.Catalog) string {
+	src, ok := cat.Release(skew.MustParse(p.From.Release))
+	if !ok {
+		return ""
+	}
+	judged := map[string]bool{}
+	for _, r := range p.Route[1:] {
+		rel, ok := cat.Release(skew.MustParse(r))
+		if !ok {
+			continue
+		}
+		var listed, missing []string
+		for _, rc := range rel.Components {
+			listed = append(listed, rc.Name)
+			judged[rc.Name] = true
+		}
+		for _, rc := range src.Components {
+			if _, ok := rel.Component(rc.Name); !ok {
+				missing = append(missing, rc.Name)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		p.add(Finding{
+			Code: CodeThinRelease, Severity: SeverityInfo, Subject: rel.Release.String(),
+			Message: fmt.Sprintf("Sylva %s is assessed on %s (%s), all the catalog lists for it; %s, which %s ships, %s not judged",
+				rel.Release, plural(len(listed), "component", "components"), strings.Join(listed, ", "), strings.Join(missing, ", "), src.Release, isAre(len(missing))),
+			Remediation: fmt.Sprintf("add the component versions Sylva %s ships to the catalog (sylva-planner catalog import, or by hand with their source)", rel.Release),
+		})
+	}
+	names := slices.Sorted(maps.Keys(judged))
+	return fmt.Sprintf("assessed on %s (%s)", plural(len(names), "component", "components"), strings.Join(names, ", "))
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // observedFindings judges the running versions the route does not replace,
@@ -312,6 +361,7 @@ func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, 
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	target, _ := cat.Release(skew.MustParse(p.To.Release))
 	for _, name := range names {
 		v := final[name]
 		comp, ok := cat.Component(name)
@@ -323,7 +373,19 @@ func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, 
 			continue
 		}
 		eol := cv.EndOfLife.Time
+		shipped := false
+		if target != nil {
+			rc, ok := target.Component(name)
+			shipped = ok && rc.Version.Equal(v)
+		}
 		switch {
+		case shipped && !day.Before(eol):
+			// The target release chose this version: no operator can
+			// change it inside that release, and staying on an older
+			// release is no better. It argues for a newer target.
+			p.add(shippedEOL(cat, target, CodeEOLComponent, name, v, cv.EndOfLife.String(), day, "reached end of life on"))
+		case shipped && eol.Before(soon):
+			p.add(shippedEOL(cat, target, CodeEOLApproaching, name, v, cv.EndOfLife.String(), day, fmt.Sprintf("reaches end of life within %d days, on", eolWarningDays)))
 		case !day.Before(eol):
 			f := Finding{
 				Code: CodeEOLComponent, Severity: SeverityBlocker, Subject: name,
@@ -364,6 +426,39 @@ func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, 
 			})
 		}
 	}
+}
+
+// shippedEOL is the warning for a component version the target release
+// itself ships past (or near) its end of life: it names the oldest newer
+// release of the catalog that ships a version of it not yet past its end
+// of life on day, the one fix an operator can apply.
+func shippedEOL(cat *catalog.Catalog, target *catalog.Release, code, name string, v skew.Version, eol string, day time.Time, when string) Finding {
+	f := Finding{
+		Code: code, Severity: SeverityWarning, Subject: name,
+		Message: fmt.Sprintf("%s %s, which Sylva %s ships, %s %s", name, v, target.Release, when, eol),
+	}
+	comp, _ := cat.Component(name)
+	for _, r := range cat.Releases {
+		if r.Release.Compare(target.Release) <= 0 {
+			continue
+		}
+		rc, ok := r.Component(name)
+		if !ok || rc.Version.Compare(v) <= 0 {
+			continue
+		}
+		if cv, ok := comp.Version(rc.Version); ok && !cv.EndOfLife.IsZero() && !day.Before(cv.EndOfLife.Time) {
+			continue
+		}
+		rel := "Sylva " + r.Release.String()
+		if r.Development {
+			rel += " (in development)"
+		}
+		f.Message += fmt.Sprintf("; %s ships %s %s", rel, name, rc.Version)
+		f.Remediation = fmt.Sprintf("plan the upgrade to %s after this one (the version a release ships cannot be changed inside it)", rel)
+		return f
+	}
+	f.Remediation = fmt.Sprintf("no newer Sylva release of the catalog ships a supported %s yet; plan the next release when it does (the version a release ships cannot be changed inside it)", name)
+	return f
 }
 
 func newerNotEOL(comp *catalog.Component, v skew.Version, day time.Time) (skew.Version, bool) {

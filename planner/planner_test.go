@@ -116,14 +116,15 @@ func TestComputeFindings(t *testing.T) {
 		want     []string
 		verdict  planner.Verdict
 	}{
-		{"an n-2 jump is ready with extra reconciliations, workers rolling on both passes (the 1.6 chart cannot hold them) and an EOL target", "1.4", "1.6", "", []string{planner.CodeExtraReconciliations, planner.CodeWorkerExtraRollout, planner.CodeEOLKubernetes}, planner.VerdictReady},
+		{"an n-2 jump is ready with extra reconciliations, workers rolling on both passes (the 1.6 chart cannot hold them) and an EOL target", "1.4", "1.6", "", []string{planner.CodeExtraReconciliations, planner.CodeWorkerExtraRollout, planner.CodeEOLKubernetes, planner.CodeThinRelease}, planner.VerdictReady},
 		{"an n-1 upgrade of one minor only warns that 1.33 is past its end of life", "1.5", "1.6", "", []string{planner.CodeEOLKubernetes}, planner.VerdictReady},
-		// Sylva 1.4 (main) ships external-secrets 0.16.2, which its project supports on Kubernetes 1.32 only.
-		{"a jump past the supported sources takes several hops and judges the add-ons of the release it passes", "1.3", "1.6", "", []string{planner.CodeMultiHopRoute, planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations, planner.CodeEOLKubernetes, planner.CodeComponentK8sRange}, planner.VerdictBlocked},
+		// Sylva 1.4 (main) ships external-secrets 0.16.2 on Kubernetes 1.31: its project's table names
+		// the minor it was tested with, which is no range, so nothing blocks.
+		{"a jump past the supported sources takes several hops and is ready", "1.3", "1.6", "", []string{planner.CodeMultiHopRoute, planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations, planner.CodeEOLKubernetes, planner.CodeThinRelease}, planner.VerdictReady},
 		{"the same release needs no pass", "1.6", "1.6", "", []string{planner.CodeSameRelease}, planner.VerdictReady},
 		{"workers lagging too far for a three-minor hop block it", "1.5", "1.7", "1.29", []string{planner.CodeKubeletSkew, planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations}, planner.VerdictBlocked},
-		{"workers lagging the control plane roll early", "1.4", "1.6", "1.29", []string{planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations, planner.CodeEOLKubernetes}, planner.VerdictReady},
-		{"the n-1 hop to 1.7 rolls the workers on both passes: its chart is not known to hold them", "1.6", "1.7", "", []string{planner.CodeExtraReconciliations, planner.CodeWorkerExtraRollout}, planner.VerdictReady},
+		{"workers lagging the control plane roll early", "1.4", "1.6", "1.29", []string{planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations, planner.CodeEOLKubernetes, planner.CodeThinRelease}, planner.VerdictReady},
+		{"the n-1 hop to 1.7 rolls the workers on both passes: its chart is not known to hold them", "1.6", "1.7", "", []string{planner.CodeExtraReconciliations, planner.CodeWorkerExtraRollout, planner.CodeThinRelease}, planner.VerdictReady},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

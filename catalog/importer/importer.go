@@ -497,6 +497,19 @@ func ImportAll(refs []Ref, cat *catalog.Catalog) ([]*Result, error) {
 		r.Release = newest.AddMinor(1)
 		r.note(r.Ref+":"+ValuesPath+"#sylva_release", fmt.Sprintf("not set; release %s is the one after the newest release among the refs (%s)", r.Release, newest))
 	}
+	// A release runs its own components on its own Kubernetes: a range of
+	// the component catalog that excludes it is refused here, naming the
+	// component, its source and the minor, before anything is written.
+	var errs []error
+	for _, r := range out {
+		rel := catalog.Release{Release: r.Release, Kubernetes: catalog.Kubernetes{Management: r.Management}, Components: r.Components}
+		for _, err := range cat.OwnMinorErrors(&rel) {
+			errs = append(errs, fmt.Errorf("%s: %w; fix the range in the component catalog (components.yaml)", r.Ref, err))
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	return out, nil
 }
 

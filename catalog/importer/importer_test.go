@@ -2,6 +2,7 @@ package importer
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -247,6 +248,33 @@ func TestImportAllCountsMainFromTheNewestRelease(t *testing.T) {
 	}
 	if _, err := ImportAll(refs[1:], testCatalog(t)); err == nil || !strings.Contains(err.Error(), "--ref main=X.Y") {
 		t.Errorf("main alone: error = %v, want a hint to name its release", err)
+	}
+}
+
+func TestImportAllRefusesAComponentThatCannotRunOnItsRelease(t *testing.T) {
+	// A component catalog whose cert-manager 1.17 range starts above the
+	// 1.30 that the ref's release runs: the import names the component, its
+	// source and the minor.
+	c := *testCatalog(t)
+	c.Components = slices.Clone(c.Components)
+	for i := range c.Components {
+		if c.Components[i].Name != "cert-manager" {
+			continue
+		}
+		c.Components[i].Versions = slices.Clone(c.Components[i].Versions)
+		for j := range c.Components[i].Versions {
+			if c.Components[i].Versions[j].Version.Short() == "1.17" {
+				c.Components[i].Versions[j].MinK8s = skew.MustParse("1.31")
+			}
+		}
+	}
+	_, err := ImportAll([]Ref{{Name: "release-1.3", FS: testFS(defaultFiles())}}, &c)
+	want := "release-1.3: catalog: release 1.3: cert-manager 1.17.2 (release-1.3:charts/sylva-units/values.yaml#units.cert-manager.helmrelease_spec.chart.spec.version) does not support Kubernetes 1.30, which release 1.3 runs"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ImportAll error = %v, want it to contain %q", err, want)
+	}
+	if _, err := ImportAll([]Ref{{Name: "release-1.3", FS: testFS(defaultFiles())}}, testCatalog(t)); err != nil {
+		t.Errorf("ImportAll with the embedded component catalog: %v", err)
 	}
 }
 
