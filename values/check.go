@@ -140,6 +140,9 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 	}
 
 	if rel, ok := in.Plan.Catalog.Release(in.Plan.To.MinorOnly()); ok {
+		if _, set := vals[KeyMachineDeploymentsPaused]; set && !rel.HoldsWorkers() {
+			rep.Findings = append(rep.Findings, unreadPause(rel))
+		}
 		vals = withVersionMap(vals, rel, in.Plan.Provider)
 	}
 	c := checker{ctx: ctx, vals: vals, ns: in.Namespace, rep: rep, kube: plan.To.Kubernetes}
@@ -178,6 +181,27 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 	}
 	c.finish(lintTemplates(vals))
 	return rep, nil
+}
+
+// CodeValueNotRead: the values set a helper value the target's chart does
+// not read (machine_deployments_paused on a chart that cannot hold the
+// MachineDeployments back, per the catalog's hold_workers).
+const CodeValueNotRead = "value-not-read"
+
+// unreadPause is the finding for machine_deployments_paused set for a
+// chart that does not read it: it holds nothing back, and the chart's
+// schema, closed at the top level, refuses the key.
+func unreadPause(rel *catalog.Release) planner.Finding {
+	hold := "unknown, assumed absent"
+	if c := rel.Capabilities; c != nil && c.HoldWorkers != nil {
+		hold = "false, from " + c.HoldWorkers.Source
+	}
+	return planner.Finding{
+		Code: CodeValueNotRead, Severity: planner.SeverityBlocker, Subject: childPath("values", KeyMachineDeploymentsPaused),
+		Message: fmt.Sprintf("the values set %s, which the %s chart does not read (catalog capability hold_workers: %s): it holds no MachineDeployment back, the workers roll on every pass that changes cluster.k8s_version, and the chart's schema refuses an unknown top-level key",
+			KeyMachineDeploymentsPaused, rel.Release, hold),
+		Remediation: "remove " + KeyMachineDeploymentsPaused + " from the values",
+	}
 }
 
 // sourceStatus is the status ConfigMap data before the first pass of the
