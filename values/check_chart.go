@@ -69,9 +69,9 @@ type ChartCheckInput struct {
 	// Parallel bounds the scenarios rendered at once; 0 means one per CPU.
 	Parallel int
 	// Progress, when set, is called as each scenario's render starts and
-	// ends (done counts the renders finished), from any goroutine but one
-	// call at a time.
-	Progress func(done, total int, scenario string)
+	// as it ends (finished), with the count of renders done; from any
+	// goroutine, one call at a time.
+	Progress func(done, total int, scenario string, finished bool)
 }
 
 // chartUnits are the units whose objects CheckChart reads.
@@ -226,7 +226,7 @@ func (c *chartChecker) renderAll(todo []chartScenario) []rendered {
 		if finished {
 			done++
 		}
-		c.in.Progress(done, len(todo), name)
+		c.in.Progress(done, len(todo), name, finished)
 	}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup

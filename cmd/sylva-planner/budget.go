@@ -74,10 +74,11 @@ const (
 	crashCaptureLimit = 64 << 10
 )
 
-// renderFlags are --render-memory and --render-timeout, carried by every
-// command that declares the budget with budgeted.
+// renderFlags are --render-memory, --render-timeout and --progress,
+// carried by every command that declares the budget with budgeted.
 func renderFlags() []cli.Flag {
 	return []cli.Flag{
+		progressFlag,
 		&cli.StringFlag{Name: "render-memory", Usage: "resident memory `SIZE` the template render may use (bytes, or with MiB, GiB); beyond it the render is stopped, exit 1", Value: fileio.FormatSize(defaultRenderMemory), EnvVars: []string{"SYLVA_PLANNER_RENDER_MEMORY"}},
 		&cli.DurationFlag{Name: "render-timeout", Usage: "wall time `DURATION` the template render may take; beyond it the render is stopped, exit 1 (the default is generous; a slow or loaded machine is the usual reason to raise it)", Value: defaultRenderTimeout, EnvVars: []string{"SYLVA_PLANNER_RENDER_TIMEOUT"}},
 	}
@@ -211,6 +212,16 @@ func (e *budgetError) Error() string {
 	return fmt.Sprintf("the render took longer than --render-timeout %s; raise it with --render-timeout", e.b.timeout)
 }
 
+// childEnv is the child's environment: this process's, the budget, and
+// whether this process's stderr is a terminal (the child's is a pipe).
+func (r *childRunner) childEnv(e *env, b budget) []string {
+	out := append(append([]string(nil), r.environ...), renderChildEnv+"="+strconv.FormatInt(b.memory, 10))
+	if isTerminal(e.stderr) {
+		out = append(out, progressEnv+"=1")
+	}
+	return out
+}
+
 // run runs the command line of e in a child within b and returns what the
 // command returns: the child's own exit code (its messages already
 // written), or a budget hit or crash as one line, exit 1.
@@ -222,7 +233,7 @@ func (r *childRunner) run(ctx context.Context, e *env, b budget) error {
 	cmd := &exec.Cmd{
 		Path:        r.exe,
 		Args:        e.args, // argv[0] too: it may make this the kubectl plugin
-		Env:         append(append([]string(nil), r.environ...), renderChildEnv+"="+strconv.FormatInt(b.memory, 10)),
+		Env:         r.childEnv(e, b),
 		Dir:         e.dir,
 		Stdin:       e.stdin,
 		Stdout:      e.stdout,

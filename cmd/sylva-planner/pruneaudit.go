@@ -120,8 +120,10 @@ func pruneAuditAction(c *cli.Context) error {
 	e := envOf(c)
 	var resolve func([]units.File) (units.Resolver, error)
 	if opts.chart != "" {
+		p := startProgress(c, "prune-audit --chart")
 		resolve = func(files []units.File) (units.Resolver, error) {
-			return chartResolver(c.Context, e.path(opts.chart), opts.chart, files)
+			p.say("loading %s", opts.chart)
+			return chartResolver(c.Context, e.path(opts.chart), opts.chart, files, p)
 		}
 	}
 	report, err := pruneAudit(opts, cat, func(name string) ([]byte, error) { return e.read(name) }, resolve)

@@ -234,7 +234,10 @@ func valuesRenderChart(c *cli.Context, files []values.File) error {
 	// helm template's) for less CPU.
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	chartPath := envOf(c).path(c.String("chart"))
+	p := startProgress(c, "values render --chart")
+	p.say("rendering %s", c.String("chart"))
 	res, err := values.RenderChart(c.Context, chartPath, files, opts)
+	p.say("rendered")
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("values render --chart %s: %w", c.String("chart"), err))
 	}
@@ -419,6 +422,15 @@ func valuesCheckChart(c *cli.Context, in planner.Input, files []values.File) (*v
 		return nil, fmt.Errorf("values check --chart %s: %w; give the sylva-units chart directory of --to (charts/sylva-units) or its archive", c.String("chart"), err)
 	}
 	ci := values.ChartCheckInput{Plan: in, Chart: ch, Files: files, Namespace: c.String("namespace"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
+	if p := startProgress(c, "values check --chart"); p != nil {
+		ci.Progress = func(done, total int, scenario string, finished bool) {
+			if finished {
+				p.say("scenario %d of %d rendered: %s", done, total, scenario)
+			} else {
+				p.say("rendering %s", scenario)
+			}
+		}
+	}
 	if name := c.String("overlay"); name != "" {
 		data, err := e.readFile("--overlay", name)
 		if err != nil {
