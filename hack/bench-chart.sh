@@ -2,7 +2,10 @@
 # Times `sylva-planner values render --chart` against `helm template` on the
 # real sylva-units chart: test-values/upgrade-mgmt-cabpr of sylva-core's
 # main (from the bundle at ../shared/sylva-core/sylva-core.bundle above the
-# repository, or the checkout named by SYLVA_CORE_DIR). Helm's CLI is built
+# repository, or the checkout named by SYLVA_CORE_DIR); then the whole
+# `values check --chart` of a three-pass plan (1.1 → 1.4, the embedded
+# catalog with 1.4 accepting 1.1 and 1.2) against one `helm template` of the
+# same values (values.yaml and management.values.yaml). Helm's CLI is built
 # from the Go module proxy at go.mod's Helm version into .cache/bin (outside
 # git). Reports the median wall time of RUNS runs (default 5) and the peak
 # RSS of each (GNU time).
@@ -56,6 +59,15 @@ measure() { # name, command...: prints "median-wall min-wall median-cpu peak-rss
 read -r ow omin oc orss <<<"$(measure ours "$work/sylva-planner" values render --chart "$chart" -n default --skip-schema-validation -o json "${args[@]}")"
 read -r hw hmin hc hrss <<<"$(measure helm "$helm" template sylva-units "$chart" --skip-schema-validation "${args[@]}")"
 
+# The three-pass check: 1.4 accepts 1.1 and 1.2 in an edited catalog.
+"$work/sylva-planner" catalog list -o yaml >"$work/catalog.yaml"
+perl -0pi -e 's/upgrade_from:\n  - "1.3"\n/upgrade_from:\n  - "1.1"\n  - "1.2"\n  - "1.3"\n/' "$work/catalog.yaml"
+mgmt=(--values "$chart/values.yaml" --values "$chart/management.values.yaml")
+read -r cw cmin cc crss <<<"$(measure check "$work/sylva-planner" values check --chart "$chart" -f "$chart/values.yaml" -f "$chart/management.values.yaml" \
+  --from 1.1 --to 1.4 --catalog "$work/catalog.yaml" --skip-schema-validation --fail-on never -o json)"
+grep -q '"scenarios"' "$work/out.check" || { echo "values check --chart printed no scenarios" >&2; exit 1; }
+read -r mw mmin mc mrss <<<"$(measure helm-mgmt "$helm" template sylva-units "$chart" --skip-schema-validation "${mgmt[@]}")"
+
 echo "chart: sylva-units of sylva-core main, test-values/$case_name; helm $helm_version; $runs runs each; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-36s %11s %11s %11s %14s\n' "" "wall (med)" "wall (min)" "cpu (med)" "peak RSS"
 printf '%-36s %10ss %10ss %10ss %10d KiB\n' "sylva-planner values render --chart" "$ow" "$omin" "$oc" "$orss"
@@ -64,3 +76,11 @@ printf '%-36s %10ss %10ss %10ss %10d KiB\n' "helm template" "$hw" "$hmin" "$hc" 
 # disturbed figures.
 awk -v o="$ow" -v h="$hw" -v om="$omin" -v hm="$hmin" -v oc="$oc" -v hc="$hc" -v orss="$orss" -v hrss="$hrss" 'BEGIN {
   printf "ratio ours/helm: wall median %.3f (target <= 0.10), wall min %.3f, cpu %.3f; peak RSS %.3f (target <= 0.30)\n", o / h, om / hm, oc / hc, orss / hrss }'
+
+echo
+echo "values check --chart of a three-pass plan (1.1 → 1.4; $(grep -o '"name":' "$work/out.check" | wc -l) scenarios) against one helm template, management values"
+printf '%-36s %11s %11s %11s %14s\n' "" "wall (med)" "wall (min)" "cpu (med)" "peak RSS"
+printf '%-36s %10ss %10ss %10ss %10d KiB\n' "sylva-planner values check --chart" "$cw" "$cmin" "$cc" "$crss"
+printf '%-36s %10ss %10ss %10ss %10d KiB\n' "helm template" "$mw" "$mmin" "$mc" "$mrss"
+awk -v o="$cw" -v h="$mw" -v om="$cmin" -v hm="$mmin" -v oc="$cc" -v hc="$mc" -v orss="$crss" -v hrss="$mrss" 'BEGIN {
+  printf "ratio check/helm: wall median %.3f (target <= 1), wall min %.3f, cpu %.3f (target <= 1); peak RSS %.3f (target <= 0.5)\n", o / h, om / hm, oc / hc, orss / hrss }'
