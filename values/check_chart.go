@@ -40,6 +40,10 @@ const (
 	// chartStatusPath is the status ConfigMap the sylva-units-status
 	// Kustomization writes.
 	chartStatusPath = "Kustomization sylva-units-status: ConfigMap patch data.additional-info"
+	// chartWorkersPath is what the MachineDeployments' Kubernetes version
+	// follows on a chart that cannot hold them back: the cluster unit's
+	// substituted k8s_version.
+	chartWorkersPath = "MachineDeployments: Kubernetes version (follows VALUES_B64.k8s_version of the cluster unit)"
 	// statusKustomizationPath is the sylva-units-status Kustomization's
 	// spec.path, which names it whatever its name.
 	statusKustomizationPath = "./kustomize-units/sylva-units-status"
@@ -119,9 +123,21 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 		rep.Values = append(rep.Values, "generated")
 	}
 	c := chartChecker{ctx: ctx, in: in, files: files, rep: rep, ns: cmp.Or(in.Namespace, DefaultNamespace)}
+	rel, known := in.Plan.Catalog.Release(in.Plan.To.MinorOnly())
+	c.holds = known && rel.HoldsWorkers()
+	if known && !c.holds {
+		set, err := setsTopLevel(files, KeyMachineDeploymentsPaused)
+		if err != nil {
+			return nil, fmt.Errorf("check values: %w", err)
+		}
+		if set {
+			rep.Findings = append(rep.Findings, unreadPause(rel))
+		}
+	}
 	var todo []chartScenario
+	var cur *planner.Pass
 	add := func(name string, status, want map[string]string, upgrade bool) {
-		todo = append(todo, chartScenario{name: name, status: status, want: want, upgrade: upgrade})
+		todo = append(todo, chartScenario{name: name, status: status, want: want, upgrade: upgrade, pass: cur})
 	}
 
 	final, err := finalValues(plan, in.Plan.Catalog, in.Plan.To)
@@ -140,6 +156,7 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		cur = &pass
 		want[KeyTransitionFrom] = hopSource(plan)
 		want[KeyTransitionPass] = fmt.Sprint(pass.HopPass)
 		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
@@ -159,7 +176,15 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	for i, m := range c.renderAll(todo) {
 		c.compare(todo[i], m.manifests, m.err)
 	}
-	rep.Notes = append(rep.Notes, "machine_deployments_paused: not checked; the chart has no value that reaches the MachineDeployments' pause (sylva-capi-cluster renders them from the cluster values)")
+	if c.holds {
+		rep.Notes = append(rep.Notes, "machine_deployments_paused: not checked; the check does not render the MachineDeployments (sylva-capi-cluster renders them from the cluster values)")
+	} else {
+		hold := "unknown, assumed absent"
+		if known && rel.Capabilities != nil && rel.Capabilities.HoldWorkers != nil {
+			hold = "false"
+		}
+		rep.Notes = append(rep.Notes, fmt.Sprintf("machine_deployments_paused: not read by this chart (catalog capability hold_workers: %s); the workers follow the cluster unit's k8s_version, compared with the plan's worker rollouts on each pass", hold))
+	}
 	if !c.longhornSeen {
 		rep.Notes = append(rep.Notes, "longhorn_version: not checked; the longhorn unit is not deployed with these values")
 	}
@@ -176,6 +201,23 @@ type chartChecker struct {
 	ns           string
 	rep          *Report
 	longhornSeen bool
+	// holds is the target release's hold_workers capability: false means
+	// the MachineDeployments follow the cluster unit's k8s_version.
+	holds bool
+}
+
+// setsTopLevel reports whether any of files sets key at the top level.
+func setsTopLevel(files []File, key string) (bool, error) {
+	for _, f := range files {
+		d, err := Parse(f.Data)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		if _, ok := d[key]; ok {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // chartStatusObject is the status ConfigMap with data, its status keys
@@ -200,6 +242,9 @@ type chartScenario struct {
 	name         string
 	status, want map[string]string
 	upgrade      bool
+	// pass is the plan's pass the scenario renders; nil for a fresh
+	// install.
+	pass *planner.Pass
 }
 
 type rendered struct {
@@ -324,6 +369,9 @@ func (c *chartChecker) compare(s chartScenario, m *Manifests, err error) {
 			}
 		}
 	}
+	if s.pass != nil && !c.holds {
+		c.compareWorkers(s, got, diverge)
+	}
 	info, infoErr := statusInfo(got["additional-info"])
 	for _, k := range statusKeys {
 		w, ok := want[k]
@@ -344,6 +392,38 @@ func (c *chartChecker) compare(s chartScenario, m *Manifests, err error) {
 			break
 		}
 	}
+}
+
+// compareWorkers compares, on a chart that cannot hold the
+// MachineDeployments back, the workers' Kubernetes minor after the pass
+// (the cluster unit's substituted k8s_version, else the values Secret's
+// cluster.k8s_version) and whether they roll (that minor is not theirs
+// before the pass) with the plan's worker change of the pass.
+func (c *chartChecker) compareWorkers(s chartScenario, got map[string]string, diverge func(path, msg string)) {
+	g, ok := got["cluster unit k8s_version"]
+	if !ok {
+		g, ok = got["cluster.k8s_version"]
+	}
+	if !ok {
+		return
+	}
+	v, err := skew.Parse(strings.TrimPrefix(g, "v"))
+	if err != nil {
+		return
+	}
+	w := s.pass.Workers
+	after := v.Short()
+	rolls := after != w.From
+	if after == w.To && rolls == w.Rolls {
+		return
+	}
+	move := func(roll bool, to string) string {
+		if roll {
+			return fmt.Sprintf("roll from %s to %s", w.From, to)
+		}
+		return "stay on " + w.From
+	}
+	diverge(chartWorkersPath, fmt.Sprintf("the plan has the workers %s in this pass; the chart cannot hold the MachineDeployments back, so they %s (the cluster unit renders Kubernetes %q)", move(w.Rolls, w.To), move(rolls, after), g))
 }
 
 // longhornMatches reports whether a Longhorn chart version (Rancher's

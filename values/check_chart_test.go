@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,15 +40,19 @@ func mainChartCheck(t *testing.T, overlay *File) *Report {
 		t.Fatal(err)
 	}
 	in := planner.Input{Catalog: catalogWith14From12(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	files := append(readValuesFiles(t, tr.Chart(), "values.yaml", "management.values.yaml"), longhornEnabled)
 	rep, err := CheckChart(context.Background(), ChartCheckInput{
-		Plan: in, Chart: c, Files: readValuesFiles(t, tr.Chart(), "values.yaml", "management.values.yaml"),
-		Overlay: overlay, SkipSchemaValidation: true,
+		Plan: in, Chart: c, Files: files, Overlay: overlay, SkipSchemaValidation: true,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return rep
 }
+
+// longhornEnabled deploys the longhorn and longhorn-crd units, which
+// main's management values enable only with the capm3 provider.
+var longhornEnabled = File{Name: "longhorn.yaml", Data: []byte("units:\n  longhorn:\n    enabled: true\n    enabled_conditions: []\n")}
 
 // chartPassState is gotpl that sets $pass from the status ConfigMap alone
 // (its additional-info), for a 1.2 → 1.4 transition in two passes: "fresh"
@@ -62,27 +67,60 @@ const chartPassState = `{{- $cm := lookup "v1" "ConfigMap" .Release.Namespace "s
 {{- else if and (eq (get $info "additional_reconciliation_required" | toString) "true") (eq (get $info "transition_pass" | toString) "1") -}}{{- $pass = "2" -}}
 {{- end -}}`
 
+// What chartOverlay sets, each a gotpl string read after chartPassState
+// (or a plain string): the cluster's Kubernetes version, Longhorn's chart
+// version (of both Longhorn units) and the status keys of
+// additional_sylva_units_status_info.
+const (
+	overlayK8s      = "cluster.k8s_version"
+	overlayLonghorn = "longhorn"
+)
+
+// goodOverlay is what chartOverlay sets by default: Kubernetes 1.30 and
+// Longhorn 1.7.3 on pass 1, else 1.31 and 1.8.1 (main's own), and the
+// status keys of the pass.
+var goodOverlay = map[string]string{
+	overlayK8s:                          `{{- .Values._internal.k8s_version_map | dig (eq $pass "1" | ternary "1.30" "1.31") "" | required "no k8s version" -}}`,
+	overlayLonghorn:                     `{{- eq $pass "1" | ternary "104.2.2+up1.7.3" "105.2.0+up1.8.1" -}}`,
+	KeySylvaRelease:                     "1.4",
+	KeyAdditionalReconciliationRequired: `{{- eq $pass "1" | ternary "true" "false" -}}`,
+	KeyTransitionFrom:                   `{{- has $pass (list "1" "2") | ternary "1.2" "" -}}`,
+	KeyTransitionPass:                   `{{- has $pass (list "1" "2") | ternary $pass "" -}}`,
+}
+
 // chartOverlay is a helper values file that reaches what main's chart
-// reads: the cluster's Kubernetes version (1.30 on pass 1, else 1.31) and
-// the status keys through additional_sylva_units_status_info, each value
-// reading the ConfigMap itself. With brokenK8s, k8s_version_short is forced
-// to 1.31 instead and the cluster's version is left to the chart.
-func chartOverlay(brokenK8s bool) *File {
+// reads for a 1.2 → 1.4 transition in two passes: the cluster's Kubernetes
+// version, Longhorn's chart version and the status keys through
+// additional_sylva_units_status_info, each value reading the ConfigMap
+// itself. tamper replaces goodOverlay's entries; an empty one leaves the
+// value out. extra is YAML appended as is.
+func chartOverlay(tamper map[string]string, extra string) *File {
+	set := maps.Clone(goodOverlay)
+	maps.Copy(set, tamper)
 	q := func(tpl string) string {
-		b, _ := json.Marshal(chartPassState + tpl)
+		if strings.Contains(tpl, "{{") {
+			tpl = chartPassState + tpl
+		}
+		b, _ := json.Marshal(tpl)
 		return string(b)
 	}
 	var b strings.Builder
-	if brokenK8s {
-		b.WriteString("k8s_version_short: \"1.31\"\n")
-	} else {
-		b.WriteString("cluster:\n  k8s_version: " + q(`{{- .Values._internal.k8s_version_map | dig (eq $pass "1" | ternary "1.30" "1.31") "" | required "no k8s version" -}}`) + "\n")
+	if v := set[overlayK8s]; v != "" {
+		b.WriteString("cluster:\n  k8s_version: " + q(v) + "\n")
+	}
+	if v := set[overlayLonghorn]; v != "" {
+		b.WriteString("units:\n")
+		for _, u := range []string{"longhorn", "longhorn-crd"} {
+			b.WriteString("  " + u + ":\n    helmrelease_spec:\n      chart:\n        spec:\n          version: " + q(v) + "\n")
+		}
 	}
 	b.WriteString("additional_sylva_units_status_info:\n")
-	b.WriteString("  sylva_release: \"1.4\"\n")
-	b.WriteString("  additional_reconciliation_required: " + q(`{{- eq $pass "1" | ternary "true" "false" -}}`) + "\n")
-	b.WriteString("  transition_from: " + q(`{{- has $pass (list "1" "2") | ternary "1.2" "" -}}`) + "\n")
-	b.WriteString("  transition_pass: " + q(`{{- has $pass (list "1" "2") | ternary $pass "" -}}`) + "\n")
+	for _, k := range statusKeys {
+		if v := set[k]; v != "" {
+			b.WriteString("  " + k + ": " + q(v) + "\n")
+		}
+	}
+	b.WriteString(extra)
 	return &File{Name: "overlay.yaml", Data: []byte(b.String())}
 }
 
@@ -90,7 +128,7 @@ func TestCheckChartOnMainFindsNoDivergenceWithAnOverlayThatReachesTheChart(t *te
 	if testing.Short() {
 		t.Skip("renders the real chart")
 	}
-	rep := mainChartCheck(t, chartOverlay(false))
+	rep := mainChartCheck(t, chartOverlay(nil, ""))
 	if len(rep.Scenarios) != 5 {
 		t.Errorf("%d scenarios, want a fresh install, two passes, a pre-release and a branch status", len(rep.Scenarios))
 	}
@@ -98,30 +136,95 @@ func TestCheckChartOnMainFindsNoDivergenceWithAnOverlayThatReachesTheChart(t *te
 		t.Errorf("finding %s %s: %s", f.Code, f.Subject, f.Message)
 	}
 	for _, sc := range rep.Scenarios {
-		if sc.Got["cluster.k8s_version"] == "" || sc.Got["additional-info"] == "" {
-			t.Errorf("%s: read %v, want the cluster's version and additional-info", sc.Name, sc.Got)
+		for _, k := range []string{"cluster.k8s_version", "cluster unit k8s_version", "longhorn", "longhorn-crd", "additional-info"} {
+			if sc.Got[k] == "" {
+				t.Errorf("%s: read %v, want %s", sc.Name, sc.Got, k)
+			}
+		}
+		if strings.HasPrefix(sc.Name, "pass 1 ") && sc.Got["longhorn"] != "104.2.2+up1.7.3" {
+			t.Errorf("%s: Longhorn chart %q, want pass 1's 104.2.2+up1.7.3", sc.Name, sc.Got["longhorn"])
+		}
+	}
+	for _, n := range rep.Notes {
+		if strings.HasPrefix(n, "longhorn_version") {
+			t.Errorf("note %q: Longhorn is deployed and must be checked", n)
 		}
 	}
 }
 
-func TestCheckChartOnMainNamesThePassAndPathOfABrokenOverlay(t *testing.T) {
+// TestCheckChartOnMainFindsEveryTamperedPath renders once an overlay that
+// breaks every compared path, each in its own scenarios: Kubernetes 1.31
+// on pass 1 (the values Secret, the cluster unit and so the workers),
+// Longhorn's 1.8 chart on pass 1 (an illegal 1.6 → 1.8 jump, in both
+// Longhorn units), additional_reconciliation_required on a fresh install,
+// transition_pass on pass 1, sylva_release and transition_from on pass 2,
+// and machine_deployments_paused, which 1.4's chart does not read. Each
+// subtest expects its path's findings and no other path may diverge.
+func TestCheckChartOnMainFindsEveryTamperedPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders the real chart")
 	}
-	rep := mainChartCheck(t, chartOverlay(true))
-	var subjects []string
+	rep := mainChartCheck(t, chartOverlay(map[string]string{
+		overlayK8s:                          `{{- .Values._internal.k8s_version_map | dig "1.31" "" -}}`,
+		overlayLonghorn:                     "105.2.0+up1.8.1",
+		KeyAdditionalReconciliationRequired: `{{- has $pass (list "1" "fresh") | ternary "true" "false" -}}`,
+		KeyTransitionPass:                   `{{- has $pass (list "1" "2") | ternary "2" "" -}}`,
+		KeySylvaRelease:                     `{{- eq $pass "2" | ternary "1.3" "1.4" -}}`,
+		KeyTransitionFrom:                   `{{- eq $pass "1" | ternary "1.2" (eq $pass "2" | ternary "1.3" "") -}}`,
+	}, "machine_deployments_paused: true\n"))
+	const (
+		fresh = "fresh install of 1.4"
+		pass1 = "pass 1 of 2 (1.2 → 1.4)"
+		pre   = "pass 1 of 2 (1.2 → 1.4) from a pre-release status"
+		pass2 = "pass 2 of 2 (1.2 → 1.4)"
+	)
+	status := func(k string) string { return chartStatusPath + "." + k }
+	cases := []struct {
+		name string
+		code string
+		// subjects are the findings' subjects, each with its scenario.
+		subjects []string
+		// message is in every finding's message.
+		message string
+	}{
+		{"kubernetes version of the values Secret", CodeChartDivergence, []string{pass1 + ": " + chartK8sPath, pre + ": " + chartK8sPath}, `the plan sets Kubernetes 1.30, the chart renders "v1.31`},
+		{"kubernetes version of the cluster unit", CodeChartDivergence, []string{pass1 + ": " + chartClusterK8sPath, pre + ": " + chartClusterK8sPath}, `the plan sets Kubernetes 1.30, the cluster unit substitutes "v1.31`},
+		{"worker rollout", CodeChartDivergence, []string{pass1 + ": " + chartWorkersPath, pre + ": " + chartWorkersPath}, "the plan has the workers roll from 1.29 to 1.30 in this pass; the chart cannot hold the MachineDeployments back, so they roll from 1.29 to 1.31"},
+		{"longhorn chart version", CodeChartDivergence, []string{pass1 + ": " + fmt.Sprintf(chartLonghornPath, "longhorn"), pre + ": " + fmt.Sprintf(chartLonghornPath, "longhorn")}, `the plan sets Longhorn 1.7.3, the longhorn unit renders chart version "105.2.0+up1.8.1"`},
+		{"longhorn-crd chart version", CodeChartDivergence, []string{pass1 + ": " + fmt.Sprintf(chartLonghornPath, "longhorn-crd"), pre + ": " + fmt.Sprintf(chartLonghornPath, "longhorn-crd")}, `the plan sets Longhorn 1.7.3, the longhorn-crd unit renders chart version "105.2.0+up1.8.1"`},
+		{KeySylvaRelease, CodeChartDivergence, []string{pass2 + ": " + status(KeySylvaRelease)}, `the plan records sylva_release "1.4" in the status, additional-info has "1.3"`},
+		{KeyAdditionalReconciliationRequired, CodeChartDivergence, []string{fresh + ": " + status(KeyAdditionalReconciliationRequired)}, `the plan records additional_reconciliation_required "false" in the status, additional-info has "true"`},
+		{KeyTransitionFrom, CodeChartDivergence, []string{pass2 + ": " + status(KeyTransitionFrom)}, `the plan records transition_from "1.2" in the status, additional-info has "1.3"`},
+		{KeyTransitionPass, CodeChartDivergence, []string{pass1 + ": " + status(KeyTransitionPass), pre + ": " + status(KeyTransitionPass)}, `the plan records transition_pass "1" in the status, additional-info has "2"`},
+		{KeyMachineDeploymentsPaused, CodeValueNotRead, []string{"values." + KeyMachineDeploymentsPaused}, "which the 1.4 chart does not read"},
+	}
+	matched := map[string]bool{}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, f := range rep.Findings {
+				if !slices.Contains(tc.subjects, f.Subject) {
+					continue
+				}
+				got = append(got, f.Subject)
+				if f.Code != tc.code || f.Severity != planner.SeverityBlocker || !strings.Contains(f.Message, tc.message) {
+					t.Errorf("finding %s %s %s: %s; want a %s blocker saying %q", f.Severity, f.Code, f.Subject, f.Message, tc.code, tc.message)
+				}
+			}
+			slices.Sort(got)
+			want := slices.Sorted(slices.Values(tc.subjects))
+			if !slices.Equal(got, want) {
+				t.Errorf("findings on %q, want %q", got, want)
+			}
+		})
+		for _, s := range tc.subjects {
+			matched[s] = true
+		}
+	}
 	for _, f := range rep.Findings {
-		subjects = append(subjects, f.Subject)
-	}
-	want := []string{
-		"pass 1 of 2 (1.2 → 1.4) from a pre-release status: " + chartClusterK8sPath,
-		"pass 1 of 2 (1.2 → 1.4) from a pre-release status: " + chartK8sPath,
-		"pass 1 of 2 (1.2 → 1.4): " + chartClusterK8sPath,
-		"pass 1 of 2 (1.2 → 1.4): " + chartK8sPath,
-	}
-	slices.Sort(subjects)
-	if !slices.Equal(subjects, want) {
-		t.Errorf("findings on %q, want %q", subjects, want)
+		if !matched[f.Subject] {
+			t.Errorf("unexpected finding %s %s: %s", f.Code, f.Subject, f.Message)
+		}
 	}
 }
 
