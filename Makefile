@@ -67,13 +67,12 @@ fuzz: ## fuzz values render against a reference evaluation by path for a bounded
 CLUSTER_PKGS = $(shell go list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/internal\/kubetest( |$$)/ {print $$1}')
 
 .PHONY: test
-test: tools ## run every test: the packages that need no API server, then (after building kube-apiserver, etcd and helm-controller) the cluster ones, then a bounded fuzz run
+test: tools ## run every test: the packages that need no API server, then (after building kube-apiserver, etcd and helm-controller) the cluster ones
 	go test -timeout 30m $(filter-out $(CLUSTER_PKGS),$(shell go list ./...))
 	cd hack/image && GOWORK=off go test ./...
 	bash hack/build-testbin.sh
 	bash hack/build-flux.sh helm-controller
 	SYLVA_PLANNER_E2E=1 go test -timeout 40m $(CLUSTER_PKGS)
-	$(MAKE) --no-print-directory fuzz
 
 .PHONY: test-short
 test-short: ## run the tests that need no API server binaries

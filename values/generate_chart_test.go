@@ -251,6 +251,11 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 			k8s: pass.Values.K8sVersionShort, longhornChart: chartOf(pass.Values.LonghornVersion), info: infoOf(pass.ExpectedStatus),
 		})
 	}
+	reduced := NewChart(ch)
+	valsYAML, err := yaml.Marshal(vals)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -258,11 +263,16 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 			if tc.status != nil {
 				objs = append(objs, statusObject(DefaultNamespace, tc.status))
 			}
-			rendered, err := renderWholeChart(t, ch, vals, 2, objs...)
+			// Only what the facts are read from: the cluster and Longhorn
+			// units, the values Secret and the status Kustomization, each
+			// as a whole render gives it (TestRenderUnitsRendersWhatTheWholeChartRenders).
+			m, err := reduced.RenderUnits(context.Background(), []File{{Name: "values", Data: valsYAML}}, ChartOptions{
+				KubeVersion: "v1.31.8", IsUpgrade: true, Revision: 2, Source: NewObjects(objs...), SkipSchemaValidation: true,
+			}, chartUnits...)
 			if err != nil {
 				t.Fatalf("render: %v", err)
 			}
-			got := overlayFacts(t, rendered)
+			got := overlayFacts(t, m.Objects)
 			if v, err := skew.Parse(got.k8s); err != nil || v.Short() != tc.k8s {
 				t.Errorf("cluster unit k8s_version = %q, want Kubernetes %s", got.k8s, tc.k8s)
 			}
