@@ -139,16 +139,31 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 		vals = units.MergeValues(docs...)
 	}
 
-	if rel, ok := in.Plan.Catalog.Release(in.Plan.To.MinorOnly()); ok {
+	rel, known := in.Plan.Catalog.Release(in.Plan.To.MinorOnly())
+	if known {
 		if _, set := vals[KeyMachineDeploymentsPaused]; set && !rel.HoldsWorkers() {
 			rep.Findings = append(rep.Findings, unreadPause(rel))
 		}
 		vals = withVersionMap(vals, rel, in.Plan.Provider)
 	}
-	c := checker{ctx: ctx, vals: vals, ns: in.Namespace, rep: rep, kube: plan.To.Kubernetes}
+	c := checker{ctx: ctx, vals: vals, ns: in.Namespace, rep: rep, kube: plan.To.Kubernetes, cat: in.Plan.Catalog}
+	if known {
+		c.rel = rel
+	}
 	final, err := finalValues(plan, in.Plan.Catalog, in.Plan.To)
 	if err != nil {
 		return nil, err
+	}
+	// Values in the overlay's form (the pass state, or the status keys
+	// the chart writes into additional-info) must record the transition
+	// too: none on a fresh install.
+	overlayForm := c.setsStatusInfo()
+	if _, ok := valueAt(vals, []string{"_internal", "state", StateKey}); ok {
+		overlayForm = true
+	}
+	if overlayForm {
+		final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
+		c.statusMissing()
 	}
 
 	c.run(kindFresh, "fresh install of "+plan.To.Release, nil, final)
@@ -161,6 +176,9 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 		want, err := passValues(pass)
 		if err != nil {
 			return nil, err
+		}
+		if overlayForm {
+			want[KeyTransitionFrom], want[KeyTransitionPass] = hopSource(plan), strconv.Itoa(pass.HopPass)
 		}
 		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
 		got, info := c.run(kindPass, name, status, want)
@@ -285,6 +303,9 @@ type checker struct {
 	ns   string
 	kube string
 	rep  *Report
+	cat  *catalog.Catalog
+	// rel is the target release in the catalog (nil when it is not).
+	rel *catalog.Release
 	// evidence from renders, by finding code
 	evidence map[string][]string
 	errs     map[string]planner.Finding
@@ -411,6 +432,9 @@ func (c *checker) run(kind scenarioKind, name string, status, want map[string]st
 			continue
 		}
 		code := CodeValuesMismatch
+		if info != nil && slices.Contains(statusKeys, k) {
+			code = CodeStatusKeyMismatch
+		}
 		switch kind {
 		case kindFresh:
 			if (k == KeyTransitionFromN2 || k == KeyAdditionalReconciliationRequired || k == KeyMachineDeploymentsPaused) && g == "true" {
@@ -426,6 +450,10 @@ func (c *checker) run(kind scenarioKind, name string, status, want map[string]st
 			Message: fmt.Sprintf("expected %q, %s", w, gotText),
 		}
 		switch code {
+		case CodeStatusKeyMismatch:
+			f.Subject = name + ": " + childPath(childPath("values", StatusInfoKey), k)
+			f.Message = fmt.Sprintf("the status ConfigMap would record %s %q (additional-info), the plan records %q: the next pass reads it", k, g, w)
+			f.Remediation = fmt.Sprintf("set %s.%s as `sylva-planner values generate --from %s --to %s` does (it reads the pass from _internal.state)", StatusInfoKey, k, c.rep.From, c.rep.To)
 		case CodeFreshInstallTransition:
 			f.Message = fmt.Sprintf("a fresh install (no %s ConfigMap) renders %s %q: it takes the transition path and runs an extra pass", StatusConfigMap, k, g)
 			f.Remediation = "treat a missing status ConfigMap as a fresh install: test the lookup result before reading sylva_release"
@@ -434,6 +462,8 @@ func (c *checker) run(kind scenarioKind, name string, status, want map[string]st
 		}
 		c.rep.Findings = append(c.rep.Findings, f)
 	}
+	c.checkKubernetes(name, rendered, errs, want, got)
+	c.checkLonghorn(name, rendered, errs, want, got)
 	return got, info
 }
 
@@ -566,4 +596,223 @@ func planAndReport(in planner.Input) (*planner.Plan, *Report, error) {
 		Metadata: envelope.NewMetadata(in.ToolVersion, in.Catalog.Version, in.AsOf),
 		From:     in.From.String(), To: in.To.String(),
 	}, nil
+}
+
+// Finding codes of what the chart reads from the values, which Check
+// compares with the plan in each scenario (CheckChart compares what the
+// chart renders from them).
+const (
+	// CodeKubernetesVersionMismatch: the Kubernetes version the chart
+	// reads (cluster.k8s_version, else k8s_version_short through
+	// _internal.k8s_version_map, else the chart's own) is not the pass's.
+	CodeKubernetesVersionMismatch = "kubernetes-version-mismatch"
+	// CodeLonghornVersionMismatch: the Longhorn chart version a Longhorn
+	// unit would deploy (its helmrelease_spec.chart.spec.version, else the
+	// helm_chart_versions entry that is true, else the chart's own) is not
+	// the pass's.
+	CodeLonghornVersionMismatch = "longhorn-version-mismatch"
+	// CodeStatusKeyMismatch: an entry of additional_sylva_units_status_info
+	// would record in the status ConfigMap another value than the plan's.
+	CodeStatusKeyMismatch = "status-key-mismatch"
+	// CodeStatusKeyMissing: values in the overlay's form do not set a
+	// status key in additional_sylva_units_status_info, so the status
+	// ConfigMap does not record it for the next pass.
+	CodeStatusKeyMissing = "status-key-missing"
+)
+
+// setsStatusInfo reports whether the values set
+// additional_sylva_units_status_info as a map.
+func (c *checker) setsStatusInfo() bool {
+	_, ok := c.vals[StatusInfoKey].(map[string]any)
+	return ok
+}
+
+// statusMissing reports each status key
+// additional_sylva_units_status_info does not set.
+func (c *checker) statusMissing() {
+	m, _ := c.vals[StatusInfoKey].(map[string]any)
+	for _, k := range statusKeys {
+		if _, ok := m[k]; ok {
+			continue
+		}
+		c.rep.Findings = append(c.rep.Findings, planner.Finding{
+			Code: CodeStatusKeyMissing, Severity: planner.SeverityBlocker, Subject: valuesPath(StatusInfoKey, k),
+			Message: fmt.Sprintf("the values set no %s.%s: the sylva-units-status ConfigMap does not record %s, which the next pass reads to know where the transition stands",
+				StatusInfoKey, k, k),
+			Remediation: fmt.Sprintf("add %s.%s; `sylva-planner values generate --from %s --to %s` prints it", StatusInfoKey, k, c.rep.From, c.rep.To),
+		})
+	}
+}
+
+// valuesPath is the values path of keys ("values.a.b").
+func valuesPath(keys ...string) string {
+	p := "values"
+	for _, k := range keys {
+		p = childPath(p, k)
+	}
+	return p
+}
+
+// renderedAt returns the scalar at keys in the values as a render gives
+// it: the rendered text of a gotpl string, else the value as a string.
+// set is false when the values have nothing there (or a map); failed is
+// true when its render failed (a template-error already names it).
+func (c *checker) renderedAt(rendered map[string]string, errs map[string]*TemplateError, keys ...string) (v string, set, failed bool) {
+	x, ok := valueAt(c.vals, keys)
+	if !ok {
+		return "", false, false
+	}
+	p := valuesPath(keys...)
+	if _, bad := errs[p]; bad {
+		return "", true, true
+	}
+	if s, ok := rendered[p]; ok {
+		return s, true, false
+	}
+	switch x.(type) {
+	case map[string]any, []any:
+		return "", false, false
+	}
+	return scalarString(x), true, false
+}
+
+// checkKubernetes compares the Kubernetes minor the chart reads with the
+// scenario's k8s_version_short: cluster.k8s_version as rendered, else
+// k8s_version_short resolved through _internal.k8s_version_map (the
+// chart's own cluster.k8s_version reads it), else, when the values set the
+// helper value elsewhere (the pass state), the target release's own
+// version, which the chart keeps. A top-level k8s_version_short that is
+// itself the compared helper value is left to values-mismatch.
+func (c *checker) checkKubernetes(scenario string, rendered map[string]string, errs map[string]*TemplateError, want, got map[string]string) {
+	w := want[KeyK8sVersionShort]
+	if w == "" {
+		return
+	}
+	mismatch := func(subject, msg string) {
+		c.rep.Findings = append(c.rep.Findings, planner.Finding{
+			Code: CodeKubernetesVersionMismatch, Severity: planner.SeverityBlocker, Subject: scenario + ": " + subject,
+			Message: msg,
+			Remediation: fmt.Sprintf("set cluster.k8s_version to the pass's version through _internal.k8s_version_map, as `sylva-planner values generate --from %s --to %s` does; the chart reads cluster.k8s_version, not the helper value",
+				c.rep.From, c.rep.To),
+		})
+	}
+	minorOf := func(s string) string {
+		v, err := skew.Parse(strings.TrimPrefix(strings.TrimSpace(s), "v"))
+		if err != nil {
+			return ""
+		}
+		return v.Short()
+	}
+	g, set, failed := c.renderedAt(rendered, errs, "cluster", "k8s_version")
+	switch {
+	case failed:
+	case set:
+		if m := minorOf(g); m != w {
+			mismatch(valuesPath("cluster", "k8s_version"), fmt.Sprintf("the chart reads cluster.k8s_version %q, the plan sets Kubernetes %s", g, w))
+		}
+	default:
+		short, set, failed := c.renderedAt(rendered, errs, KeyK8sVersionShort)
+		switch {
+		case failed:
+		case set:
+			if got[KeyK8sVersionShort] == short && short != w {
+				return // the helper value itself: values-mismatch reports it
+			}
+			full, ok := valueAt(c.vals, []string{"_internal", "k8s_version_map", short})
+			switch {
+			case !ok:
+				mismatch(valuesPath(KeyK8sVersionShort), fmt.Sprintf("the chart reads k8s_version_short %q, which _internal.k8s_version_map does not map (the render fails); the plan sets Kubernetes %s", short, w))
+			case minorOf(scalarString(full)) != w:
+				mismatch(valuesPath(KeyK8sVersionShort), fmt.Sprintf("the chart reads k8s_version_short %q (cluster.k8s_version %q), the plan sets Kubernetes %s", short, scalarString(full), w))
+			}
+		default:
+			if _, helper := got[KeyK8sVersionShort]; !helper || c.rel == nil {
+				return
+			}
+			if own := c.rel.Kubernetes.Management.Short(); own != w {
+				mismatch(valuesPath("cluster", "k8s_version"), fmt.Sprintf("the values set neither cluster.k8s_version nor k8s_version_short: the chart keeps its own Kubernetes %s, the plan sets %s", own, w))
+			}
+		}
+	}
+}
+
+// longhornUnits are the units that deploy Longhorn's charts, at the same
+// chart version.
+var longhornUnits = []string{"longhorn", "longhorn-crd"}
+
+// checkLonghorn compares the Longhorn chart version each Longhorn unit
+// would deploy with the scenario's longhorn_version: the catalog's chart
+// version for it when the catalog has one, else any chart version of that
+// Longhorn version. A unit's version is its
+// helmrelease_spec.chart.spec.version as rendered, else the one entry of
+// its helm_chart_versions that renders true (the chart's rule), else, when
+// the values set longhorn_version elsewhere (the pass state), the target
+// release's own, which the chart keeps.
+func (c *checker) checkLonghorn(scenario string, rendered map[string]string, errs map[string]*TemplateError, want, got map[string]string) {
+	w := want[KeyLonghornVersion]
+	if w == "" {
+		return
+	}
+	chart := ""
+	if v, err := skew.Parse(w); err == nil && c.cat != nil {
+		chart, _ = c.cat.ChartVersion("longhorn", v)
+	}
+	planned := "Longhorn " + w
+	if chart != "" {
+		planned += " (chart " + chart + " in the catalog)"
+	}
+	for _, u := range longhornUnits {
+		mismatch := func(subject, msg string) {
+			c.rep.Findings = append(c.rep.Findings, planner.Finding{
+				Code: CodeLonghornVersionMismatch, Severity: planner.SeverityBlocker, Subject: scenario + ": " + subject,
+				Message: msg,
+				Remediation: fmt.Sprintf("set units.%s.helmrelease_spec.chart.spec.version to the pass's Longhorn chart version, as `sylva-planner values generate --from %s --to %s` does for both Longhorn units",
+					u, c.rep.From, c.rep.To),
+			})
+		}
+		spec := longhornVersionPath(u)
+		subject := valuesPath(spec...)
+		g, set, failed := c.renderedAt(rendered, errs, spec...)
+		if failed {
+			continue
+		}
+		if !set || g == "" {
+			set = false
+			if hm, ok := valueAt(c.vals, []string{"units", u, "helm_chart_versions"}); ok {
+				if m, ok := hm.(map[string]any); ok {
+					subject = valuesPath("units", u, "helm_chart_versions")
+					var on []string
+					bad := false
+					for _, ver := range sortedKeys(m) {
+						s, _, failed := c.renderedAt(rendered, errs, "units", u, "helm_chart_versions", ver)
+						bad = bad || failed
+						if strings.TrimSpace(s) == "true" {
+							on = append(on, ver)
+						}
+					}
+					if bad {
+						continue
+					}
+					if len(on) != 1 {
+						mismatch(subject, fmt.Sprintf("helm_chart_versions of the %s unit selects %d chart versions (%s), the chart needs exactly one; the plan sets %s", u, len(on), strings.Join(orNone(on), ", "), planned))
+						continue
+					}
+					g, set = on[0], true
+				}
+			}
+		}
+		if !set {
+			if _, helper := got[KeyLonghornVersion]; !helper || c.rel == nil {
+				continue
+			}
+			if own, ok := c.rel.Component("longhorn"); ok && own.Version.String() != w && !longhornMatches(own.Version.String(), w) {
+				mismatch(subject, fmt.Sprintf("the values set no Longhorn chart version for the %s unit: the chart keeps its own Longhorn %s, the plan sets %s", u, own.Version, planned))
+			}
+			continue
+		}
+		if (chart != "" && g == chart) || (chart == "" && longhornMatches(g, w)) {
+			continue
+		}
+		mismatch(subject, fmt.Sprintf("the %s unit would deploy Longhorn chart %q, the plan sets %s", u, g, planned))
+	}
 }
