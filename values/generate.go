@@ -86,6 +86,15 @@ type Generated struct {
 	Longhorn bool
 	// Chart names the chart the overlay was checked against ("" for none).
 	Chart string
+	// Charts tell the chart of each release by the newest Kubernetes minor
+	// its _internal.k8s_version_map maps (a chart taken from Git is
+	// versioned 0.0.0-git): minor → release, the target's from the chart
+	// given, else from the catalog, the others' from the catalog.
+	Charts map[string]string
+	// ForeignLonghorn are the Longhorn chart versions of the other
+	// releases' charts, by release (only when Longhorn is set): what the
+	// overlay leaves Longhorn at in those charts.
+	ForeignLonghorn map[string]string
 	// Notes say what the overlay cannot do in the chart; the header of
 	// WriteYAML prints them.
 	Notes []string
@@ -204,6 +213,7 @@ func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 	if err := g.wireLonghorn(in.Catalog, rel, ch); err != nil {
 		return nil, err
 	}
+	g.identifyCharts(in.Catalog, rel, ch)
 	if !rel.HoldsWorkers() {
 		hold := "unknown, assumed absent"
 		if c := rel.Capabilities; c != nil && c.HoldWorkers != nil {
@@ -408,7 +418,11 @@ func settledValues(rel *catalog.Release) map[string]string {
 // YAML of its additional-info (where the chart writes them); data wins.
 func (g *Generated) stateTemplate() string {
 	target := skew.MustParse(g.To).Short()
-	lines := []string{
+	lines := g.chartReleaseLines()
+	lines = append(lines, `{{- if ne $chartRelease "`+target+`" }}`)
+	lines = append(lines, g.inertLines()...)
+	lines = append(lines, `{{- else }}`)
+	lines = append(lines, []string{
 		`{{- $status := lookup "v1" "ConfigMap" .Release.Namespace "` + StatusConfigMap + `" | default dict }}`,
 		`{{- $data := get $status "data" | default dict }}`,
 		`{{- $info := get $data "` + AdditionalInfo + `" | default "" | toString | fromYaml | default dict }}`,
@@ -430,11 +444,11 @@ func (g *Generated) stateTemplate() string {
 		`{{-   end }}`,
 		`{{- end }}`,
 		`{{- $passes := dict }}`,
-	}
+	}...)
 	for _, s := range g.States {
 		lines = append(lines, fmt.Sprintf(`{{- $_ := set $passes %s %s }}`, strconv.Quote(s.Name), dictLiteral(s.Values)))
 	}
-	lines = append(lines, fmt.Sprintf(`{{- get $passes $state | default %s | toJson }}`, dictLiteral(g.Final)))
+	lines = append(lines, fmt.Sprintf(`{{- get $passes $state | default %s | toJson }}`, dictLiteral(g.Final)), `{{- end }}`)
 	return strings.Join(lines, "\n")
 }
 
@@ -462,20 +476,19 @@ func (g *Generated) k8sVersionTemplate() string {
 
 // Values returns the overlay as a values map (what `helm -f` reads).
 func (g *Generated) Values() map[string]any {
-	ref := func(key string) string { return "{{ " + passRef(key) + " }}" }
 	info := map[string]any{}
 	for _, k := range statusKeys {
-		info[k] = ref(k)
+		info[k] = inertRef(k)
 	}
 	out := map[string]any{
 		"_internal":   map[string]any{"state": map[string]any{StateKey: g.stateTemplate()}},
-		"cluster":     map[string]any{"k8s_version": g.k8sVersionTemplate()},
+		"cluster":     map[string]any{"k8s_version": k8sInertTemplate(g.k8sVersionTemplate())},
 		StatusInfoKey: info,
 	}
 	if g.Longhorn {
 		units := map[string]any{}
 		for _, u := range []string{"longhorn", "longhorn-crd"} {
-			units[u] = map[string]any{"helmrelease_spec": map[string]any{"chart": map[string]any{"spec": map[string]any{"version": ref(KeyLonghornChartVersion)}}}}
+			units[u] = map[string]any{"helmrelease_spec": map[string]any{"chart": map[string]any{"spec": map[string]any{"version": g.longhornTemplate()}}}}
 		}
 		out["units"] = units
 	}
@@ -501,6 +514,8 @@ func (g *Generated) WriteYAML(w io.Writer) error {
 		b.WriteString("# Longhorn: every pass keeps the chart's own version; not set.\n")
 	}
 	b.WriteString("# " + StatusInfoKey + ": what the status ConfigMap records in additional-info for the next pass.\n")
+	writeComment(&b, fmt.Sprintf("Inert outside Sylva %s: in the chart of another release (its sylva_release value, else its version when it is a release's, else, for a chart taken from Git, the newest Kubernetes minor of its _internal.k8s_version_map: %s) the overlay sets the chart's own cluster.k8s_version%s and records no status key, so that chart renders what it renders without the overlay. Remove the overlay once the status says %s with no further pass.",
+		skew.MustParse(g.To).Short(), chartsList(g.Charts), longhornInertNote(g), skew.MustParse(g.To).Short()))
 	for _, n := range g.Notes {
 		writeComment(&b, n)
 	}

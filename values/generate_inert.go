@@ -1,0 +1,181 @@
+package values
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// The overlay is inert outside the chart of its own release: values live
+// in the environment's repository and outlive the chart they were written
+// for, so an overlay forgotten there, or wired before the chart moves to
+// its release, must change nothing the chart would render without it.
+
+// KeyInert is the key of the pass values that marks the overlay inert: it
+// holds the release (or the Kubernetes minor) of the chart it is rendered
+// in, which is not the overlay's.
+const KeyInert = "inert"
+
+// skipSentinel is what sylva-units' "set-only-if" gives for an item to
+// leave out; the chart's interpretation drops a map entry rendering to it
+// (every ref of the bundle).
+const skipSentinel = "skip-as-set-only-if-result-was-false"
+
+// chartK8sVersion is the chart's own cluster.k8s_version, the same text on
+// every ref of the bundle (1.0.0 to main): what the overlay renders when
+// inert.
+const chartK8sVersion = `{{- .Values._internal.k8s_version_map | dig .Values.k8s_version_short "" | required (printf "no k8s version defined for %s" .Values.k8s_version_short) }}`
+
+// identifyCharts fills Charts and ForeignLonghorn from the catalog, and
+// the target's entry from the chart when there is one.
+func (g *Generated) identifyCharts(cat *catalog.Catalog, rel *catalog.Release, ch *TargetChart) {
+	target := rel.Release.Short()
+	g.Charts = map[string]string{}
+	for i := range cat.Releases {
+		r := &cat.Releases[i]
+		if n := len(r.Kubernetes.Versions); n > 0 && r.Release.Short() != target {
+			g.Charts[r.Kubernetes.Versions[n-1].Minor.Short()] = r.Release.Short()
+		}
+	}
+	if n := len(rel.Kubernetes.Versions); n > 0 {
+		g.Charts[rel.Kubernetes.Versions[n-1].Minor.Short()] = target
+	}
+	if ch != nil {
+		if m, ok := valueAt(ch.Values, []string{"_internal", "k8s_version_map"}); ok {
+			if mm, ok := m.(map[string]any); ok {
+				if newest := newestMinor(sortedKeys(mm)); newest != "" {
+					g.Charts[newest] = target
+				}
+			}
+		}
+	}
+	if !g.Longhorn {
+		return
+	}
+	g.ForeignLonghorn = map[string]string{}
+	for i := range cat.Releases {
+		r := &cat.Releases[i]
+		if r.Release.Short() == target {
+			continue
+		}
+		if c, ok := r.Component("longhorn"); ok {
+			if v, ok := cat.ChartVersion("longhorn", c.Version); ok {
+				g.ForeignLonghorn[r.Release.Short()] = v
+			}
+		}
+	}
+}
+
+// newestMinor is the newest of Kubernetes minors written "1.NN" ("" when
+// none parses).
+func newestMinor(minors []string) string {
+	var best skew.Version
+	out := ""
+	for _, m := range minors {
+		v, err := skew.Parse(m)
+		if err != nil {
+			continue
+		}
+		if out == "" || v.CompareMinor(best) > 0 {
+			best, out = v, v.Short()
+		}
+	}
+	return out
+}
+
+// chartReleaseLines are the gotpl lines of the state template that name
+// the release of the chart rendering the overlay, in $chartRelease: the
+// chart's own sylva_release value when it sets one (a plain string); else
+// the chart's version when it is a release's (a chart published for a
+// tag: 1.3.10 → 1.3); else, for a chart taken from Git (0.0.0-git), the
+// release whose chart maps the same newest Kubernetes minor in
+// _internal.k8s_version_map ("Kubernetes 1.NN" when no release of the
+// catalog does).
+func (g *Generated) chartReleaseLines() []string {
+	return []string{
+		`{{- $chartRelease := "" }}`,
+		`{{- $own := get .Values "sylva_release" }}`,
+		`{{- if and $own (not (toString $own | contains "{{")) }}`,
+		`{{-   $chartRelease = toString $own | regexFind "[0-9]+[.][0-9]+" }}`,
+		`{{- end }}`,
+		`{{- if not $chartRelease }}`,
+		`{{-   $chartRelease = .Chart.Version | toString | regexFind "^[1-9][0-9]*[.][0-9]+" }}`,
+		`{{- end }}`,
+		`{{- if not $chartRelease }}`,
+		`{{-   $newest := "" }}`,
+		`{{-   $newestMinor := -1 }}`,
+		`{{-   range $k, $_ := get .Values._internal "k8s_version_map" | default dict }}`,
+		`{{-     $m := toString $k | regexFind "[0-9]+$" | atoi }}`,
+		`{{-     if gt $m $newestMinor }}`,
+		`{{-       $newest = toString $k }}`,
+		`{{-       $newestMinor = $m }}`,
+		`{{-     end }}`,
+		`{{-   end }}`,
+		`{{-   $chartRelease = get ` + dictLiteral(g.Charts) + ` $newest | default (printf "Kubernetes %s" $newest) }}`,
+		`{{- end }}`,
+	}
+}
+
+// inertLines give the pass values of the overlay in the chart of another
+// release: the inert marker, and that chart's Longhorn chart version when
+// the overlay sets Longhorn (none when the catalog does not know it: the
+// Longhorn value then fails the render, naming the fix).
+func (g *Generated) inertLines() []string {
+	expr := `(dict "` + KeyInert + `" $chartRelease)`
+	if g.Longhorn {
+		expr = `(dict "` + KeyInert + `" $chartRelease "` + KeyLonghornChartVersion + `" (get ` + dictLiteral(g.ForeignLonghorn) + ` $chartRelease))`
+	}
+	return []string{`{{-   ` + expr + ` | toJson }}`}
+}
+
+// inertRef is a gotpl string that reads a status key from the state, or
+// leaves the entry out when the overlay is inert.
+func inertRef(key string) string {
+	return `{{- $st := .Values._internal.state.` + StateKey + ` | fromJson }}` +
+		`{{- if hasKey $st "` + KeyInert + `" }}` + skipSentinel +
+		`{{- else }}{{ get $st "` + key + `" }}{{- end }}`
+}
+
+// longhornTemplate is Longhorn's chart version of the pass, or of the
+// chart rendering the overlay when it is another release's.
+func (g *Generated) longhornTemplate() string {
+	msg := fmt.Sprintf("the sylva-planner overlay for Sylva %s is in the chart of %%s, whose Longhorn chart version it does not know: remove the overlay from the values", g.To)
+	return strings.Join([]string{
+		`{{- $st := .Values._internal.state.` + StateKey + ` | fromJson }}`,
+		`{{- get $st "` + KeyLonghornChartVersion + `" | required (printf ` + strconv.Quote(msg) + ` (get $st "` + KeyInert + `")) }}`,
+	}, "\n")
+}
+
+// k8sInertTemplate wraps the overlay's cluster.k8s_version: the chart's
+// own expression when the overlay is inert.
+func k8sInertTemplate(own string) string {
+	return strings.Join([]string{
+		`{{- if hasKey (.Values._internal.state.` + StateKey + ` | fromJson) "` + KeyInert + `" }}`,
+		chartK8sVersion,
+		`{{- else }}`,
+		own,
+		`{{- end }}`,
+	}, "\n")
+}
+
+// chartsList names the chart fingerprints for the header: "1.31 → 1.4, …"
+// in minor order.
+func chartsList(charts map[string]string) string {
+	keys := sortedKeys(charts)
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, k+" → "+charts[k])
+	}
+	return strings.Join(orNone(parts), ", ")
+}
+
+func longhornInertNote(g *Generated) string {
+	if !g.Longhorn {
+		return ""
+	}
+	known := sortedKeys(g.ForeignLonghorn)
+	return fmt.Sprintf(" and Longhorn's chart version of that release (known for %s; in the chart of any other release the render fails, asking to remove the overlay)", strings.Join(orNone(known), ", "))
+}
