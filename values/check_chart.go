@@ -90,9 +90,12 @@ var chartUnits = []string{"cluster", "longhorn", "longhorn-crd"}
 // scenarios in parallel. In each render it compares with the plan: the
 // Kubernetes version of the values Secret and of the cluster unit, the
 // Longhorn chart version of the longhorn and longhorn-crd HelmReleases
-// (when deployed) and the status keys in the additional-info the
-// sylva-units-status Kustomization writes. MachineDeployment pause is not
-// checked: the chart has no value that reaches it (a note says so). Each
+// (when deployed), the status keys in the additional-info the
+// sylva-units-status Kustomization writes and, on a chart that cannot hold
+// the MachineDeployments back (the catalog's hold_workers), the workers'
+// rollout of each pass (they follow the cluster unit's version); values
+// that set machine_deployments_paused for such a chart are value-not-read.
+// On a chart that can, the pause is not checked (a note says so). Each
 // divergence is a finding naming the scenario, the object and the path.
 func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	if in.Chart == nil {
@@ -176,14 +179,10 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	for i, m := range c.renderAll(todo) {
 		c.compare(todo[i], m.manifests, m.err)
 	}
+	// A chart that cannot hold the workers has no pause to check: they
+	// follow the cluster unit's version, compared on each pass.
 	if c.holds {
 		rep.Notes = append(rep.Notes, "machine_deployments_paused: not checked; the check does not render the MachineDeployments (sylva-capi-cluster renders them from the cluster values)")
-	} else {
-		hold := "unknown, assumed absent"
-		if known && rel.Capabilities != nil && rel.Capabilities.HoldWorkers != nil {
-			hold = "false"
-		}
-		rep.Notes = append(rep.Notes, fmt.Sprintf("machine_deployments_paused: not read by this chart (catalog capability hold_workers: %s); the workers follow the cluster unit's k8s_version, compared with the plan's worker rollouts on each pass", hold))
 	}
 	if !c.longhornSeen {
 		rep.Notes = append(rep.Notes, "longhorn_version: not checked; the longhorn unit is not deployed with these values")
