@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 
@@ -45,10 +47,21 @@ func valuesCommand() *cli.Command {
 					"Kubernetes minor a pass sets must be in its _internal.k8s_version_map; Longhorn's chart version\n" +
 					"of --to is read from it. Without --chart, it comes from the catalog, and a missing one is an\n" +
 					"error naming the fix.\n\n" +
-					"Example: sylva-planner values generate --from 1.4 --to 1.6 --chart sylva-core/charts/sylva-units",
+					"The overlay is inert in the chart of any other release (told by the chart's sylva_release\n" +
+					"value, its version, or for a chart taken from Git its Kubernetes version map): it renders\n" +
+					"that chart's own Kubernetes and Longhorn versions and records no status key.\n\n" +
+					"--kustomize DIR writes, instead of printing the overlay, a kustomize Component for a\n" +
+					"sylva-core environment-values directory: DIR/transition-values.yaml (the overlay) and\n" +
+					"DIR/kustomization.yaml, which generates the ConfigMap sylva-units-transition-values in -n\n" +
+					"and appends it last to the sylva-units HelmRelease's valuesFrom. List DIR under components:\n" +
+					"of the environment's kustomization.yaml and apply as usual.\n\n" +
+					"Example: sylva-planner values generate --from 1.4 --to 1.6 --chart sylva-core/charts/sylva-units\n" +
+					"Example: sylva-planner values generate --from 1.4 --to 1.6 --kustomize my-env/transition",
 				ArgsUsage: " ",
 				Flags: append(planFlags(), outputFlag(formatYAML, formatJSON),
-					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true}),
+					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true},
+					&cli.StringFlag{Name: "kustomize", Usage: "write the overlay as a kustomize Component into `DIR` (created if needed): the overlay, a ConfigMap generator and a patch appending it last to the sylva-units HelmRelease's valuesFrom", TakesFile: true},
+					nsFlag),
 				Action: valuesGenerateAction,
 			},
 			{
@@ -147,6 +160,9 @@ func valuesGenerateAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	w := envOf(c).stdout
+	if dir := c.String("kustomize"); dir != "" {
+		return writeKustomize(c, g, dir)
+	}
 	if outputOf(c) == formatJSON {
 		err = g.WriteJSON(w)
 	} else {
@@ -157,6 +173,37 @@ func valuesGenerateAction(c *cli.Context) error {
 	}
 	return nil
 }
+
+// writeKustomize writes the overlay's kustomize Component into dir and
+// says on stdout what was written and how to wire it.
+func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
+	if c.IsSet("output") {
+		return usageError(c, errors.New("--kustomize writes files; it takes no -o"), true)
+	}
+	ns := c.String("namespace")
+	if ns == "" {
+		return withCode(exitError, errors.New("--kustomize needs a namespace: -n is empty"))
+	}
+	files, err := g.Kustomize(ns)
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	root := envOf(c).path(dir)
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
+	}
+	names := []string{values.KustomizationFile, values.KustomizeValuesFile}
+	for _, name := range names {
+		if err := os.WriteFile(filepath.Join(root, name), files[name], 0o644); err != nil {
+			return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
+		}
+	}
+	w := envOf(c).stdout
+	fmt.Fprintf(w, "wrote %s and %s\n", filepath.Join(dir, names[0]), filepath.Join(dir, names[1]))
+	fmt.Fprintf(w, "Next: list %s under components: of your environment-values kustomization.yaml, then apply it as usual (sylva-core's apply.sh); follow the passes with: sylva-planner status --to %s -n %s\n", filepath.ToSlash(dir), g.To, ns)
+	return nil
+}
+
 
 func readValuesFiles(c *cli.Context) ([]values.File, error) {
 	var out []values.File
