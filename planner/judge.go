@@ -3,6 +3,7 @@ package planner
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -238,9 +239,67 @@ func next(p *Plan, rerun, follow string) string {
 		return "no pass can be planned; see the findings and checks, then run again: " + planCmd
 	}
 	first := p.Passes[0]
-	msg := fmt.Sprintf("upgrade the sylva-units HelmRelease to Sylva %s (pass 1 of %d", first.Release, len(p.Passes))
+	msg := "in your environment-values directory, write the helper values with `" + generateCommand(p, rerun) +
+		"`, list transition under components: of its kustomization.yaml and apply it; then " +
+		fmt.Sprintf("upgrade the sylva-units HelmRelease to Sylva %s (pass 1 of %d", first.Release, len(p.Passes))
 	if len(p.Route) > 2 {
 		msg += fmt.Sprintf(", hop 1 of %d", len(p.Route)-1)
 	}
 	return msg + "), then follow the passes with: " + cmp.Or(follow, "sylva-planner status --to "+p.To.Release)
+}
+
+// generateFlags are the flags of a plan command that values generate
+// takes too and that change the overlay.
+var generateFlags = []string{"--catalog", "--bootstrap-provider", "--workers"}
+
+// generateCommand is the values generate command that writes the overlay
+// of p as a kustomize Component into the directory transition: p's
+// releases, and the flags of rerun that values generate takes, their
+// values as rerun quotes them.
+func generateCommand(p *Plan, rerun string) string {
+	parts := []string{"sylva-planner values generate --from", p.From.Release, "--to", p.To.Release}
+	words := shellWords(rerun)
+	for i := 0; i+1 < len(words); i++ {
+		if slices.Contains(generateFlags, words[i]) && !strings.HasPrefix(words[i+1], "--") {
+			parts = append(parts, words[i], words[i+1])
+			i++
+		}
+	}
+	return strings.Join(append(parts, "--kustomize transition"), " ")
+}
+
+// shellWords splits a command into its words as a POSIX shell would for
+// the quoting shellQuote gives (single quotes, '\” inside), keeping each
+// word's quotes.
+func shellWords(cmd string) []string {
+	var words []string
+	var cur strings.Builder
+	quoted, in, escaped := false, false, false
+	for _, r := range cmd {
+		switch {
+		case escaped:
+			escaped = false
+			cur.WriteRune(r)
+		case r == '\\' && !quoted:
+			escaped, in = true, true
+			cur.WriteRune(r)
+		case r == '\'':
+			quoted = !quoted
+			in = true
+			cur.WriteRune(r)
+		case r == ' ' && !quoted:
+			if in {
+				words = append(words, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			in = true
+			cur.WriteRune(r)
+		}
+	}
+	if in {
+		words = append(words, cur.String())
+	}
+	return words
 }

@@ -204,7 +204,6 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 	return nil
 }
 
-
 func readValuesFiles(c *cli.Context) ([]values.File, error) {
 	var out []values.File
 	for _, name := range c.StringSlice("values") {
