@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 )
 
 // benchValues is a synthetic sylva-units-like values tree: units units,
@@ -77,4 +80,49 @@ func TestWriteBenchValues(t *testing.T) {
 	if err := WriteYAML(f, benchValues(200, 2000)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// BenchmarkChartRenders measures, on sylva-core main's chart with its
+// management values and Longhorn enabled, one render of each kind values
+// check --chart and values render --chart make: Values (the values Secret
+// alone), RenderUnits (what a check scenario reads) and Render (the whole
+// chart, as helm template).
+func BenchmarkChartRenders(b *testing.B) {
+	tr := sylvacore.At(b, "main")
+	c, err := LoadChart(tr.Chart())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var files []File
+	for _, n := range []string{"values.yaml", "management.values.yaml"} {
+		data, err := os.ReadFile(filepath.Join(tr.Chart(), n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, File{Name: n, Data: data})
+	}
+	files = append(files, File{Name: "longhorn.yaml", Data: []byte("units:\n  longhorn:\n    enabled: true\n    enabled_conditions: []\n")})
+	opts := ChartOptions{SkipSchemaValidation: true}
+	ctx := context.Background()
+	b.Run("Values", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.Values(ctx, files, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("RenderUnits", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.RenderUnits(ctx, files, opts, chartUnits...); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Render", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := c.Render(ctx, files, opts); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

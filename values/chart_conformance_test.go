@@ -2,6 +2,7 @@ package values
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -19,6 +20,7 @@ import (
 	helmvalues "helm.sh/helm/v3/pkg/cli/values"
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
@@ -183,23 +185,36 @@ func randomized(a, b map[string]any) []string {
 }
 
 // TestChartValuesMatchHelm renders every test-values case of every
-// sylva-core ref twice: the whole chart with Helm's own install action
-// (`helm template`), and with Chart.Values (the chart reduced to its values
-// Secret). The Secret's values must be equal, except the leaves the chart
-// randomizes (found by rendering ours a second time); negative cases must
-// fail in both.
+// sylva-core ref with Chart.Values (the chart reduced to its values Secret)
+// and compares the Secret's values with what Helm's own install action
+// (`helm template`) renders for the same case, except the leaves the chart
+// randomizes; negative cases must fail in both.
+//
+// Helm's side of a case is read from testdata/helm-reference.txt when the
+// file has it for the same tree commit and Helm and sprig versions: a
+// fingerprint of Helm's values (every leaf, the randomized ones left out)
+// and whether Helm failed. A case whose reference is missing or stale, or
+// whose values do not match it, is rendered with Helm then and there and
+// compared leaf by leaf, as `go test ./values -run TestChartValuesMatchHelm
+// -update` does for every case to rewrite the reference. So each case costs
+// one render of ours, not one of Helm's (10–40 s) and two of ours.
 func TestChartValuesMatchHelm(t *testing.T) {
 	if testing.Short() {
-		t.Skip("renders every sylva-core test-values case with helm template (minutes); run without -short")
+		t.Skip("renders every sylva-core test-values case (minutes); run without -short")
 	}
 	start := time.Now()
+	ref := loadHelmReference(t)
 	var mu sync.Mutex
 	var masked []string
+	live := 0
 	t.Cleanup(func() {
 		mu.Lock()
 		defer mu.Unlock()
 		slices.Sort(masked)
-		t.Logf("conformance: %s wall; randomized leaves masked: %s", time.Since(start).Round(time.Second), strings.Join(slices.Compact(masked), ", "))
+		t.Logf("conformance: %s wall, %d case(s) rendered with Helm; randomized leaves masked: %s", time.Since(start).Round(time.Second), live, strings.Join(slices.Compact(masked), ", "))
+		if *golden.Update {
+			ref.write(t)
+		}
 	})
 	for _, tr := range sylvacore.Trees(t) {
 		chartDir := tr.Chart()
@@ -214,34 +229,46 @@ func TestChartValuesMatchHelm(t *testing.T) {
 					t.Logf("not in this tree (sylva-core's CI generates them): %s", strings.Join(c.missing, ", "))
 				}
 				ctx := context.Background()
-				want, herr := helmTemplate(ctx, chartDir, c.files)
 				files := make([]File, 0, len(c.files))
 				for _, f := range c.files {
 					files = append(files, File{Name: f, Data: readFile(t, f)})
 				}
 				opts := ChartOptions{Namespace: conformanceNamespace, SkipSchemaValidation: true}
+				name, key := tr.Ref+"/"+c.name, referenceKey(tr, c.name)
 				got, oerr := ours.Values(ctx, files, opts)
-				switch {
-				case herr != nil && oerr != nil:
-					if !c.negative {
-						t.Logf("helm template fails on this positive case too: %v", herr)
+				if r, ok := ref.get(name); ok && r.key == key && !*golden.Update {
+					if r.helmFails {
+						checkBothFail(t, ctx, ours, files, opts, c, oerr, errors.New(r.helmError))
+						return
 					}
-					return
-				case herr != nil && c.negative:
-					// The reduced render skips the checks the chart makes
-					// while it renders the units; Validate runs them.
-					vopts := opts
-					vopts.Validate = true
-					if _, verr := ours.Values(ctx, files, vopts); verr == nil {
-						t.Fatalf("helm template fails, Chart.Values does not, even with Validate.\nhelm: %v", herr)
+					if oerr != nil {
+						t.Fatalf("Chart.Values fails, helm template does not (per testdata/helm-reference.txt): %v", oerr)
 					}
-					t.Logf("fails with Validate only (a check made while rendering the units): %v", firstLine(herr.Error()))
+					g := leaves(got.Values, "values", map[string]any{})
+					for _, k := range r.masked {
+						delete(g, k)
+					}
+					if fingerprint(g) == r.sum {
+						mu.Lock()
+						masked = append(masked, r.masked...)
+						mu.Unlock()
+						return
+					}
+					t.Logf("the values differ from the reference of Helm's; rendering with Helm to show how")
+				}
+				mu.Lock()
+				live++
+				mu.Unlock()
+				want, herr := helmTemplate(ctx, chartDir, c.files)
+				if herr != nil {
+					ref.put(name, helmReference{key: key, helmFails: true, helmError: firstLine(herr.Error())})
+					checkBothFail(t, ctx, ours, files, opts, c, oerr, herr)
 					return
-				case herr != nil:
-					t.Fatalf("helm template fails on a positive case, Chart.Values does not.\nhelm: %v", herr)
-				case oerr != nil:
+				}
+				if oerr != nil {
 					t.Fatalf("Chart.Values fails, helm template does not: %v", oerr)
-				case c.negative:
+				}
+				if c.negative {
 					t.Logf("negative case renders with helm template and Chart.Values alike (it fails later in sylva-core's CI, in yamllint)")
 				}
 				again, err := ours.Values(ctx, files, opts)
@@ -262,9 +289,36 @@ func TestChartValuesMatchHelm(t *testing.T) {
 				mu.Unlock()
 				if diff := cmp.Diff(w, g); diff != "" {
 					t.Errorf("Chart.Values differs from helm template's %s Secret (-helm +ours):\n%s", valuesSecret, diff)
+					return
+				}
+				ref.put(name, helmReference{key: key, sum: fingerprint(w), masked: mask})
+				if !*golden.Update {
+					t.Errorf("testdata/helm-reference.txt has no up-to-date reference for %s (Helm agrees with ours): run `go test ./values -run TestChartValuesMatchHelm -update` and commit it", name)
 				}
 			})
 		}
+	}
+}
+
+// checkBothFail checks a case Helm fails to render: ours must fail too,
+// at least with Validate (the reduced render skips the checks the chart
+// makes while it renders the units).
+func checkBothFail(t *testing.T, ctx context.Context, ours *Chart, files []File, opts ChartOptions, c chartCase, oerr, herr error) {
+	t.Helper()
+	switch {
+	case oerr != nil:
+		if !c.negative {
+			t.Logf("helm template fails on this positive case too: %v", herr)
+		}
+	case c.negative:
+		vopts := opts
+		vopts.Validate = true
+		if _, verr := ours.Values(ctx, files, vopts); verr == nil {
+			t.Fatalf("helm template fails, Chart.Values does not, even with Validate.\nhelm: %v", herr)
+		}
+		t.Logf("fails with Validate only (a check made while rendering the units): %v", firstLine(herr.Error()))
+	default:
+		t.Fatalf("helm template fails on a positive case, Chart.Values does not.\nhelm: %v", herr)
 	}
 }
 

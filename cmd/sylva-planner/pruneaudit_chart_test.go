@@ -27,6 +27,7 @@ func TestPruneAuditWithTheChartOnRealRefs(t *testing.T) {
 				args = append(args, "-f", "charts/sylva-units/"+overlay)
 			}
 			t.Run(strings.Join(append([]string{tree.Ref}, args[2:]...), " "), func(t *testing.T) {
+				t.Parallel()
 				var stdout, stderr bytes.Buffer
 				code := runIn(context.Background(), tree.Dir, append(args, "-o", "json", "--fail-on", "never"), &stdout, &stderr, func(string) string { return "" })
 				if code != 0 || stderr.Len() > 0 {
