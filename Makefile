@@ -61,10 +61,10 @@ tools: ## build kustomize and promtool for the manifest tests (.cache/testbin)
 fuzz: ## fuzz values render against a reference evaluation by path for a bounded time (FUZZTIME, default 30s)
 	go test ./values -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(or $(FUZZTIME),30s)
 
-# The packages whose tests start a real API server (they import
-# internal/kubetest); every other package is tested before the API server
-# and Flux builds.
-CLUSTER_PKGS = $(shell go list -f '{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... | awk '/internal\/kubetest( |$$)/ {print $$1}')
+# The packages whose tests start a real API server (their TestMain runs
+# kubetest.Main); every other package is tested before the API server and
+# helm-controller builds.
+CLUSTER_PKGS = $(shell go list $(sort $(dir $(shell grep -rlw --include='*_test.go' 'kubetest.Main' .))))
 
 .PHONY: test
 test: tools ## run every test: the packages that need no API server, then (after building kube-apiserver, etcd and helm-controller) the cluster ones
