@@ -97,15 +97,18 @@ func TestPlanFromAHalfDoneTransition(t *testing.T) {
 		position string
 	}{
 		{
-			"pass 1 of 2 done on the way to 1.6", planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
+			"pass 1 of 2 done on the way to 1.6",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
 			"1.4", 1, "pass 2 of 2 is pending", false, "assessed",
 		},
 		{
-			"a finished transition is already on 1.6", planner.Progress{Found: true, Installed: skew.MustParse("1.6"), TransitionFrom: "1.4", TransitionPass: "2"},
+			"a finished transition is already on 1.6",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), TransitionFrom: "1.4", TransitionPass: "2"},
 			"1.6", 0, "nothing to do", true, "assessed",
 		},
 		{
-			"a pending pass without transition keys is not judged", planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true},
+			"a pending pass without transition keys is not judged",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true},
 			"1.6", 0, "cannot be placed", false, "not-assessed",
 		},
 	}

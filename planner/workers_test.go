@@ -54,8 +54,10 @@ func workerPasses(p *planner.Plan) []workerPass {
 // machine_deployments_paused.
 func TestWorkersFollowTheChartsCapability(t *testing.T) {
 	tests := []struct {
-		name     string
-		cat      func(*testing.T) *catalog.Catalog
+		name string
+		// hold is the 1.6 chart's hold_workers in the catalog: "" as
+		// embedded, else "true" or "false".
+		hold     string
 		from, to string
 		workers  string
 		want     []workerPass
@@ -64,33 +66,42 @@ func TestWorkersFollowTheChartsCapability(t *testing.T) {
 	}{
 		{
 			"a chart not known to hold them rolls the workers on both passes of 1.4 → 1.6",
-			func(t *testing.T) *catalog.Catalog { return defaultCatalog(t) }, "1.4", "1.6", "",
-			[]workerPass{{rolls: true, to: "1.32"}, {rolls: true, to: "1.33"}}, 2, true,
+			"", "1.4", "1.6", "",
+			[]workerPass{{rolls: true, to: "1.32"}, {rolls: true, to: "1.33"}},
+			2, true,
 		},
 		{
 			"a chart known not to hold them rolls the workers on both passes",
-			func(t *testing.T) *catalog.Catalog { return withHoldWorkers(t, "1.6", false) }, "1.4", "1.6", "",
-			[]workerPass{{rolls: true, to: "1.32"}, {rolls: true, to: "1.33"}}, 2, true,
+			"false", "1.4", "1.6", "",
+			[]workerPass{{rolls: true, to: "1.32"}, {rolls: true, to: "1.33"}},
+			2, true,
 		},
 		{
 			"a chart that holds them pauses the workers in pass 1 and rolls them once",
-			func(t *testing.T) *catalog.Catalog { return withHoldWorkers(t, "1.6", true) }, "1.4", "1.6", "",
-			[]workerPass{{paused: true, to: "1.31", value: "true"}, {rolls: true, to: "1.33", value: "false"}}, 1, false,
+			"true", "1.4", "1.6", "",
+			[]workerPass{{paused: true, to: "1.31", value: "true"}, {rolls: true, to: "1.33", value: "false"}},
+			1, false,
 		},
 		{
 			"a chart that holds them still rolls workers early that would lag too far",
-			func(t *testing.T) *catalog.Catalog { return withHoldWorkers(t, "1.6", true) }, "1.4", "1.6", "1.29",
-			[]workerPass{{rolls: true, to: "1.32", value: "false"}, {rolls: true, to: "1.33", value: "false"}}, 2, true,
+			"true", "1.4", "1.6", "1.29",
+			[]workerPass{{rolls: true, to: "1.32", value: "false"}, {rolls: true, to: "1.33", value: "false"}},
+			2, true,
 		},
 		{
 			"the three passes of 1.5 → 1.7 each change the Kubernetes version and roll the workers",
-			func(t *testing.T) *catalog.Catalog { return defaultCatalog(t) }, "1.5", "1.7", "",
-			[]workerPass{{rolls: true, to: "1.33"}, {rolls: true, to: "1.34"}, {rolls: true, to: "1.35"}}, 3, true,
+			"", "1.5", "1.7", "",
+			[]workerPass{{rolls: true, to: "1.33"}, {rolls: true, to: "1.34"}, {rolls: true, to: "1.35"}},
+			3, true,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := planner.Input{Catalog: tt.cat(t), From: skew.MustParse(tt.from), To: skew.MustParse(tt.to), AsOf: asOf}
+			cat := defaultCatalog(t)
+			if tt.hold != "" {
+				cat = withHoldWorkers(t, "1.6", tt.hold == "true")
+			}
+			in := planner.Input{Catalog: cat, From: skew.MustParse(tt.from), To: skew.MustParse(tt.to), AsOf: asOf}
 			if tt.workers != "" {
 				in.Workers = skew.MustParse(tt.workers)
 			}

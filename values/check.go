@@ -201,8 +201,8 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 	return rep, nil
 }
 
-// CodeValueNotRead: the values set a helper value the target's chart does
-// not read (machine_deployments_paused on a chart that cannot hold the
+// CodeValueNotRead is the finding code of a helper value the values set
+// and the target's chart does not read (machine_deployments_paused on a chart that cannot hold the
 // MachineDeployments back, per the catalog's hold_workers).
 const CodeValueNotRead = "value-not-read"
 

@@ -14,8 +14,6 @@ import (
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
-	"helm.sh/helm/v3/pkg/chartutil"
-	"helm.sh/helm/v3/pkg/engine"
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
@@ -23,7 +21,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
-	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // editedCatalog is the embedded catalog's data with each pair's first
@@ -91,43 +88,6 @@ func loadBundleChart(t testing.TB, ref string) *chart.Chart {
 		t.Fatal(err)
 	}
 	return ch
-}
-
-// renderWholeChart renders the whole chart as helm-controller would (schema
-// validation skipped, see docs/values.md), with lookup served from objs,
-// and returns the rendered objects.
-func renderWholeChart(t testing.TB, ch *chart.Chart, vals map[string]any, revision int, objs ...map[string]any) ([]map[string]any, error) {
-	t.Helper()
-	caps := chartutil.DefaultCapabilities.Copy()
-	caps.KubeVersion = chartutil.KubeVersion{Version: "v1.31.8", Major: "1", Minor: "31"}
-	top, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, chartutil.ReleaseOptions{
-		Name: DefaultReleaseName, Namespace: DefaultNamespace, Revision: revision,
-		IsInstall: revision == 1, IsUpgrade: revision > 1,
-	}, caps, true)
-	if err != nil {
-		return nil, err
-	}
-	guard := &lookupGuard{ctx: context.Background(), src: NewObjects(objs...), allow: DefaultAllowList(DefaultNamespace)}
-	out, err := engine.RenderWithClientProvider(ch, top, guard)
-	if err != nil {
-		return nil, err
-	}
-	var objsOut []map[string]any
-	for _, name := range sortedKeys(out) {
-		if !strings.HasSuffix(name, ".yaml") && !strings.HasSuffix(name, ".yml") {
-			continue
-		}
-		for _, doc := range yamldoc.Split([]byte(out[name])) {
-			var m map[string]any
-			if err := yaml.Unmarshal(doc, &m); err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			if len(m) > 0 {
-				objsOut = append(objsOut, m)
-			}
-		}
-	}
-	return objsOut, nil
 }
 
 // overlayCase is one render of main's chart with the overlay of 1.2 → 1.4.

@@ -117,6 +117,7 @@ func generatedFor(t *testing.T, from, to, ref string, widen [2]string) *Generate
 // renderInert renders r with the ref's management values, Longhorn
 // enabled on capd, and r's overlay, and reads what the overlay sets.
 func renderInert(t *testing.T, r *inertRender) (map[string]string, error) {
+	t.Helper()
 	ch := loadBundleChart(t, r.ref)
 	if r.version != "" {
 		meta := *ch.Metadata

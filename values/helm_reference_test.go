@@ -103,6 +103,7 @@ func loadHelmReference(t *testing.T) *helmReferences {
 
 // write rewrites testdata/helm-reference.txt, one line per case, sorted.
 func (r *helmReferences) write(t *testing.T) {
+	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var b strings.Builder
