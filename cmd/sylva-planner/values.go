@@ -103,7 +103,9 @@ func valuesCommand() *cli.Command {
 				Description: "Renders the values (-f files, or the generated ones) for a fresh install of --to and before\n" +
 					"each pass against the status ConfigMap as it will be, compares with the plan's values, and\n" +
 					"lints the templates. Exit 2 on a finding at or above --fail-on (default blocker).\n\n" +
-					"With --chart DIR, renders the whole sylva-units chart of --to instead, as helm-controller would,\n" +
+					"With --chart DIR, renders the sylva-units chart of --to instead, with Helm's engine as helm-controller\n" +
+					"would (each scenario only what the comparison reads: the cluster and Longhorn units, the values\n" +
+					"Secret and the status Kustomization; scenarios in parallel),\n" +
 					"with the -f files (the deployment's values: values.yaml, management.values.yaml, ...) and the\n" +
 					"helper values (--overlay FILE, else the generated ones) for a fresh install, before each pass\n" +
 					"of the plan against the status ConfigMap it expects (served to lookup), and from a pre-release\n" +
@@ -115,7 +117,7 @@ func valuesCommand() *cli.Command {
 					"           --overlay helpers.yaml --from 1.2 --to 1.4 --skip-schema-validation",
 				ArgsUsage: " ",
 				Flags: append(append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON, formatYAML), failOnFlag(),
-					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the whole sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},
+					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},
 					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)"},
 					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json"},
 				), renderFlags()...),
