@@ -191,65 +191,44 @@ func (d *dirFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(
 func (d *dirFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(d.os, name) }
 
 // CheckOutput reports whether name may be written by WriteFile: it is a
-// new path in an existing directory, or a regular file (or a symlink to
-// one). Commands call it before their work, so that a bad output path is
-// refused before anything is computed or printed.
+// new path in an existing directory, or a regular file. A symbolic link is
+// refused, not written through: an output often lands in a directory others
+// can write (a node exporter's textfile directory, say), and a link placed
+// there would turn a write by root into a write anywhere. Commands call it
+// before their work, so that a bad output path is refused before anything
+// is computed or printed.
 func CheckOutput(name string) error {
-	target, err := resolve(name)
-	if err != nil {
-		return err
-	}
-	st, err := os.Stat(target)
+	st, err := os.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		dir, derr := os.Stat(filepath.Dir(target))
+		dir, derr := os.Stat(filepath.Dir(name))
 		if derr != nil {
 			return fmt.Errorf("%s: the directory does not exist: %w", name, derr)
 		}
 		if !dir.IsDir() {
-			return fmt.Errorf("%s: %s is not a directory", name, filepath.Dir(target))
+			return fmt.Errorf("%s: %s is not a directory", name, filepath.Dir(name))
 		}
 		return nil
 	case err != nil:
 		return err
+	case st.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link, which is not written through: give the path of the file itself", name)
 	case !st.Mode().IsRegular():
 		return notRegular(name, st.Mode())
 	}
 	return nil
 }
 
-// resolve follows the symlinks of name's final element, so that writing
-// through a symlink replaces the file it points to, not the link.
-func resolve(name string) (string, error) {
-	for range 40 {
-		st, err := os.Lstat(name)
-		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
-			return name, nil //nolint:nilerr // a missing path is a new file
-		}
-		dest, err := os.Readlink(name)
-		if err != nil {
-			return "", err
-		}
-		if !filepath.IsAbs(dest) {
-			dest = filepath.Join(filepath.Dir(name), dest)
-		}
-		name = dest
-	}
-	return "", fmt.Errorf("%s: too many levels of symbolic links", name)
-}
-
 // WriteFile writes data to name atomically: a temporary file in the same
 // directory, fsynced, renamed over name, then the directory fsynced. name
-// must pass CheckOutput; a device, FIFO or directory is never replaced.
+// must pass CheckOutput; a symbolic link, device, FIFO or directory is
+// never replaced.
 // The file gets mode perm (or keeps the mode of the file it replaces).
 func WriteFile(name string, data []byte, perm fs.FileMode) (err error) {
 	if err := CheckOutput(name); err != nil {
 		return err
 	}
-	target, err := resolve(name)
-	if err != nil {
-		return err
-	}
+	target := name
 	if st, err := os.Stat(target); err == nil {
 		perm = st.Mode().Perm()
 	}

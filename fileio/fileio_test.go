@@ -89,7 +89,7 @@ func TestWriteFileReplacesOnlyRegularFiles(t *testing.T) {
 	}{
 		{name: "a new path is written", file: "new.prom", changed: "new.prom"},
 		{name: "a regular file is replaced", file: "ok.yaml", changed: "ok.yaml"},
-		{name: "a symlink's target is replaced, the link kept", file: "link.yaml", changed: "ok.yaml"},
+		{name: "a symlink is refused, its target left alone", file: "link.yaml", refused: true},
 		{name: "a FIFO is refused", file: "fifo.yaml", refused: true},
 		{name: "a symlink to a device is refused", file: "zero.yaml", refused: true},
 		{name: "/dev/null is refused", file: "/dev/null", refused: true},
@@ -102,10 +102,14 @@ func TestWriteFileReplacesOnlyRegularFiles(t *testing.T) {
 			if !filepath.IsAbs(name) {
 				name = filepath.Join(dir, name)
 			}
-			err := WriteFile(name, []byte("new\n"), 0o644)
+			before, _ := os.ReadFile(filepath.Join(dir, "ok.yaml"))
+			err := WriteFile(name, []byte("written\n"), 0o644)
 			if tt.refused {
 				if err == nil {
 					t.Fatal("written")
+				}
+				if got, _ := os.ReadFile(filepath.Join(dir, "ok.yaml")); string(got) != string(before) {
+					t.Fatal("ok.yaml, a symlink's target, was written")
 				}
 				if strings.Contains(err.Error(), "\n") {
 					t.Errorf("error is not one line: %q", err)
@@ -118,10 +122,10 @@ func TestWriteFileReplacesOnlyRegularFiles(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := os.ReadFile(filepath.Join(dir, tt.changed)); string(got) != "new\n" {
+			if got, _ := os.ReadFile(filepath.Join(dir, tt.changed)); string(got) != "written\n" {
 				t.Errorf("%s holds %q", tt.changed, got)
 			}
-			if st, err := os.Lstat(name); err != nil || (tt.file == "link.yaml") != (st.Mode()&fs.ModeSymlink != 0) {
+			if st, err := os.Lstat(name); err != nil || st.Mode()&fs.ModeSymlink != 0 {
 				t.Errorf("%s: mode %v, %v", tt.file, st.Mode(), err)
 			}
 		})
