@@ -236,9 +236,11 @@ func DecodeObservation(data []byte, helmRelease string) (Observation, error) {
 	if len(yamldoc.Split(data)) > 1 {
 		return Observation{}, errors.New("input holds several YAML documents; give one ConfigMap or a List (kubectl get … -o yaml prints one)")
 	}
-	j, err := yaml.YAMLToJSON(data)
+	// Strict: a key given twice (two sylva_release entries in data, say)
+	// is an error, not the last one silently kept.
+	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return Observation{}, fmt.Errorf("input is not YAML or JSON: %w", err)
+		return Observation{}, fmt.Errorf("input is not YAML or JSON with each key once: %w", err)
 	}
 	var top any
 	if err := json.Unmarshal(j, &top); err != nil {
@@ -386,7 +388,10 @@ func (s *Status) decodeData(data map[string]string) error {
 			return err
 		}
 	}
-	info := additionalInfo(data[KeyAdditionalInfo])
+	info, dup := additionalInfo(data[KeyAdditionalInfo])
+	if dup != "" {
+		return &KeyError{Key: KeyAdditionalInfo + ": " + dup, Value: info[dup], Err: errors.New("the key is given more than once; a status names each key once")}
+	}
 	for _, k := range InfoKeys {
 		v, ok := info[k]
 		if _, inData := data[k]; inData || !ok {
@@ -406,24 +411,31 @@ func (s *Status) decodeData(data map[string]string) error {
 
 // additionalInfo returns the scalar entries of additional-info read as a
 // YAML map, as written (an unquoted 1.10 stays "1.10"). Text that is not
-// a YAML map gives none: additional-info may be free text.
-func additionalInfo(v string) map[string]string {
+// a YAML map gives none: additional-info may be free text. dup is the
+// first of InfoKeys the map gives more than once (YAML would keep the last
+// one silently).
+func additionalInfo(v string) (out map[string]string, dup string) {
 	var doc yamlv3.Node
 	if strings.TrimSpace(v) == "" || yamlv3.Unmarshal([]byte(v), &doc) != nil || len(doc.Content) != 1 {
-		return nil
+		return nil, ""
 	}
 	m := doc.Content[0]
 	if m.Kind != yamlv3.MappingNode {
-		return nil
+		return nil, ""
 	}
-	out := map[string]string{}
+	out = map[string]string{}
+	seen := map[string]bool{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, val := m.Content[i], m.Content[i+1]
+		if k.Kind == yamlv3.ScalarNode && seen[k.Value] && dup == "" && slices.Contains(InfoKeys, k.Value) {
+			dup = k.Value
+		}
+		seen[k.Value] = true
 		if k.Kind == yamlv3.ScalarNode && val.Kind == yamlv3.ScalarNode && val.ShortTag() != "!!null" {
 			out[k.Value] = val.Value
 		}
 	}
-	return out
+	return out, dup
 }
 
 // decodeKey decodes one data key into s.

@@ -211,6 +211,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"several YAML documents are refused", cm("  a: b\n") + "---\n" + cm("  c: d\n"), "", "several YAML documents"},
 		{"a list with two status ConfigMaps is refused", "kind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: sylva-units-status, namespace: a}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: sylva-units-status, namespace: b}}\n", "", "several ConfigMaps"},
 		{"a list without ConfigMap gives ErrNotFound", "kind: List\nitems: []\n", "", "no sylva-units-status ConfigMap"},
+		{"a data key given twice is refused, not the last one kept", cm("  sylva_release: \"1.4\"\n  sylva_release: \"1.6\"\n"), "", "each key once"},
+		{"a status key given twice in additional-info names it", cm("  additional-info: \"sylva_release: '1.4'\\nsylva_release: '1.6'\\n\"\n"), "additional-info: sylva_release", "more than once"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
