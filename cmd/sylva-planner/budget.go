@@ -42,7 +42,9 @@ import (
 // shifted by childCodeBase so that the two cannot be confused.
 
 const (
-	// renderChildEnv marks the child and carries its memory budget in bytes.
+	// renderChildEnv marks the child and carries its memory budget in bytes
+	// and its parent's process ID ("BYTES:PID"): a value that does not name
+	// this process's parent (one set by hand) marks nothing.
 	renderChildEnv = "SYLVA_PLANNER_RENDER_CHILD"
 	// childCodeBase is added to the child's exit code.
 	childCodeBase = 64
@@ -215,7 +217,7 @@ func (e *budgetError) Error() string {
 // childEnv is the child's environment: this process's, the budget, and
 // whether this process's stderr is a terminal (the child's is a pipe).
 func (r *childRunner) childEnv(e *env, b budget) []string {
-	out := append(append([]string(nil), r.environ...), renderChildEnv+"="+strconv.FormatInt(b.memory, 10))
+	out := append(append([]string(nil), r.environ...), renderChildEnv+"="+strconv.FormatInt(b.memory, 10)+":"+strconv.Itoa(os.Getpid()))
 	if isTerminal(e.stderr) {
 		out = append(out, progressEnv+"=1")
 	}
@@ -297,17 +299,35 @@ func (r *childRunner) run(ctx context.Context, e *env, b budget) error {
 }
 
 // startChild applies the child's budget, when this process is one: the
-// stack limit and a soft memory limit below the memory budget.
+// stack limit and a soft memory limit below the memory budget. It is one
+// when renderChildEnv names its parent; a value set by hand (=0, =1) is
+// ignored, so that it can neither turn the budget off nor crash the run.
 func startChild() (isChild bool) {
-	s := os.Getenv(renderChildEnv)
-	if s == "" {
+	mem, ok := childBudget(os.Getenv(renderChildEnv), os.Getppid())
+	if !ok {
 		return false
 	}
 	debug.SetMaxStack(childMaxStack)
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 {
-		debug.SetMemoryLimit(softMemoryLimit(n, debug.SetMemoryLimit(-1)))
-	}
+	debug.SetMemoryLimit(softMemoryLimit(mem, debug.SetMemoryLimit(-1)))
 	return true
+}
+
+// childBudget reads renderChildEnv's value, "BYTES:PID": the memory budget,
+// and ok when PID is ppid, this process's parent, and the budget positive.
+func childBudget(v string, ppid int) (mem int64, ok bool) {
+	m, p, found := strings.Cut(v, ":")
+	if !found {
+		return 0, false
+	}
+	mem, err := strconv.ParseInt(m, 10, 64)
+	if err != nil || mem <= 0 {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(p)
+	if err != nil || pid != ppid {
+		return 0, false
+	}
+	return mem, true
 }
 
 // softMemoryLimit is the Go memory limit of a child with a memory budget

@@ -416,3 +416,25 @@ func TestAPanicIsAnOperationalErrorNotAGateCode(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and one line", code, errOut.String())
 	}
 }
+
+func TestChildBudgetNeedsItsParentsPID(t *testing.T) {
+	for _, tt := range []struct {
+		v    string
+		mem  int64
+		want bool
+	}{
+		{"4294967296:42", 4294967296, true},
+		{"4294967296:43", 0, false}, // another process's child
+		{"0", 0, false},             // set by hand: the budget stays on
+		{"1", 0, false},
+		{"0:42", 0, false},
+		{"-1:42", 0, false},
+		{"x:42", 0, false},
+		{"", 0, false},
+	} {
+		mem, ok := childBudget(tt.v, 42)
+		if ok != tt.want || mem != tt.mem {
+			t.Errorf("childBudget(%q, 42) = %d, %v; want %d, %v", tt.v, mem, ok, tt.mem, tt.want)
+		}
+	}
+}
