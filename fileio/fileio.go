@@ -61,6 +61,12 @@ func kind(m fs.FileMode) string {
 }
 
 func notRegular(name string, m fs.FileMode) error {
+	return NotRegular(name, m)
+}
+
+// NotRegular is the error of an input name of mode m that is not a regular
+// file: what it is, wrapping ErrNotRegular.
+func NotRegular(name string, m fs.FileMode) error {
 	return fmt.Errorf("%s is %s, %w; give a regular file (or a symlink to one)", name, kind(m), ErrNotRegular)
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -167,6 +170,33 @@ type ConfigOptions struct {
 	Getenv func(string) string
 }
 
+// maxKubeconfig bounds the size of a kubeconfig file: real ones hold a few
+// certificates and tokens, kilobytes; client-go reads a file whole.
+const maxKubeconfig = 16 << 20
+
+// checkKubeconfigFile refuses, before client-go reads it, a kubeconfig that
+// is not a regular file (a device such as /dev/zero would be read without
+// end, a named pipe would block) or is larger than maxKubeconfig. A path
+// that does not exist is left to client-go (a KUBECONFIG entry may be
+// missing; --kubeconfig may not). "" is no file.
+func checkKubeconfigFile(name string) error {
+	if name == "" {
+		return nil
+	}
+	st, err := os.Stat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		return fileio.NotRegular(name, st.Mode())
+	case st.Size() > maxKubeconfig:
+		return fmt.Errorf("%s is %d bytes, more than a kubeconfig's limit of %d MiB; give a kubeconfig file", name, st.Size(), maxKubeconfig>>20)
+	}
+	return nil
+}
+
 // RESTConfig returns the configuration kubectl would use for the same
 // flags and environment, and the name of the context it selected
 // (InClusterContext when running in a pod without a kubeconfig): client-go's
@@ -193,6 +223,11 @@ func RESTConfig(o ConfigOptions) (*rest.Config, string, error) {
 			source = rules.Precedence[0]
 		} else {
 			source = "no kubeconfig"
+		}
+	}
+	for _, f := range append([]string{rules.ExplicitPath}, rules.Precedence...) {
+		if err := checkKubeconfigFile(f); err != nil {
+			return nil, "", fmt.Errorf("load kubeconfig (%s): %w", source, err)
 		}
 	}
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: o.Context}
