@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -151,7 +152,12 @@ func valuesGenerateAction(c *cli.Context) error {
 	}
 	var ch *values.TargetChart
 	if name := c.String("chart"); name != "" {
-		loaded, err := loader.Load(envOf(c).path(name))
+		path := envOf(c).path(name)
+		err := values.CheckChartPath(path)
+		var loaded *chart.Chart
+		if err == nil {
+			loaded, err = loader.Load(path)
+		}
 		if err != nil {
 			return withCode(exitError, fmt.Errorf("--chart %s: %w; give the charts/sylva-units directory of a sylva-core checkout", name, err))
 		}

@@ -1,0 +1,71 @@
+package values
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestCheckChartPathRefusesWhatHelmsLoaderWouldReadBlindly: Helm's loader
+// reads every file of a chart directory and follows links, so a named pipe
+// would block it and a link to /etc/passwd would put that file among the
+// chart's Files (and in what a template renders of them).
+func TestCheckChartPathRefusesWhatHelmsLoaderWouldReadBlindly(t *testing.T) {
+	mini := filepath.Join("testdata", "chart", "mini")
+	copyChart := func(t *testing.T) string {
+		t.Helper()
+		dir := filepath.Join(t.TempDir(), "chart")
+		if err := os.CopyFS(dir, os.DirFS(mini)); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	t.Run("the chart as it is loads", func(t *testing.T) {
+		if _, err := LoadChart(copyChart(t)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("a link inside the chart loads", func(t *testing.T) {
+		dir := copyChart(t)
+		if err := os.Symlink("values.yaml", filepath.Join(dir, "again.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("missing.yaml", filepath.Join(dir, "dangling.yaml")); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckChartPath(dir); err != nil {
+			t.Fatal(err)
+		}
+	})
+	for _, tt := range []struct {
+		name string
+		make func(dir string) error
+		want string
+	}{
+		{"a link out of the chart", func(dir string) error { return os.Symlink("/etc/passwd", filepath.Join(dir, "templates", "evil.txt")) }, "symbolic link out of the chart"},
+		{"a named pipe", func(dir string) error { return syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o600) }, "named pipe"},
+		{"a link to a device", func(dir string) error { return os.Symlink("/dev/zero", filepath.Join(dir, "zero.yaml")) }, "out of the chart"},
+	} {
+		t.Run(tt.name+" is refused", func(t *testing.T) {
+			dir := copyChart(t)
+			if err := tt.make(dir); err != nil {
+				t.Fatal(err)
+			}
+			_, err := LoadChart(dir)
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("LoadChart: %v; want one line saying %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("a named pipe as the chart path is refused", func(t *testing.T) {
+		fifo := filepath.Join(t.TempDir(), "chart.tgz")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckChartPath(fifo); err == nil || !strings.Contains(err.Error(), "not a chart directory or archive") {
+			t.Fatalf("CheckChartPath: %v", err)
+		}
+	})
+}
