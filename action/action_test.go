@@ -314,7 +314,7 @@ func TestParseSuppressionsAndBaselineRefuseWhatTheyCannotUse(t *testing.T) {
 	}{
 		{"a suppression without a reason", func(b []byte) error { _, err := action.ParseSuppressions(b); return err }, "suppressions: [{code: x}]", "code and reason are required"},
 		{"a suppression with a bad date", func(b []byte) error { _, err := action.ParseSuppressions(b); return err }, "suppressions: [{code: x, reason: y, expires: soon}]", "not YYYY-MM-DD"},
-		{"an unknown suppression field", func(b []byte) error { _, err := action.ParseSuppressions(b); return err }, "suppressions: [{code: x, reason: y, until: z}]", "unknown field"},
+		{"an unknown suppression field", func(b []byte) error { _, err := action.ParseSuppressions(b); return err }, "suppressions: [{code: x, reason: y, until: z}]", "not a suppressions file"},
 		{"a baseline that is not JSON", func(b []byte) error { _, err := action.ParseBaseline(b); return err }, "{", "not a JSON plan"},
 		{"a baseline of another kind", func(b []byte) error { _, err := action.ParseBaseline(b); return err }, `{"kind": "DrainCheck"}`, "want TransitionPlan"},
 	}
@@ -324,6 +324,12 @@ func TestParseSuppressionsAndBaselineRefuseWhatTheyCannotUse(t *testing.T) {
 				t.Errorf("error = %v, want one containing %q", err, tt.want)
 			}
 		})
+	}
+	// A file given by mistake is not echoed in the error.
+	for _, secret := range []string{"root:$6$s3cr3t:19000:0:99999:7:::\n", "s3cr3t\n", "- s3cr3t\n"} {
+		if _, err := action.ParseSuppressions([]byte(secret)); err == nil || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("ParseSuppressions(%q) = %v; want an error that does not echo the file", secret, err)
+		}
 	}
 	s, err := action.ParseSuppressions([]byte("suppressions: [{code: x, subject: 'a*', reason: y, expires: 2027-01-02}]"))
 	if err != nil || len(s) != 1 || s[0].Expires.Format(time.DateOnly) != "2027-01-02" {

@@ -3,6 +3,7 @@ package action
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"time"
 
 	"sigs.k8s.io/yaml"
@@ -19,12 +20,22 @@ type suppressionsFile struct {
 	} `json:"suppressions"`
 }
 
+// decodeLine finds the line a YAML decoding error names.
+var decodeLine = regexp.MustCompile(`line [0-9]+`)
+
 // ParseSuppressions decodes a suppressions file (YAML, strict): rules of
 // code, subject glob, reason and an optional expiry date (YYYY-MM-DD).
 func ParseSuppressions(data []byte) ([]planner.Suppression, error) {
 	var f suppressionsFile
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
-		return nil, err
+		// The decoder quotes what it could not place (an unknown field's
+		// name, a value): never echo a file's content, which may be any
+		// file given by mistake (/etc/shadow), only where it failed.
+		where := ""
+		if m := decodeLine.FindString(err.Error()); m != "" {
+			where = " (" + m + ")"
+		}
+		return nil, fmt.Errorf("not a suppressions file%s: want suppressions: a list of {code, subject, reason, expires}", where)
 	}
 	out := make([]planner.Suppression, 0, len(f.Suppressions))
 	for i, s := range f.Suppressions {
