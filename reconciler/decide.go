@@ -50,6 +50,9 @@ const (
 	// OutcomeTrigger: a pass is requested and can start now; patch the
 	// HelmRelease with Decision.Request.
 	OutcomeTrigger Outcome = "triggered"
+	// OutcomeWouldTrigger: what a dry run reports instead of
+	// OutcomeTrigger; Decide never returns it (see Decision.DryRun).
+	OutcomeWouldTrigger Outcome = "would-trigger"
 	// OutcomeNothingRequested: no pass is requested.
 	OutcomeNothingRequested Outcome = "nothing-requested"
 	// OutcomeAlreadyHandled: the request value was already passed on, by
@@ -99,6 +102,17 @@ func (d Decision) Pending() bool {
 	default:
 		return false
 	}
+}
+
+// DryRun is the decision as a dry run reports it: a trigger becomes
+// OutcomeWouldTrigger, its reason saying the request would be passed on;
+// any other decision is unchanged.
+func (d Decision) DryRun() Decision {
+	if d.Outcome == OutcomeTrigger {
+		d.Outcome = OutcomeWouldTrigger
+		d.Reason = strings.Replace(d.Reason, ") passed on to ", ") would be passed on to ", 1)
+	}
+	return d
 }
 
 // String is the outcome and the reason, as the reconcile command prints

@@ -148,7 +148,7 @@ func reconcileFile(ctx context.Context, e *env, o reconcileOptions) error {
 		return withCode(exitError, fmt.Errorf("--file %s: %s", o.file, r.Decision))
 	}
 	if o.output == formatJSON || o.output == formatYAML {
-		doc.Decisions = append(doc.Decisions, r.Decision)
+		doc.Decisions = append(doc.Decisions, r.Decision.DryRun())
 		if err := documentWriters(nil, doc)[o.output](e.stdout); err != nil {
 			return withCode(exitError, fmt.Errorf("write the result: %w", err))
 		}
@@ -209,6 +209,9 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 			// The decisions the table would print, into the document;
 			// warnings still go to stderr.
 			if d := r.Decision; d.Outcome != reconciler.OutcomeMissing && d.Outcome != reconciler.OutcomeInvalid {
+				if o.dryRun {
+					d = d.DryRun()
+				}
 				doc.Decisions = append(doc.Decisions, d)
 				locate(r)
 			}
@@ -266,7 +269,7 @@ func printDecision(stdout, stderr io.Writer, r reconciler.Result, dryRun bool) {
 		return
 	case reconciler.OutcomeTrigger:
 		if dryRun {
-			fmt.Fprintf(stdout, "would trigger (dry run): %s\n", d.Reason)
+			fmt.Fprintf(stdout, "would trigger (dry run): %s\n", d.DryRun().Reason)
 			return
 		}
 	default:

@@ -110,8 +110,8 @@ func TestReconcileCommandOnARealAPIServer(t *testing.T) {
 		t.Fatalf("reconcile --dry-run -o json: exit %d, %v\nstdout: %s\nstderr: %s", code, err, out, errOut)
 	}
 	if doc.Kind != "Reconciliation" || doc.Metadata.CatalogVersion == "" || doc.Metadata.AsOf == "" || !doc.DryRun ||
-		len(doc.Decisions) != 1 || doc.Decisions[0].Outcome != reconciler.OutcomeTrigger {
-		t.Fatalf("reconcile --dry-run -o json = %+v, want one triggered decision, dry run, with metadata", doc)
+		len(doc.Decisions) != 1 || doc.Decisions[0].Outcome != reconciler.OutcomeWouldTrigger {
+		t.Fatalf("reconcile --dry-run -o json = %+v, want one would-trigger decision, dry run, with metadata", doc)
 	}
 	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--dry-run", "-o", "yaml")
 	if err := checkEnvelope([]byte(out), "Reconciliation", doc.Metadata.AsOf); code != exitOK || err != nil {
