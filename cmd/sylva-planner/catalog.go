@@ -59,7 +59,11 @@ func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 func catalogCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "catalog",
-		Usage: "show the release catalog the plans are computed from",
+		Usage: "show the release catalog the plans are computed from (alone: catalog list)",
+		// Alone, with or without -o, it is catalog list.
+		Flags:     []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
+		Action:    catalogList,
+		ArgsUsage: " ",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "list",
