@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
@@ -48,6 +49,10 @@ func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 	abs, err := filepath.Abs(envOf(c).path(name))
 	if err != nil {
 		return nil, err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		// Named whole: the catalog reads its base name within its folder.
+		return nil, fmt.Errorf("--catalog %s: %w; give a catalog file (sylva-planner catalog list -o yaml > catalog.yaml writes one)", name, err)
 	}
 	cat, err := catalog.LoadFile(fileio.DirFS(filepath.Dir(abs), envOf(c).maxInput), filepath.Base(abs))
 	if err != nil {
