@@ -271,8 +271,8 @@ func setLimits(c *cli.Context) error {
 }
 
 func versionString() string {
-	if commit != "" {
-		return toolVersionString() + " (" + commit + ")"
+	if c := commitString(); c != "" {
+		return toolVersionString() + " (" + c + ")"
 	}
 	return toolVersionString()
 }

@@ -266,7 +266,7 @@ func versionCommand() *cli.Command {
 			}
 			doc := versionDocument{
 				Header:  envelope.NewHeader("Version", md),
-				Tool:    toolVersion{Version: toolVersionString(), Commit: commit, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH},
+				Tool:    toolVersion{Version: toolVersionString(), Commit: commitString(), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH},
 				Catalog: catalogVersion{Version: cat.Version, Updated: cat.Updated.Format("2006-01-02"), Oldest: cat.Oldest().Short(), Newest: cat.Newest().Short()},
 			}
 			table := func(w io.Writer) error {
@@ -302,6 +302,35 @@ type catalogVersion struct {
 
 // toolVersionString is the version stamped at build time, or, for a
 // `go install …@vX` build, the module version Go recorded.
+// commitString is the commit stamped by make build, else the one Go
+// recorded when it built from a git checkout (vcs.revision, -dirty when
+// modified), else "".
+func commitString() string {
+	if commit != "" {
+		return commit
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, dirty := "", ""
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev + dirty
+}
+
 func toolVersionString() string {
 	if version != "dev" {
 		return version
