@@ -206,6 +206,17 @@ func Input(cat *catalog.Catalog, from, to, workers, provider string) (planner.In
 		if in.Workers, err = skew.Parse(workers); err != nil {
 			return in, fmt.Errorf("--workers: %w; give a Kubernetes minor such as 1.30", err)
 		}
+		// The workers of a working cluster run within the skew policy of
+		// its control plane: never newer, at most KubeletMaxLag behind. A
+		// value outside is a mistake (a Sylva release given for a
+		// Kubernetes minor, say), not a cluster to plan.
+		if rel, ok := cat.Release(in.From.MinorOnly()); ok {
+			if v := skew.KubeletSkew(rel.Kubernetes.Management, in.Workers); v != nil {
+				return in, fmt.Errorf("--workers %s: %s (Sylva %s runs Kubernetes %s); give the Kubernetes minor the workers run, from %s to %s",
+					workers, v.Message, rel.Release, rel.Kubernetes.Management.Short(),
+					rel.Kubernetes.Management.AddMinor(-skew.KubeletMaxLag(rel.Kubernetes.Management)).Short(), rel.Kubernetes.Management.Short())
+			}
+		}
 	}
 	if provider == "" {
 		provider = string(catalog.ProviderKubeadm)
