@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -111,7 +113,19 @@ func flagValueCompletion(app *cli.App, args []string) (answers []string, ok bool
 		if err != nil {
 			return nil, false
 		}
-		return cat.ReleaseNames(), true
+		if name != "workers" {
+			return cat.ReleaseNames(), true
+		}
+		// --workers takes a Kubernetes minor: the ones the catalog's
+		// releases run.
+		var minors []string
+		for _, r := range cat.Releases {
+			for _, v := range r.Kubernetes.Versions {
+				minors = append(minors, v.Minor.Short())
+			}
+		}
+		slices.SortFunc(minors, func(a, b string) int { return skew.MustParse(a).Compare(skew.MustParse(b)) })
+		return slices.Compact(minors), true
 	}
 	return nil, false
 }
