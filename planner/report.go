@@ -62,7 +62,9 @@ func (p *Plan) Headline() string {
 func (p *Plan) WriteReportMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# %s\n\n", p.Headline())
-	fmt.Fprintf(bw, "%s\n\n", p.header())
+	// Each header line ends in a hard line break, so that Markdown does
+	// not run them together.
+	fmt.Fprintf(bw, "%s\n\n", strings.ReplaceAll(p.header(), "\n", "  \n"))
 	fmt.Fprintf(bw, "Score %d · %s\n\n", p.Score, p.Summary.Line)
 	if g := p.gateLine(); g != "" {
 		fmt.Fprintf(bw, "**%s**\n\n", g)
@@ -78,6 +80,13 @@ func (p *Plan) WriteReportMarkdown(w io.Writer) error {
 				fmt.Fprintf(bw, " _(%s)_", inBaselineNote)
 			}
 			fmt.Fprintln(bw)
+		}
+		fmt.Fprintln(bw)
+	}
+	if rows := p.passRows(); len(rows) > 0 {
+		fmt.Fprint(bw, "## Passes\n\n| pass | release | control plane | workers | Longhorn |\n|---|---|---|---|---|\n")
+		for _, r := range rows {
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCell(r[0]), mdCell(r[1]), mdCell(r[2]), mdCell(r[3]), mdCell(r[4]))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -144,12 +153,19 @@ table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;p
 `))
 })
 
-// WriteReportHTML writes the nightly report as one self-contained HTML page.
-func (p *Plan) WriteReportHTML(w io.Writer) error {
+// passRows are the passes as the reports show them: pass, release, control
+// plane, workers, Longhorn.
+func (p *Plan) passRows() [][]string {
 	var rows [][]string
 	for _, ps := range p.Passes {
 		rows = append(rows, []string{fmt.Sprint(ps.Index), ps.Release, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn)})
 	}
+	return rows
+}
+
+// WriteReportHTML writes the nightly report as one self-contained HTML page.
+func (p *Plan) WriteReportHTML(w io.Writer) error {
+	rows := p.passRows()
 	return reportHTML().Execute(w, struct {
 		Plan         *Plan
 		Header, Gate string
