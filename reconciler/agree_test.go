@@ -158,6 +158,8 @@ func checkAgreement(t *testing.T, obs status.Observation) {
 		if !slices.ContainsFunc(rep.Findings, func(f status.Finding) bool { return f.Code == status.CodeRequestInvalid }) {
 			fail("reconcile refuses an invalid request but status has no " + status.CodeRequestInvalid + " finding")
 		}
+	case OutcomeWouldTrigger:
+		fail("Decide returned " + string(OutcomeWouldTrigger) + ", which only a dry run reports")
 	}
 	if d.Outcome == OutcomeMissing || d.Outcome == OutcomeInvalid {
 		// Reconcile stops before passing anything on; status still says

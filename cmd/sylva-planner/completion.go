@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"io"
 	"slices"
 	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 
 	"github.com/urfave/cli/v2"
 
