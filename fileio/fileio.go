@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // DefaultMaxSize is the input limit unless raised: 16 MiB, sixteen times
@@ -229,14 +230,20 @@ func CheckOutput(name string) error {
 // directory, fsynced, renamed over name, then the directory fsynced. name
 // must pass CheckOutput; a symbolic link, device, FIFO or directory is
 // never replaced.
-// The file gets mode perm (or keeps the mode of the file it replaces).
+// The file gets mode perm (or keeps the mode, and when the writer may, the
+// owner and group of the file it replaces).
 func WriteFile(name string, data []byte, perm fs.FileMode) (err error) {
 	if err := CheckOutput(name); err != nil {
 		return err
 	}
 	target := name
+	owner := -1
+	var group int
 	if st, err := os.Stat(target); err == nil {
 		perm = st.Mode().Perm()
+		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
+			owner, group = int(sys.Uid), int(sys.Gid)
+		}
 	}
 	dir := filepath.Dir(target)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
@@ -254,6 +261,12 @@ func WriteFile(name string, data []byte, perm fs.FileMode) (err error) {
 	}
 	if err = tmp.Chmod(perm); err != nil {
 		return err
+	}
+	if owner >= 0 {
+		// The file keeps its owner and group (a collector running as
+		// nobody still reads what root rewrote). Only root may give a file
+		// away; for anyone else the new file is theirs, as it was before.
+		_ = tmp.Chown(owner, group)
 	}
 	if err = tmp.Sync(); err != nil {
 		return err

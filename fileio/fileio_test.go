@@ -157,3 +157,30 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFileKeepsTheOwnerAndMode: root rewriting a collector's file
+// (nobody:nogroup, 0640) leaves it nobody's, 0640, so that the collector
+// still reads it.
+func TestWriteFileKeepsTheOwnerAndMode(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("only root can give a file to another user")
+	}
+	name := filepath.Join(t.TempDir(), "gate.prom")
+	if err := os.WriteFile(name, []byte("old\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(name, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(name, []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := st.Sys().(*syscall.Stat_t)
+	if sys.Uid != 65534 || sys.Gid != 65534 || st.Mode().Perm() != 0o640 {
+		t.Errorf("owner %d:%d mode %v, want 65534:65534 and -rw-r-----", sys.Uid, sys.Gid, st.Mode().Perm())
+	}
+}
