@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // DefaultMaxSize is the input limit unless raised: 16 MiB, sixteen times
@@ -250,6 +251,9 @@ func WriteFile(name string, data []byte, perm fs.FileMode) (err error) {
 	if err != nil {
 		return err
 	}
+	if st, err := tmp.Stat(); err == nil {
+		removeStaleTemps(dir, filepath.Base(target), st.ModTime())
+	}
 	defer func() {
 		if err != nil {
 			_ = tmp.Close()
@@ -282,6 +286,36 @@ func WriteFile(name string, data []byte, perm fs.FileMode) (err error) {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// staleTemp is the age past which a temporary file of WriteFile is left
+// over from a killed run (a write takes milliseconds) rather than another
+// writer's in flight.
+const staleTemp = 10 * time.Minute
+
+// removeStaleTemps removes the temporary files a killed WriteFile of base
+// left in dir (SIGKILL runs no clean-up): those staleTemp older than now,
+// the modification time of the temporary file just created (the file
+// system's clock, so that this package reads none).
+func removeStaleTemps(dir, base string, now time.Time) {
+	olds, _ := filepath.Glob(filepath.Join(dir, "."+globQuote(base)+".tmp-*"))
+	for _, f := range olds {
+		if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && now.Sub(st.ModTime()) > staleTemp {
+			_ = os.Remove(f)
+		}
+	}
+}
+
+// globQuote escapes the characters filepath.Match gives a meaning to.
+func globQuote(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // ParseSize parses a size: a number of bytes, or a number with the suffix

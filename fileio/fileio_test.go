@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // fixture makes a directory holding a regular file, a symlink to it, a
@@ -182,5 +183,37 @@ func TestWriteFileKeepsTheOwnerAndMode(t *testing.T) {
 	sys := st.Sys().(*syscall.Stat_t)
 	if sys.Uid != 65534 || sys.Gid != 65534 || st.Mode().Perm() != 0o640 {
 		t.Errorf("owner %d:%d mode %v, want 65534:65534 and -rw-r-----", sys.Uid, sys.Gid, st.Mode().Perm())
+	}
+}
+
+// TestWriteFileRemovesTheTempFilesOfAKilledRun: a run killed between
+// creating its temporary file and renaming it leaves the file behind; the
+// next write of the same name removes it once it is old, and leaves a
+// fresh one (another writer's, in flight) alone.
+func TestWriteFileRemovesTheTempFilesOfAKilledRun(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "gate.prom")
+	stale, fresh := filepath.Join(dir, ".gate.prom.tmp-111"), filepath.Join(dir, ".gate.prom.tmp-222")
+	for _, f := range []string{stale, fresh} {
+		if err := os.WriteFile(f, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := os.Stat(fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := st.ModTime().Add(-time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(name, []byte("new\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the stale temporary file is still there (%v)", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a fresh temporary file was removed: %v", err)
 	}
 }
