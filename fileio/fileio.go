@@ -216,7 +216,6 @@ func CheckOutput(name string) error {
 		if !dir.IsDir() {
 			return fmt.Errorf("%s: %s is not a directory", name, filepath.Dir(name))
 		}
-		return nil
 	case err != nil:
 		return err
 	case st.Mode()&fs.ModeSymlink != 0:
@@ -224,7 +223,14 @@ func CheckOutput(name string) error {
 	case !st.Mode().IsRegular():
 		return notRegular(name, st.Mode())
 	}
-	return nil
+	// WriteFile writes a temporary file beside name: a directory that
+	// refuses one (read-only, /proc) is found now, before the work.
+	probe, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("%s: the directory cannot be written: %w", name, err)
+	}
+	_ = probe.Close()
+	return os.Remove(probe.Name())
 }
 
 // WriteFile writes data to name atomically: a temporary file in the same
