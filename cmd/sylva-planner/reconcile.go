@@ -244,10 +244,10 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 	case parent.Err() != nil:
 		// A signal: an operational interruption, not a gate result.
 		return withCode(exitError, fmt.Errorf("interrupted%s", where))
-	case o.wait && errors.Is(err, context.DeadlineExceeded):
+	case o.wait && errors.Is(err, context.DeadlineExceeded) && waitCtx.Err() != nil:
 		// Only --wait running out of --timeout is "the pass did not
-		// finish"; without --wait, a request timing out is an unreachable
-		// cluster.
+		// finish"; a request timing out (--request-timeout) before it, with
+		// or without --wait, is an unreachable cluster: exit 1.
 		return withCode(exitBlocked, fmt.Errorf("timed out after %s (--timeout %s)%s: %w", time.Since(start).Round(time.Second), o.timeout, where, err))
 	case errors.Is(err, reconciler.ErrPassFailed):
 		return withCode(exitBlocked, fmt.Errorf("namespace %s%s: %w", o.namespace, where, err))

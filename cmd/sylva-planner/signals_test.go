@@ -94,6 +94,7 @@ func TestASilentAPIServerIsAnOperationalError(t *testing.T) {
 		args []string
 	}{
 		{name: "reconcile without --wait exits 1", args: []string{"reconcile", "-n", "sylva-system"}},
+		{name: "reconcile --wait exits 1 when a request times out before --timeout", args: []string{"reconcile", "-n", "sylva-system", "--wait", "--timeout", "60s"}},
 		{name: "status exits 1", args: []string{"status", "-n", "sylva-system"}},
 		{name: "values render exits 1", args: []string{"values", "render", "-f", "testdata/lookup-values.yaml"}},
 	}
