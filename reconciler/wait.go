@@ -14,6 +14,17 @@ import (
 // and stalled on it.
 var ErrPassFailed = errors.New("the pass failed")
 
+// ErrWaitTimeout ends a Drive with Wait whose context reached its deadline
+// (the --timeout of reconcile --wait), as opposed to one request timing out
+// on its own with time left. It is context.DeadlineExceeded as far as
+// errors.Is and its message go.
+var ErrWaitTimeout error = waitTimeout{}
+
+type waitTimeout struct{}
+
+func (waitTimeout) Error() string        { return context.DeadlineExceeded.Error() }
+func (waitTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
+
 // DefaultInterval is how often Drive polls while it waits.
 const DefaultInterval = 5 * time.Second
 
@@ -81,7 +92,7 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 	for {
 		res, err := a.Apply(ctx, t)
 		if err != nil && o.Wait && deadlineHit(ctx, err) {
-			return res, fmt.Errorf("%s (last decision): %w", last, context.DeadlineExceeded)
+			return res, fmt.Errorf("%s (last decision): %w", last, ErrWaitTimeout)
 		}
 		if err != nil {
 			return res, err
@@ -117,7 +128,7 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 			report(res)
 			p.show(Progress{Request: d.Request, State: d.String()})
 			if err := sleep(ctx, interval); err != nil {
-				return res, fmt.Errorf("%s: %w", d, err)
+				return res, fmt.Errorf("%s: %w", d, waitErr(err))
 			}
 		}
 	}
@@ -136,7 +147,7 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 		switch {
 		case err != nil && deadlineHit(ctx, err):
 			// The deadline hit during the read: say what was last seen.
-			return fmt.Errorf("request %q: %s: %w", v, state, context.DeadlineExceeded)
+			return fmt.Errorf("request %q: %s: %w", v, state, ErrWaitTimeout)
 		case err != nil:
 			state = "cannot read: " + err.Error()
 		default:
@@ -158,7 +169,7 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 		}
 		p.show(Progress{Request: v, State: state})
 		if err := sleep(ctx, interval); err != nil {
-			return fmt.Errorf("request %q: %s: %w", v, state, err)
+			return fmt.Errorf("request %q: %s: %w", v, state, waitErr(err))
 		}
 	}
 }
@@ -198,10 +209,21 @@ func kustomizationState(ks *status.FluxObject) string {
 
 // deadlineHit reports whether err ends the wait at ctx's deadline: the
 // context is done, or client-go's rate limiter refused to wait past the
-// deadline (its error does not wrap context.DeadlineExceeded).
+// deadline (its error does not wrap context.DeadlineExceeded). A request
+// that timed out on its own (--request-timeout) while ctx has time left
+// does not.
 func deadlineHit(ctx context.Context, err error) bool {
-	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) ||
-		strings.Contains(err.Error(), "would exceed context deadline")
+	return ctx.Err() != nil || strings.Contains(err.Error(), "would exceed context deadline")
+}
+
+// waitErr is the error of a sleep of the wait: ErrWaitTimeout when the
+// wait's context reached its deadline, else the context's error (a signal's
+// cancellation).
+func waitErr(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return ErrWaitTimeout
+	}
+	return err
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -244,7 +244,7 @@ func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
 	case parent.Err() != nil:
 		// A signal: an operational interruption, not a gate result.
 		return withCode(exitError, fmt.Errorf("interrupted%s", where))
-	case o.wait && errors.Is(err, context.DeadlineExceeded) && waitExpired(waitCtx):
+	case o.wait && errors.Is(err, reconciler.ErrWaitTimeout):
 		// Only --wait running out of --timeout is "the pass did not
 		// finish"; a request timing out (--request-timeout) before it, with
 		// or without --wait, is an unreachable cluster: exit 1.
@@ -278,18 +278,6 @@ func printDecision(stdout, stderr io.Writer, r reconciler.Result, dryRun bool) {
 	if r.EventErr != nil {
 		fmt.Fprintf(stderr, "sylva-planner: warning: %v\n", r.EventErr)
 	}
-}
-
-// waitExpired reports whether the --timeout of --wait ran out: its context
-// is done, or so nearly that client-go refused a request that "would
-// exceed context deadline" (a request timing out on its own, with time
-// left, is not the wait's).
-func waitExpired(ctx context.Context) bool {
-	if ctx.Err() != nil {
-		return true
-	}
-	deadline, ok := ctx.Deadline()
-	return ok && time.Until(deadline) < time.Second
 }
 
 func reconcileWhere(contextName string) string {
