@@ -158,9 +158,9 @@ type Chart struct {
 }
 
 // LoadChart loads a chart directory or archive (.tgz), with its
-// subcharts, as Helm does, once CheckChartPath accepts it.
+// subcharts, as Helm does, once checkChartPath accepts it.
 func LoadChart(chartPath string) (*Chart, error) {
-	if err := CheckChartPath(chartPath); err != nil {
+	if err := checkChartPath(chartPath); err != nil {
 		return nil, fmt.Errorf("load chart %s: %w", chartPath, err)
 	}
 	ch, err := loader.Load(chartPath)
@@ -170,14 +170,14 @@ func LoadChart(chartPath string) (*Chart, error) {
 	return NewChart(ch), nil
 }
 
-// CheckChartPath accepts a chart path that Helm's loader can read without
+// checkChartPath accepts a chart path that Helm's loader can read without
 // harm: a regular file (an archive), or a directory whose files are regular
 // files, directories, or symbolic links to those inside the directory. A
 // named pipe or a device (which would block the loader or feed it without
 // end) and a link out of the chart (which would put, say, /etc/shadow into
 // the chart's Files) are refused, naming the file. A dangling link is left
 // to Helm (sylva-units' test-values hold some, which .helmignore skips).
-func CheckChartPath(chartPath string) error {
+func checkChartPath(chartPath string) error {
 	st, err := os.Stat(chartPath)
 	switch {
 	case err != nil:
@@ -250,6 +250,12 @@ func (c *Chart) Name() string { return c.ch.Name() }
 
 // Version is the chart's version.
 func (c *Chart) Version() string { return c.ch.Metadata.Version }
+
+// Target is the chart as values generate reads it: its name and version,
+// and its default values.
+func (c *Chart) Target() *TargetChart {
+	return &TargetChart{Name: c.Name() + " " + c.Version(), Values: c.ch.Values}
+}
 
 var unitsLoop = regexp.MustCompile(`(?m)^[ \t]*\{\{-?\s*range\s+\$unit_name\s*,\s*\$unit_def\s*:=\s*\.Values\.units\b`)
 

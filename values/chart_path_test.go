@@ -35,7 +35,7 @@ func TestCheckChartPathRefusesWhatHelmsLoaderWouldReadBlindly(t *testing.T) {
 		if err := os.Symlink("missing.yaml", filepath.Join(dir, "dangling.yaml")); err != nil {
 			t.Fatal(err)
 		}
-		if err := CheckChartPath(dir); err != nil {
+		if err := checkChartPath(dir); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -64,8 +64,8 @@ func TestCheckChartPathRefusesWhatHelmsLoaderWouldReadBlindly(t *testing.T) {
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := CheckChartPath(fifo); err == nil || !strings.Contains(err.Error(), "not a chart directory or archive") {
-			t.Fatalf("CheckChartPath: %v", err)
+		if err := checkChartPath(fifo); err == nil || !strings.Contains(err.Error(), "not a chart directory or archive") {
+			t.Fatalf("checkChartPath: %v", err)
 		}
 	})
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	"helm.sh/helm/v3/pkg/chart"
-	"helm.sh/helm/v3/pkg/chart/loader"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -152,16 +150,11 @@ func valuesGenerateAction(c *cli.Context) error {
 	}
 	var ch *values.TargetChart
 	if name := c.String("chart"); name != "" {
-		path := envOf(c).path(name)
-		err := values.CheckChartPath(path)
-		var loaded *chart.Chart
-		if err == nil {
-			loaded, err = loader.Load(path)
-		}
+		loaded, err := values.LoadChart(envOf(c).path(name))
 		if err != nil {
 			return withCode(exitError, fmt.Errorf("--chart %s: %w; give the charts/sylva-units directory of a sylva-core checkout", name, err))
 		}
-		ch = &values.TargetChart{Name: loaded.Name() + " " + loaded.Metadata.Version, Values: loaded.Values}
+		ch = loaded.Target()
 	}
 	g, err := values.GenerateFor(in, ch)
 	if err != nil {
