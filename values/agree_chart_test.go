@@ -34,7 +34,7 @@ func TestOverlayAndLocateAgreeOnEveryPassOfAThreePassPlan(t *testing.T) {
 	cat := editedCatalog(t, [2]string{"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.1\", \"1.2\", \"1.3\"]\n"})
 	in := planner.Input{Catalog: cat, From: skew.MustParse("1.1"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	files := append(readValuesFiles(t, tr.Chart(), "values.yaml", "management.values.yaml"),
-		File{Name: "longhorn.yaml", Data: []byte("units:\n  longhorn:\n    enabled: true\n    enabled_conditions: []\n")})
+		longhornEnabled)
 	rep, err := CheckChart(context.Background(), ChartCheckInput{Plan: in, Chart: c, Files: files, SkipSchemaValidation: true})
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
@@ -93,15 +92,7 @@ func BenchmarkChartRenders(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var files []File
-	for _, n := range []string{"values.yaml", "management.values.yaml"} {
-		data, err := os.ReadFile(filepath.Join(tr.Chart(), n))
-		if err != nil {
-			b.Fatal(err)
-		}
-		files = append(files, File{Name: n, Data: data})
-	}
-	files = append(files, File{Name: "longhorn.yaml", Data: []byte("units:\n  longhorn:\n    enabled: true\n    enabled_conditions: []\n")})
+	files := append(readValuesFiles(b, tr.Chart(), "values.yaml", "management.values.yaml"), longhornEnabled)
 	opts := ChartOptions{SkipSchemaValidation: true}
 	ctx := context.Background()
 	b.Run("Values", func(b *testing.B) {

@@ -46,7 +46,7 @@ func renderedUnits(objs []map[string]any) (names map[string]string, deps map[str
 	return names, deps
 }
 
-func readValuesFiles(t *testing.T, chartDir string, names ...string) []File {
+func readValuesFiles(t testing.TB, chartDir string, names ...string) []File {
 	t.Helper()
 	var out []File
 	for _, n := range names {

@@ -352,8 +352,7 @@ func wholeManagementRender(t *testing.T, tr sylvacore.Tree) *managementRender {
 		if err != nil {
 			return &managementRender{err: err}
 		}
-		files := append(readValuesFiles(t, tr.Chart(), "values.yaml", "management.values.yaml"), File{Name: "longhorn.yaml", Data: []byte(
-			"units:\n  longhorn:\n    enabled: true\n    enabled_conditions: []\n")})
+		files := append(readValuesFiles(t, tr.Chart(), "values.yaml", "management.values.yaml"), longhornEnabled)
 		src := NewObjects(chartStatusObject(DefaultNamespace, map[string]string{
 			"release-revision": "7", KeySylvaRelease: "1.1", KeyAdditionalReconciliationRequired: "false",
 		}))
