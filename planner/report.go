@@ -134,13 +134,19 @@ ul{padding-left:0;list-style:none;margin:0}li{padding:8px 0;border-top:1px solid
 .blocker{background:#fde2e1;color:#8a1c12}.warning{background:#fdf1d8;color:#7a5406}.info{background:#e0ecfd;color:#1d4f91}
 code{background:#f0f1f4;border-radius:4px;padding:0 4px}.fix{color:#3b4252;font-size:14px;margin-top:2px}
 table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;padding:6px 8px;border-top:1px solid #eceef2}
+main{overflow-wrap:break-word}
+figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
+@media print{body{background:#fff}main{max-width:none;padding:0}header{color:#000;border:2px solid #000}section{box-shadow:none;border:1px solid #999;break-inside:avoid}}
 </style>
 </head>
 <body><main>
-<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{.Header}}</p><p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p>{{with .Gate}}<p><strong>{{.}}</strong></p>{{end}}</header>
+<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{range $i, $l := .Header}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p><p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p>{{with .Gate}}<p><strong>{{.}}</strong></p>{{end}}</header>
 {{range .Plan.Groups}}<section><h2>{{.Title}}</h2><ul>
 {{range .Findings}}<li><span class="tag {{.Severity}}">{{tag .}}</span><code>{{.Code}}</code> ({{.Subject}}): {{.Message}}{{if .InBaseline}} <em>({{$.InBaseline}})</em>{{end}}{{if .Remediation}}<div class="fix">{{.Remediation}}</div>{{end}}</li>
 {{end}}</ul></section>
+{{end}}{{with .Timeline}}<section><h2>Timeline</h2><figure>
+{{.}}
+<figcaption>Each column is a reconciliation of the sylva-units HelmRelease, left to right; hatched boxes are node rollouts, where nodes drain.</figcaption></figure></section>
 {{end}}{{if .Plan.Passes}}<section><h2>Passes</h2><table><tr><th>pass</th><th>release</th><th>control plane</th><th>workers</th><th>Longhorn</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>
 {{end}}</table></section>
@@ -163,13 +169,21 @@ func (p *Plan) passRows() [][]string {
 	return rows
 }
 
-// WriteReportHTML writes the nightly report as one self-contained HTML page.
+// WriteReportHTML writes the nightly report as one self-contained HTML
+// page: no script, no external asset. Its timeline of the passes is an
+// inline SVG (see timeline).
 func (p *Plan) WriteReportHTML(w io.Writer) error {
-	rows := p.passRows()
+	var svg template.HTML
+	if tl := p.timeline(); tl != nil {
+		// The SVG escapes every text it holds (writeText, writeCell).
+		svg = template.HTML(tl.svg())
+	}
 	return reportHTML().Execute(w, struct {
-		Plan         *Plan
-		Header, Gate string
-		InBaseline   string
-		Rows         [][]string
-	}{p, p.header(), p.gateLine(), inBaselineNote, rows})
+		Plan       *Plan
+		Header     []string
+		Gate       string
+		InBaseline string
+		Rows       [][]string
+		Timeline   template.HTML
+	}{p, strings.Split(p.header(), "\n"), p.gateLine(), inBaselineNote, p.passRows(), svg})
 }

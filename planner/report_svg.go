@@ -1,0 +1,396 @@
+package planner
+
+import (
+	"fmt"
+	"html"
+	"strings"
+	"unicode/utf8"
+)
+
+// The timeline is the HTML report's picture of the passes: one column per
+// pass (after a column for the start), one lane each for the control
+// plane, the workers and Longhorn, and a gate lane when the gate stops the
+// plan. Columns wrap into bands so that the picture keeps a readable size
+// on a page; the SVG scales down (viewBox, width 100%) when the page is
+// narrower still.
+//
+// Every coordinate is an integer computed from the plan alone, so the same
+// plan gives the same bytes. Text is set in a monospace font whose advance
+// is at most tlCharW, so that cell widths computed from the number of
+// characters hold the text in any such font.
+const (
+	tlFont      = 13 // font size of every text
+	tlCharW     = 8  // upper bound of a character's advance at tlFont (monospace fonts advance 0.6em)
+	tlLineH     = 16 // distance between the baselines of a cell's lines
+	tlPad       = 8  // inner padding of a cell
+	tlStripW    = 10 // the patterned strip at the left of a cell
+	tlGap       = 10 // space between cells
+	tlLabelW    = 120
+	tlMinColW   = 120
+	tlTargetW   = 860 // widest band wanted: the report's content width
+	tlMinCols   = 2   // columns per band, at the least
+	tlBandGap   = 22
+	tlSwatchW   = 28
+	tlLegendRow = 24
+)
+
+// cellStyle says how a timeline cell is drawn; each style is told apart by
+// a fill pattern or a dash style as well as by its text, never by colour
+// alone.
+type cellStyle int
+
+const (
+	// cellSame: nothing changes (plain outline).
+	cellSame cellStyle = iota
+	// cellUpgrade: a version changes without replacing nodes (grey fill).
+	cellUpgrade
+	// cellControlPlaneDrain: control-plane machines are replaced and their
+	// nodes drain (diagonal hatching).
+	cellControlPlaneDrain
+	// cellWorkerDrain: worker machines roll and their nodes drain (cross
+	// hatching).
+	cellWorkerDrain
+	// cellPaused: the workers are held (dotted outline).
+	cellPaused
+	// cellGate: the gate stops the plan before this pass (thick dashed
+	// outline).
+	cellGate
+)
+
+// tlCell is one box of the timeline: its lines of text and its accessible
+// description.
+type tlCell struct {
+	Lines []string
+	Style cellStyle
+	Title string
+}
+
+// tlColumn is the start or one pass.
+type tlColumn struct {
+	Head  []string
+	Title string
+	// Lanes are the control plane, workers and Longhorn cells.
+	Lanes [3]tlCell
+	// Stop is set on the pass the gate stops the plan before.
+	Stop *tlCell
+}
+
+// tlLanes name the lanes, in order.
+var tlLanes = [...]string{"control plane", "workers", "Longhorn"}
+
+// timeline is the model the SVG is drawn from.
+type timeline struct {
+	Title, Desc string
+	Columns     []tlColumn
+	// Stops is true when a column holds the gate's stop.
+	Stops bool
+}
+
+// timeline builds the picture's model of p; nil when p has no pass.
+func (p *Plan) timeline() *timeline {
+	if len(p.Passes) == 0 {
+		return nil
+	}
+	first := p.Passes[0]
+	start := tlColumn{
+		Head:  []string{"start", "Sylva " + p.From.Release, "installed"},
+		Title: "Start on Sylva " + p.From.Release,
+		Lanes: [3]tlCell{
+			{Lines: []string{first.ControlPlane.From}, Title: "control plane at the start: Kubernetes " + first.ControlPlane.From},
+			{Lines: []string{first.Workers.From}, Title: "workers at the start: Kubernetes " + first.Workers.From},
+			lhStart(first),
+		},
+	}
+	tl := &timeline{
+		Title:   fmt.Sprintf("Timeline of the transition from Sylva %s to %s in %s", p.From.Release, p.To.Release, plural(len(p.Passes), "pass", "passes")),
+		Columns: []tlColumn{start},
+	}
+	done := 0
+	if p.Position != nil && p.Position.PassKnown {
+		done = p.Position.PassesDone
+	}
+	stopAt := 0 // index of the pass the gate stops before; 0 for none
+	if p.Gate.Outcome == GateFail || p.Gate.Outcome == GateHeld {
+		if done < len(p.Passes) {
+			stopAt = p.Passes[done].Index
+		}
+	}
+	desc := []string{fmt.Sprintf("%s: %s; %s; %s.", start.Title, start.Lanes[0].Title, start.Lanes[1].Title, start.Lanes[2].Title)}
+	for i, ps := range p.Passes {
+		c := passColumn(ps, i < done)
+		if ps.Index == stopAt {
+			c.Stop = gateCell(p.Gate, ps.Index)
+			tl.Stops = true
+			desc = append(desc, "The"+strings.TrimPrefix(c.Stop.Title, "the")+".")
+		}
+		tl.Columns = append(tl.Columns, c)
+		desc = append(desc, fmt.Sprintf("%s: %s; %s; %s.", c.Title, c.Lanes[0].Title, c.Lanes[1].Title, c.Lanes[2].Title))
+	}
+	tl.Desc = strings.Join(desc, " ")
+	return tl
+}
+
+func lhStart(first Pass) tlCell {
+	for _, c := range first.Components {
+		if c.Name == longhorn {
+			return tlCell{Lines: []string{c.From}, Title: "Longhorn at the start: " + c.From}
+		}
+	}
+	return tlCell{Lines: []string{"-"}, Title: "Longhorn: not planned"}
+}
+
+// passColumn draws pass ps; done marks a pass the cluster's status says
+// completed.
+func passColumn(ps Pass, done bool) tlColumn {
+	head := fmt.Sprintf("pass %d", ps.Index)
+	title := fmt.Sprintf("Pass %d (Sylva %s, %s", ps.Index, ps.Release, triggerText(ps.Trigger))
+	if done {
+		head += " · done"
+		title += ", done"
+	}
+	title += ")"
+	c := tlColumn{Head: []string{head, "Sylva " + ps.Release, triggerText(ps.Trigger)}, Title: title}
+
+	cp := ps.ControlPlane
+	if cp.From != cp.To {
+		c.Lanes[0] = tlCell{Lines: []string{cp.From + " → " + cp.To}, Style: cellControlPlaneDrain, Title: "control plane " + cp.From + " → " + cp.To}
+	} else {
+		c.Lanes[0] = tlCell{Lines: []string{"stays " + cp.To}, Title: "control plane stays on " + cp.To}
+	}
+	if cp.Version != "" {
+		c.Lanes[0].Lines = append(c.Lanes[0].Lines, cp.Version)
+		c.Lanes[0].Title += " (" + cp.Version + ")"
+	}
+	if cp.From != cp.To {
+		c.Lanes[0].Lines = append(c.Lanes[0].Lines, "nodes drain")
+		c.Lanes[0].Title += ", control-plane nodes are replaced and drain"
+	}
+
+	w := ps.Workers
+	switch {
+	case w.Rolls:
+		c.Lanes[1] = tlCell{Lines: []string{w.From + " → " + w.To, "roll", "nodes drain"}, Style: cellWorkerDrain, Title: "workers roll " + w.From + " → " + w.To + ", worker nodes drain"}
+	case w.Paused:
+		c.Lanes[1] = tlCell{Lines: []string{"paused on " + w.From}, Style: cellPaused, Title: "workers paused on " + w.From}
+	default:
+		c.Lanes[1] = tlCell{Lines: []string{"stay on " + w.From}, Title: "workers stay on " + w.From}
+	}
+
+	c.Lanes[2] = tlCell{Lines: []string{"-"}, Title: "Longhorn: not planned"}
+	for _, cc := range ps.Components {
+		if cc.Name != longhorn {
+			continue
+		}
+		if cc.From != cc.To {
+			c.Lanes[2] = tlCell{Lines: []string{cc.From + " → " + cc.To, "upgrade"}, Style: cellUpgrade, Title: "Longhorn " + cc.From + " → " + cc.To}
+		} else {
+			c.Lanes[2] = tlCell{Lines: []string{"stays " + cc.To}, Title: "Longhorn stays on " + cc.To}
+		}
+	}
+	return c
+}
+
+func triggerText(t Trigger) string {
+	if t == TriggerReconciliation {
+		return "reconciliation"
+	}
+	return "chart upgrade"
+}
+
+// gateCell is the gate lane's cell of pass index, the one the gate stops
+// the plan before.
+func gateCell(g Gate, index int) *tlCell {
+	verb, code := "fails", 2
+	if g.Outcome == GateHeld {
+		verb, code = "holds", 4
+	}
+	return &tlCell{
+		Lines: []string{"STOP: gate " + verb, fmt.Sprintf("exit %d", code)},
+		Style: cellGate,
+		Title: fmt.Sprintf("the gate stops the plan before pass %d: it %s, exit %d (%s)", index, verb, code, g.Reason),
+	}
+}
+
+// tlGeometry is the layout of a timeline.
+type tlGeometry struct {
+	colW, headH, laneH, gateH int
+	perBand, bands            int
+	width, bandH, legendY     int
+	height                    int
+	legend                    []tlLegendItem
+}
+
+type tlLegendItem struct {
+	style cellStyle
+	text  string
+	x, y  int
+}
+
+// textW is the width text takes at most.
+func textW(s string) int { return utf8.RuneCountInString(s) * tlCharW }
+
+func cellH(lines int) int { return lines*tlLineH + 2*tlPad - (tlLineH - tlFont) }
+
+func (tl *timeline) geometry() tlGeometry {
+	g := tlGeometry{colW: tlMinColW}
+	headLines, laneLines, gateLines := 1, 1, 1
+	for _, c := range tl.Columns {
+		cells := c.Lanes[:]
+		if c.Stop != nil {
+			cells = append(cells[:len(cells):len(cells)], *c.Stop)
+			gateLines = max(gateLines, len(c.Stop.Lines))
+		}
+		headLines = max(headLines, len(c.Head))
+		for _, s := range c.Head {
+			g.colW = max(g.colW, textW(s)+2*tlPad+tlGap)
+		}
+		for i, cell := range cells {
+			if i < len(c.Lanes) {
+				laneLines = max(laneLines, len(cell.Lines))
+			}
+			for _, s := range cell.Lines {
+				g.colW = max(g.colW, tlStripW+textW(s)+2*tlPad+tlGap)
+			}
+		}
+	}
+	g.headH, g.laneH, g.gateH = cellH(headLines), cellH(laneLines), 0
+	if tl.Stops {
+		g.gateH = cellH(gateLines)
+	}
+	g.perBand = max(tlMinCols, (tlTargetW-tlLabelW)/g.colW)
+	g.perBand = min(g.perBand, len(tl.Columns))
+	g.bands = (len(tl.Columns) + g.perBand - 1) / g.perBand
+	g.width = tlLabelW + g.perBand*g.colW
+	g.bandH = g.headH + len(tlLanes)*(g.laneH+tlGap)
+	if tl.Stops {
+		g.bandH += g.gateH + tlGap
+	}
+
+	items := []tlLegendItem{
+		{style: cellControlPlaneDrain, text: "control-plane nodes drain"},
+		{style: cellWorkerDrain, text: "worker nodes drain (roll)"},
+		{style: cellPaused, text: "workers paused"},
+		{style: cellUpgrade, text: "Longhorn upgrade"},
+	}
+	if tl.Stops {
+		items = append(items, tlLegendItem{style: cellGate, text: "the gate stops the plan"})
+	}
+	g.legendY = g.bands*(g.bandH+tlBandGap) + tlGap
+	x, y := 0, g.legendY
+	for i := range items {
+		w := tlSwatchW + tlGap + textW(items[i].text) + 2*tlGap
+		if x > 0 && x+w > g.width {
+			x, y = 0, y+tlLegendRow
+		}
+		items[i].x, items[i].y = x, y
+		x += w
+	}
+	g.legend = items
+	g.height = y + tlLegendRow
+	return g
+}
+
+// svg draws the timeline as an inline SVG document.
+func (tl *timeline) svg() string {
+	g := tl.geometry()
+	var b strings.Builder
+	e := html.EscapeString
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 %d %d" width="100%%" style="max-width:%dpx;height:auto;display:block" role="img" aria-labelledby="timeline-title timeline-desc" font-family="ui-monospace,'DejaVu Sans Mono','Liberation Mono',Menlo,Consolas,monospace" font-size="%d">`+"\n", g.width, g.height, g.width, tlFont)
+	fmt.Fprintf(&b, "<title id=\"timeline-title\">%s</title>\n<desc id=\"timeline-desc\">%s</desc>\n", e(tl.Title), e(tl.Desc))
+	b.WriteString(`<defs>` +
+		`<pattern id="timeline-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/><line x1="0" y1="0" x2="0" y2="8" stroke="#1d2330" stroke-width="3"/></pattern>` +
+		`<pattern id="timeline-cross" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#fff"/><path d="M0 0L8 8M8 0L0 8" stroke="#1d2330" stroke-width="1.2"/></pattern>` +
+		"</defs>\n")
+	for band := range g.bands {
+		y0 := band * (g.bandH + tlBandGap)
+		cols := tl.Columns[band*g.perBand : min(len(tl.Columns), (band+1)*g.perBand)]
+		fmt.Fprintf(&b, "<g class=\"band\" aria-hidden=\"true\">\n")
+		y := y0 + g.headH + tlGap/2
+		for i, lane := range tlLanes {
+			writeText(&b, 0, y+i*(g.laneH+tlGap), g.laneH, []string{lane}, true)
+		}
+		if tl.Stops {
+			writeText(&b, 0, y+len(tlLanes)*(g.laneH+tlGap), g.gateH, []string{"gate"}, true)
+		}
+		b.WriteString("</g>\n")
+		for i, c := range cols {
+			x := tlLabelW + i*g.colW + tlGap/2
+			w := g.colW - tlGap
+			fmt.Fprintf(&b, "<g class=\"pass\"><title>%s</title>\n", e(c.Title))
+			writeText(&b, x, y0, g.headH, c.Head, true)
+			for j, cell := range c.Lanes {
+				writeCell(&b, x, y+j*(g.laneH+tlGap), w, g.laneH, cell)
+			}
+			if c.Stop != nil {
+				// The gate's bar runs down the gap before the pass.
+				bx := x - tlGap/2
+				fmt.Fprintf(&b, "<line class=\"gate-bar\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1d2330\" stroke-width=\"3\" stroke-dasharray=\"8 4\"/>\n", bx, y0, bx, y0+g.bandH)
+				writeCell(&b, x, y+len(tlLanes)*(g.laneH+tlGap), w, g.gateH, *c.Stop)
+			}
+			b.WriteString("</g>\n")
+		}
+	}
+	b.WriteString("<g class=\"legend\" aria-hidden=\"true\">\n")
+	for _, it := range g.legend {
+		writeShape(&b, it.x+1, it.y+4, tlSwatchW-2, tlLegendRow-8, it.style, true)
+		writeText(&b, it.x+tlSwatchW+tlGap-tlPad, it.y+(tlLegendRow-cellH(1))/2, cellH(1), []string{it.text}, false)
+	}
+	b.WriteString("</g>\n</svg>")
+	return b.String()
+}
+
+// writeCell draws one box and its text, with the box's description as its
+// tooltip. The text starts after the strip where a pattern marks a drain.
+func writeCell(b *strings.Builder, x, y, w, h int, c tlCell) {
+	fmt.Fprintf(b, "<g class=\"cell\"><title>%s</title>\n", html.EscapeString(c.Title))
+	writeShape(b, x, y, w, h, c.Style, false)
+	writeText(b, x+tlStripW, y, h, c.Lines, false)
+	b.WriteString("</g>\n")
+}
+
+// writeShape draws a box in style s: a pattern or a dash style tells each
+// style apart without colour. A drain is a patterned strip at the left of
+// the box (the whole swatch in the legend), so that the text stays on a
+// plain background.
+func writeShape(b *strings.Builder, x, y, w, h int, s cellStyle, swatch bool) {
+	fill, stroke, extra, pattern := "#fff", "#5b6170", "", ""
+	switch s {
+	case cellSame:
+	case cellUpgrade:
+		fill = "#e3e6eb"
+	case cellControlPlaneDrain:
+		stroke, extra, pattern = "#1d2330", ` stroke-width="1.5"`, "url(#timeline-hatch)"
+	case cellWorkerDrain:
+		stroke, extra, pattern = "#1d2330", ` stroke-width="1.5"`, "url(#timeline-cross)"
+	case cellPaused:
+		extra = ` stroke-dasharray="2 3"`
+	case cellGate:
+		stroke, extra = "#1d2330", ` stroke-width="2.5" stroke-dasharray="8 4"`
+	}
+	if pattern != "" && swatch {
+		fill = pattern
+	}
+	fmt.Fprintf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"4\" fill=\"%s\" stroke=\"%s\"%s/>\n", x, y, w, h, fill, stroke, extra)
+	if pattern != "" && !swatch {
+		fmt.Fprintf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", x+2, y+2, tlStripW, h-4, pattern)
+	}
+}
+
+// writeText writes lines in a box of height h whose left edge is x,
+// centred vertically.
+func writeText(b *strings.Builder, x, y, h int, lines []string, bold bool) {
+	top := y + (h-cellH(len(lines)))/2 + tlPad + tlFont - 2
+	weight := ""
+	if bold {
+		weight = ` font-weight="bold"`
+	}
+	fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\"%s fill=\"#1d2330\">", x+tlPad, top, weight)
+	for i, l := range lines {
+		dy := ""
+		if i > 0 {
+			dy = fmt.Sprintf(" dy=\"%d\"", tlLineH)
+		}
+		fmt.Fprintf(b, "<tspan x=\"%d\"%s>%s</tspan>", x+tlPad, dy, html.EscapeString(l))
+	}
+	b.WriteString("</text>\n")
+}
