@@ -2,6 +2,7 @@ package planner_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
@@ -42,5 +43,29 @@ func TestReportsPerVerdict(t *testing.T) {
 			golden.Assert(t, md.Bytes(), "reports/"+tt.name+".md")
 			golden.Assert(t, html.Bytes(), "reports/"+tt.name+".html")
 		})
+	}
+}
+
+// TestReportHeaderKeepsItsLines: the inputs line of the header does not run
+// into the as-of date ("as of 2026-11-30 inputs: …") in either report.
+func TestReportHeaderKeepsItsLines(t *testing.T) {
+	p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: asOf, ToolVersion: "test", Inputs: []string{"catalog embedded", "status cm.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md, html bytes.Buffer
+	if err := p.WriteReportMarkdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WriteReportHTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ format, out, want string }{
+		{"markdown", md.String(), "as of 2026-11-30  \ninputs: catalog embedded, status cm.yaml"},
+		{"html", html.String(), "as of 2026-11-30<br>inputs: catalog embedded, status cm.yaml"},
+	} {
+		if !strings.Contains(tt.out, tt.want) {
+			t.Errorf("%s report lacks %q:\n%s", tt.format, tt.want, tt.out)
+		}
 	}
 }
