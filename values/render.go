@@ -3,12 +3,14 @@ package values
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"text/template/parse"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -225,11 +227,93 @@ var templateName = regexp.MustCompile(chartName + `/t/([0-9]+)`)
 // over the CPUs.
 const parallelMin = 256
 
-// render renders the slots: each string is one template of an in-memory
-// chart, which is what `tpl` does with it. Large sets are split into one
-// chart per CPU, rendered concurrently; a failure is the one of the first
-// failing string in slot order, as with a single run.
+// render renders the slots, each as `tpl` renders a string: alone, so
+// that a template one string defines is not visible in another. Strings
+// that define no template (nearly all) share engine runs, where nothing
+// of one can reach another; a string that defines one, or names the
+// in-memory chart's own templates, gets a run of its own. A failure is the
+// one of the first failing string in slot order.
 func (r *renderer) render(slots []slot) ([]string, error) {
+	var shared, alone []int
+	for i, s := range slots {
+		if needsOwnRun(s.text) {
+			alone = append(alone, i)
+		} else {
+			shared = append(shared, i)
+		}
+	}
+	if len(alone) == 0 {
+		return r.renderShared(slots)
+	}
+	out := make([]string, len(slots))
+	first, firstErr := len(slots), error(nil)
+	sub := make([]slot, len(shared))
+	for j, i := range shared {
+		sub[j] = slots[i]
+	}
+	if res, err := r.renderShared(sub); err != nil {
+		first, firstErr = shared[failedSlot(sub, err)], err
+	} else {
+		for j, i := range shared {
+			out[i] = res[j]
+		}
+	}
+	for _, i := range alone {
+		if i > first {
+			break
+		}
+		res, err := r.renderChunk(slots[i : i+1])
+		if err != nil {
+			first, firstErr = i, err
+			break
+		}
+		out[i] = res[0]
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+// needsOwnRun reports whether a string must render alone: it defines a
+// template (define or block), names one of the in-memory chart's
+// templates, or does not parse (its error is then its own).
+func needsOwnRun(text string) bool {
+	if strings.Contains(text, chartName+"/") {
+		return true
+	}
+	t := parse.New("s")
+	t.Mode = parse.SkipFuncCheck
+	trees := map[string]*parse.Tree{}
+	if _, err := t.Parse(text, "", "", trees); err != nil {
+		return true
+	}
+	for name := range trees {
+		if name != "s" {
+			return true
+		}
+	}
+	return false
+}
+
+// failedSlot is the index in slots of the string err names, 0 when it
+// names none.
+func failedSlot(slots []slot, err error) int {
+	var te *TemplateError
+	if errors.As(err, &te) {
+		for i, s := range slots {
+			if s.path == te.Path {
+				return i
+			}
+		}
+	}
+	return 0
+}
+
+// renderShared renders slots that define no template. Large sets are
+// split into one chart per CPU, rendered concurrently; a failure is the
+// one of the first failing string in slot order, as with a single run.
+func (r *renderer) renderShared(slots []slot) ([]string, error) {
 	n := min(runtime.GOMAXPROCS(0), len(slots)/parallelMin)
 	if n <= 1 {
 		return r.renderChunk(slots)

@@ -91,6 +91,41 @@ func TestRenderSemantics(t *testing.T) {
 	}
 }
 
+// TestRenderStringsAreIndependent: a template one string defines is not
+// visible in another, as with `tpl`, however many strings there are (the
+// strings are rendered in several engine runs above parallelMin); a string
+// still sees what it defines itself, and cannot name another string's
+// template.
+func TestRenderStringsAreIndependent(t *testing.T) {
+	for _, n := range []int{0, 5000} {
+		t.Run(fmt.Sprintf("%d other strings", n), func(t *testing.T) {
+			vals := mustParse(t, `b: '{{ include "secret" . }}'
+z: '{{ define "secret" }}S{{ end }}z'`)
+			for i := range n {
+				vals[fmt.Sprintf("o%05d", i)] = "{{ 1 }}"
+			}
+			_, err := Render(context.Background(), vals, RenderOptions{})
+			var te *TemplateError
+			if !errors.As(err, &te) || te.Path != "values.b" || !strings.Contains(te.Reason, `"secret"`) {
+				t.Fatalf("Render error = %v, want values.b failing on the undefined template \"secret\"", err)
+			}
+			delete(vals, "b")
+			res, err := Render(context.Background(), vals, RenderOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Values["z"]; got != "z" {
+				t.Errorf("z = %q, want \"z\"", got)
+			}
+		})
+	}
+	vals := mustParse(t, `a: '{{ include "sylva-units/t/00001" . }}'
+b: 'B{{ 1 }}'`)
+	if _, err := Render(context.Background(), vals, RenderOptions{}); err == nil {
+		t.Error("a string rendered another string's template; want an error")
+	}
+}
+
 func TestRenderErrorsNameTheValuesPath(t *testing.T) {
 	tests := []struct {
 		name, vals, path, reason string
