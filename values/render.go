@@ -264,7 +264,7 @@ func (r *renderer) render(slots []slot) ([]string, error) {
 		}
 		res, err := r.renderChunk(slots[i : i+1])
 		if err != nil {
-			first, firstErr = i, err
+			firstErr = err
 			break
 		}
 		out[i] = res[0]
