@@ -136,7 +136,7 @@ code{background:#f0f1f4;border-radius:4px;padding:0 4px}.fix{color:#3b4252;font-
 table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;padding:6px 8px;border-top:1px solid #eceef2}
 main{overflow-wrap:break-word}
 figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
-@media print{body{background:#fff}main{max-width:none;padding:0}header{color:#000;border:2px solid #000}section{box-shadow:none;border:1px solid #999;break-inside:avoid}}
+@media print{body{background:#fff}main{max-width:none;padding:0}header.ready,header.blocked,header.held,header.unknown{background:#fff;color:#000;border:2px solid #000}section{box-shadow:none;border:1px solid #999;break-inside:avoid}}
 </style>
 </head>
 <body><main>

@@ -3,6 +3,7 @@ package planner
 import (
 	"bytes"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -58,7 +59,7 @@ func parseSVG(t *testing.T, s string) svgDoc {
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("the timeline is not well-formed XML: %v\n%s", err, s)
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		t.Fatalf("the timeline has content after </svg>: %v", err)
 	}
 	return doc
