@@ -50,8 +50,15 @@ const EventReason = "ReconcileRequested"
 // patch keeps meeting resourceVersion conflicts.
 const maxAttempts = 5
 
-// ErrConflict is returned by Apply when every attempt met a conflict.
-var ErrConflict = errors.New("the HelmRelease kept changing while patching it")
+// Errors of Apply.
+var (
+	// ErrConflict is returned by Apply when every attempt met a conflict.
+	ErrConflict = errors.New("the HelmRelease kept changing while patching it")
+	// ErrRequestUnknown is returned by Apply when the API server's reply
+	// to the patch was lost and reading the HelmRelease back failed too:
+	// whether the request was made is not known.
+	ErrRequestUnknown = errors.New("whether the request was made is unknown")
+)
 
 // Target names the objects of one release namespace.
 type Target struct {
@@ -94,6 +101,7 @@ func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
 		return Snapshot{}, fmt.Errorf("read ConfigMap %s/%s: %w", ns, status.ConfigMapName, err)
 	default:
 		s.ConfigMapVersion = cm.ResourceVersion
+		s.Input.StatusWrite = statusWrite(string(cm.UID), cm.ResourceVersion)
 		decoded, err := status.FromConfigMap(cm)
 		if err != nil {
 			invalid = append(invalid, fmt.Sprintf("ConfigMap %s/%s: %v", ns, status.ConfigMapName, err))
@@ -172,6 +180,11 @@ type Result struct {
 	// can Flush, such as OneShotRecorder); the pass was requested all the
 	// same.
 	EventErr error
+	// LostReply is the error with which the reply to a patch that was
+	// made got lost (the connection closed, a timeout after the request
+	// was sent): the HelmRelease was read back and carried the request, so
+	// Triggered is true.
+	LostReply error
 }
 
 // Apply reads the objects of t, decides, and when the decision is to
@@ -181,9 +194,15 @@ type Result struct {
 // AnnotationHandledRequest to the request value, then records an Event on
 // it through the Recorder. A conflict (another writer changed the
 // HelmRelease in between) re-reads from the live reader and decides again,
-// so that of two racing planners only one passes a value on. Errors are
-// operational (unreachable, forbidden, conflicts that do not stop); every
-// decision, including missing and invalid objects, is a Result.
+// so that of two racing planners only one passes a value on. When the
+// patch gets no answer after it was sent (the connection closed, a
+// timeout), the API server may have applied it: the HelmRelease is read
+// back from the live reader, and if it carries the request the pass was
+// requested (Triggered, LostReply set, the reason says so); if it does
+// not, the error says the request was not made; if it cannot be read, the
+// error wraps ErrRequestUnknown. Errors are operational (unreachable,
+// forbidden, conflicts that do not stop); every decision, including
+// missing and invalid objects, is a Result.
 func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 	if a.Now == nil && !a.DryRun {
 		return Result{}, errors.New("flux.Applier: Now is required to write")
@@ -200,13 +219,29 @@ func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 		if !res.Decision.Trigger() || a.DryRun {
 			return res, nil
 		}
-		err = a.patch(ctx, snap.HelmRelease, res.Decision.Request)
+		token, tracked := res.Decision.Request, res.Decision.Request
+		if r, err := status.RequestOf(snap.Input.Observation); err == nil && r.Value != "" {
+			tracked = r.Value
+		}
+		err = a.patch(ctx, snap.HelmRelease, token, tracked)
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			res.Conflicts++
 			if a.LiveReader != nil {
 				reader = a.LiveReader
 			}
 			continue
+		}
+		if err != nil && replyMayBeLost(err) {
+			made, rerr := a.readBack(ctx, t, token, tracked)
+			switch {
+			case rerr != nil:
+				return res, fmt.Errorf("patch HelmRelease %s/%s: %w, and reading it back failed (%w): %w", t.Namespace, t.helmRelease(), err, rerr, ErrRequestUnknown)
+			case !made:
+				return res, fmt.Errorf("patch HelmRelease %s/%s: %w (read back: the request was not made)", t.Namespace, t.helmRelease(), err)
+			}
+			res.LostReply = err
+			res.Decision.Reason += fmt.Sprintf(" (the reply to the patch was lost: %v; the HelmRelease was read back and carries the request)", err)
+			err = nil
 		}
 		if err != nil {
 			return res, fmt.Errorf("patch HelmRelease %s/%s: %w", t.Namespace, t.helmRelease(), err)
@@ -242,14 +277,50 @@ func (a *Applier) recordEvent(ctx context.Context, hr *helmv2.HelmRelease, d Dec
 
 // patch writes the request annotations, guarded by the resourceVersion hr
 // was read at: a merge patch that carries metadata.resourceVersion fails
-// with 409 Conflict when the object changed since.
-func (a *Applier) patch(ctx context.Context, hr *helmv2.HelmRelease, v string) error {
+// with 409 Conflict when the object changed since. requestedAt and forceAt
+// get token, the tracking annotation the request value it stands for.
+func (a *Applier) patch(ctx context.Context, hr *helmv2.HelmRelease, token, tracked string) error {
 	base := hr.DeepCopy()
 	if hr.Annotations == nil {
 		hr.Annotations = map[string]string{}
 	}
-	hr.Annotations[AnnotationRequestedAt] = v
-	hr.Annotations[AnnotationForceAt] = v
-	hr.Annotations[AnnotationHandledRequest] = v
+	hr.Annotations[AnnotationRequestedAt] = token
+	hr.Annotations[AnnotationForceAt] = token
+	hr.Annotations[AnnotationHandledRequest] = tracked
 	return a.Writer.Patch(ctx, hr, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+}
+
+// readBackTimeout bounds the read that tells whether a patch whose reply
+// was lost was made; it runs even when the caller's context just ended
+// (the lost reply may be its deadline).
+const readBackTimeout = 10 * time.Second
+
+// replyMayBeLost reports whether the patch may have been applied although
+// err came back: no answer from the API server (the connection closed or
+// reset, a client-side timeout), or its own timeout answer, which says the
+// request may still complete. Any other answer is final.
+func replyMayBeLost(err error) bool {
+	var st apierrors.APIStatus
+	if !errors.As(err, &st) {
+		return true
+	}
+	return apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err)
+}
+
+// readBack reads the HelmRelease of t from the live reader and reports
+// whether it carries the request patch writes (token in requestedAt and
+// forceAt, tracked in the tracking annotation).
+func (a *Applier) readBack(ctx context.Context, t Target, token, tracked string) (bool, error) {
+	reader := a.LiveReader
+	if reader == nil {
+		reader = a.Reader
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
+	defer cancel()
+	hr := &helmv2.HelmRelease{}
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.helmRelease()}, hr); err != nil {
+		return false, fmt.Errorf("read HelmRelease %s/%s: %w", t.Namespace, t.helmRelease(), err)
+	}
+	ann := hr.Annotations
+	return ann[AnnotationRequestedAt] == token && ann[AnnotationForceAt] == token && ann[AnnotationHandledRequest] == tracked, nil
 }

@@ -79,11 +79,7 @@ func TestApplyWithTypedObjects(t *testing.T) {
 	if err := cl.Get(ctx, client.ObjectKeyFromObject(hr), got); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{AnnotationRequestedAt, AnnotationForceAt, AnnotationHandledRequest} {
-		if got.Annotations[k] != res.Decision.Request {
-			t.Errorf("annotation %s = %q, want %q", k, got.Annotations[k], res.Decision.Request)
-		}
-	}
+	checkPassedOn(t, got.Annotations, res)
 	select {
 	case ev := <-rec.Events:
 		if !strings.HasPrefix(ev, "Normal "+EventReason+" ") || !strings.Contains(ev, res.Decision.Request) {
@@ -105,6 +101,23 @@ func TestApplyWithTypedObjects(t *testing.T) {
 	}
 }
 
+// checkPassedOn fails unless ann, the HelmRelease's annotations after the
+// trigger res, carry its request: requestedAt and forceAt the value passed
+// on (Decision.Request), the tracking annotation the request value it
+// stands for (the same, or the derived value the token is bound to).
+func checkPassedOn(t *testing.T, ann map[string]string, res Result) {
+	t.Helper()
+	v, _, err := RequestValue(res.Snapshot.Input.Observation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{AnnotationRequestedAt: res.Decision.Request, AnnotationForceAt: res.Decision.Request, AnnotationHandledRequest: v} {
+		if ann[k] != want {
+			t.Errorf("annotation %s = %q, want %q", k, ann[k], want)
+		}
+	}
+}
+
 // TestPatchIsGuardedByTheResourceVersion checks the optimistic lock: a
 // patch from a HelmRelease read before another write is refused.
 func TestPatchIsGuardedByTheResourceVersion(t *testing.T) {
@@ -121,7 +134,7 @@ func TestPatchIsGuardedByTheResourceVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &Applier{Writer: cl}
-	if err := a.patch(ctx, stale, "req-1"); !apierrors.IsConflict(err) {
+	if err := a.patch(ctx, stale, "req-1", "req-1"); !apierrors.IsConflict(err) {
 		t.Fatalf("patch of a stale HelmRelease: %v, want a conflict", err)
 	}
 }

@@ -39,6 +39,13 @@ type Input struct {
 	// Invalid says why an object could not be decoded (a malformed value in
 	// the status ConfigMap, typically); empty when everything decoded.
 	Invalid string
+	// StatusWrite identifies the write of the status ConfigMap that was
+	// read (its UID and resourceVersion, as Fetch sets it). When set, a
+	// request derived from the status is passed on as a token bound to
+	// that write, which nobody can know before the ConfigMap is written
+	// (see bind.go); empty (a file read offline) passes on the request
+	// value itself.
+	StatusWrite string
 }
 
 // Outcome is what Decide concluded.
@@ -83,8 +90,10 @@ const (
 // Decision is the result of Decide.
 type Decision struct {
 	Outcome Outcome `json:"outcome"`
-	// Request is the request value; empty when nothing is requested or the
-	// objects could not be read.
+	// Request is the value passed on to the HelmRelease (requestedAt,
+	// forceAt): the request value, or for a request derived from the status
+	// read with Input.StatusWrite, the token bound to that write; empty
+	// when nothing is requested or the objects could not be read.
 	Request string        `json:"request,omitempty"`
 	Source  RequestSource `json:"source,omitempty"`
 	// Reason says why, in one sentence without final period.
@@ -124,9 +133,10 @@ func (d Decision) String() string {
 // Decide tells whether the sylva-units HelmRelease must be asked for a
 // reconciliation now. The pass asked for, and whether it was already passed
 // on, are status.RequestOf; whether it may start is status.Assess, the
-// readiness rule the status command applies too (docs/status.md). A
-// suspended HelmRelease is its own outcome. Decide is pure: same input, same
-// decision.
+// readiness rule the status command applies too (docs/status.md). With
+// Input.StatusWrite, both read a request derived from the status through
+// the token bound to that write (bind.go). A suspended HelmRelease is its
+// own outcome. Decide is pure: same input, same decision.
 func Decide(in Input) Decision {
 	obs := in.Observation
 	ks, hr := obs.Kustomization, obs.HelmRelease
@@ -152,6 +162,16 @@ func Decide(in Input) Decision {
 		}
 		return Decision{Outcome: OutcomeNothingRequested, Reason: why}
 	}
+	if req.Source == SourceStatus && in.StatusWrite != "" {
+		// Only what the planner passed on after this write of the status
+		// counts (bind.go).
+		token := boundRequest(v, in.StatusWrite)
+		obs = vouched(obs, v, token)
+		if req, err = status.RequestOf(obs); err != nil {
+			return Decision{Outcome: OutcomeInvalid, Reason: err.Error()}
+		}
+		v = token
+	}
 	d := Decision{Request: v, Source: req.Source}
 
 	if req.Handled() {
@@ -175,7 +195,8 @@ func Decide(in Input) Decision {
 }
 
 // RequestValue returns the pending request value of obs and where it comes
-// from (status.RequestOf).
+// from (status.RequestOf): the value the tracking annotation records,
+// before any binding to the status write (Decision.Request).
 func RequestValue(obs status.Observation) (string, RequestSource, error) {
 	r, err := status.RequestOf(obs)
 	if err != nil {

@@ -262,3 +262,78 @@ func TestRequestValue(t *testing.T) {
 		})
 	}
 }
+
+// TestDecideBindsADerivedRequestToTheStatusWrite: a request derived from
+// the status, read from an API server, is passed on as a token bound to the
+// ConfigMap's write, which nobody could write on the HelmRelease before the
+// status asked for the pass.
+func TestDecideBindsADerivedRequestToTheStatusWrite(t *testing.T) {
+	v, _, err := RequestValue(observation().Observation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := func(in *Input) { in.StatusWrite = "5d1c0b9e-uid/4711" }
+	token := Decide(observation(written)).Request
+	if token == v || !strings.HasPrefix(token, DerivedRequestPrefix) || len(token) != len(v) {
+		t.Fatalf("Decide().Request = %q for derived value %q, want another value of the same form", token, v)
+	}
+	if other := Decide(observation(func(in *Input) { in.StatusWrite = "5d1c0b9e-uid/4712" })).Request; other == token {
+		t.Errorf("a new write of the status gives the same token %q", token)
+	}
+	tests := []struct {
+		name    string
+		in      Input
+		want    Outcome
+		request string
+		reason  string
+	}{
+		{
+			name: "the derived value written in advance in every annotation does not hide the pass",
+			in: observation(written, hrAnnotation(AnnotationRequestedAt, v), hrAnnotation(AnnotationForceAt, v), hrAnnotation(AnnotationHandledRequest, v),
+				func(in *Input) { in.Observation.HelmRelease.LastHandledReconcileAt = v }),
+			want: OutcomeTrigger, request: token,
+		},
+		{
+			name: "the tracking annotation alone written in advance does not make the pass wait",
+			in:   observation(written, hrAnnotation(AnnotationHandledRequest, v)), want: OutcomeTrigger, request: token,
+		},
+		{
+			name: "the token passed on after the status write is handled",
+			in:   observation(written, hrAnnotation(AnnotationRequestedAt, token), hrAnnotation(AnnotationForceAt, token), hrAnnotation(AnnotationHandledRequest, v)),
+			want: OutcomeAlreadyHandled, request: token, reason: AnnotationHandledRequest,
+		},
+		{
+			name: "the token helm-controller saw is handled",
+			in: observation(written, hrAnnotation(AnnotationRequestedAt, "later"), func(in *Input) {
+				in.Observation.HelmRelease.LastHandledReconcileAt = token
+			}),
+			want: OutcomeAlreadyHandled, request: token, reason: "lastHandledReconcileAt",
+		},
+		{
+			name: "sylva-units-operator's annotation, which the controller may not write, still counts",
+			in:   observation(written, hrAnnotation(AnnotationOperatorHandled, v)), want: OutcomeAlreadyHandled, reason: "sylva-units-operator",
+		},
+		{
+			name: "a request from the kustomization annotation is passed on as it is",
+			in:   observation(written, requestAnnotation("req-2")), want: OutcomeTrigger, request: "req-2",
+		},
+		{
+			name: "a value the operator copied from the kustomization annotation is still handled",
+			in:   observation(written, requestAnnotation("req-2"), hrAnnotation(AnnotationRequestedAt, "req-2")), want: OutcomeAlreadyHandled, reason: AnnotationRequestedAt,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Decide(tt.in)
+			if got.Outcome != tt.want {
+				t.Fatalf("Decide() = %s, want outcome %s", got, tt.want)
+			}
+			if tt.request != "" && got.Request != tt.request {
+				t.Errorf("Decide().Request = %q, want %q", got.Request, tt.request)
+			}
+			if !strings.Contains(got.Reason, tt.reason) {
+				t.Errorf("Decide().Reason = %q, want it to contain %q", got.Reason, tt.reason)
+			}
+		})
+	}
+}

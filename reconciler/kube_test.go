@@ -255,13 +255,7 @@ func TestApplyTriggersExactlyOncePerRequestValue(t *testing.T) {
 	if first.EventErr != nil {
 		t.Fatal(first.EventErr)
 	}
-	v := first.Decision.Request
-	ann := c.helmRelease(t, ns).GetAnnotations()
-	for _, k := range []string{AnnotationRequestedAt, AnnotationForceAt, AnnotationHandledRequest} {
-		if ann[k] != v {
-			t.Errorf("HelmRelease annotation %s = %q, want %q", k, ann[k], v)
-		}
-	}
+	checkPassedOn(t, c.helmRelease(t, ns).GetAnnotations(), first)
 	for i := 0; i < 3; i++ {
 		again, err := a.Apply(ctx, target)
 		if err != nil {
