@@ -96,6 +96,9 @@ type KeyError struct {
 	Key   string
 	Value string
 	Err   error
+	// notString: the value is not a string (Value is then as written
+	// when the input's text is known).
+	notString bool
 }
 
 func (e *KeyError) Error() string {
@@ -233,6 +236,50 @@ func Decode(data []byte) (*Status, error) {
 // HelmRelease, so that their absence reads as absent rather than unknown.
 // An empty List gives an empty Observation (a fresh install).
 func DecodeObservation(data []byte, helmRelease string) (Observation, error) {
+	obs, err := decodeObservation(data, helmRelease)
+	var ke *KeyError
+	if errors.As(err, &ke) && ke.notString {
+		// The JSON the object went through holds 1.1 for a YAML 1.10:
+		// name the value as written.
+		if w, ok := writtenScalar(data, ke.Key); ok {
+			ke.Value = w
+		}
+	}
+	return obs, err
+}
+
+// writtenScalar is the text of the first non-string scalar written under
+// a "data" map's key in a YAML (or JSON) document.
+func writtenScalar(data []byte, key string) (string, bool) {
+	var doc yamlv3.Node
+	if yamlv3.Unmarshal(data, &doc) != nil {
+		return "", false
+	}
+	var walk func(n *yamlv3.Node) (string, bool)
+	walk = func(n *yamlv3.Node) (string, bool) {
+		if n.Kind == yamlv3.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if k.Value == "data" && v.Kind == yamlv3.MappingNode {
+					for j := 0; j+1 < len(v.Content); j += 2 {
+						if dk, dv := v.Content[j], v.Content[j+1]; dk.Value == key && dv.Kind == yamlv3.ScalarNode && dv.ShortTag() != "!!str" {
+							return dv.Value, true
+						}
+					}
+				}
+			}
+		}
+		for _, c := range n.Content {
+			if w, ok := walk(c); ok {
+				return w, true
+			}
+		}
+		return "", false
+	}
+	return walk(&doc)
+}
+
+func decodeObservation(data []byte, helmRelease string) (Observation, error) {
 	if len(yamldoc.Split(data)) > 1 {
 		return Observation{}, errors.New("input holds several YAML documents; give one ConfigMap or a List (kubectl get … -o yaml prints one)")
 	}
@@ -369,7 +416,7 @@ func statusFromMap(obj map[string]any) (*Status, error) {
 	for _, k := range slices.Sorted(maps.Keys(dataMap)) {
 		str, ok := dataMap[k].(string)
 		if !ok {
-			return nil, &KeyError{Key: k, Value: fmt.Sprint(dataMap[k]), Err: fmt.Errorf("want a string, got %s; quote it (a ConfigMap holds only strings)", kindOf(dataMap[k]))}
+			return nil, &KeyError{Key: k, Value: fmt.Sprint(dataMap[k]), notString: true, Err: fmt.Errorf("want a string, got %s; quote it (a ConfigMap holds only strings)", kindOf(dataMap[k]))}
 		}
 		data[k] = str
 	}

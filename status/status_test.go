@@ -201,6 +201,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"one-shot-units that is not a map names the key", cm("  one-shot-units: \"- a\\n- b\\n\"\n"), "one-shot-units", "map"},
 		{"one-shot-units that is not YAML names the key", cm("  one-shot-units: \"a: [\"\n"), "one-shot-units", "one-shot-units"},
 		{"an unquoted number names the key and says to quote it", cm("  sylva_release: 1.6\n"), "sylva_release", "quote it"},
+		{"an unquoted 1.10 is named as written, not as the 1.1 YAML reads", cm("  sylva_release: 1.10\n"), "sylva_release", `value "1.10"`},
+		{"an unquoted 1.10 in a List is named as written", "kind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: sylva-units-status}\n  data: {sylva_release: 1.10}\n", "sylva_release", `value "1.10"`},
 		{"an unquoted boolean names the key", cm("  additional_reconciliation_required: true\n"), "additional_reconciliation_required", "quote it"},
 		{"a nested one-shot state names the unit", cm("  one-shot-units: \"a: {b: c}\"\n"), "one-shot-units", `unit "a"`},
 		{"a Secret is not a ConfigMap", "apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n", "", "Secret, not a ConfigMap"},
