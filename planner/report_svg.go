@@ -93,11 +93,11 @@ func (p *Plan) timeline() *timeline {
 	}
 	first := p.Passes[0]
 	start := tlColumn{
-		Head:  []string{"start", "Sylva " + p.From.Release, "installed"},
+		Head:  []string{"start", "Sylva " + p.From.Release},
 		Title: "Start on Sylva " + p.From.Release,
 		Lanes: [3]tlCell{
-			{Lines: []string{first.ControlPlane.From}, Title: "control plane at the start: Kubernetes " + first.ControlPlane.From},
-			{Lines: []string{first.Workers.From}, Title: "workers at the start: Kubernetes " + first.Workers.From},
+			{Lines: []string{first.ControlPlane.From}, Title: "control plane on Kubernetes " + first.ControlPlane.From},
+			{Lines: []string{first.Workers.From}, Title: "workers on Kubernetes " + first.Workers.From},
 			lhStart(first),
 		},
 	}
@@ -130,10 +130,12 @@ func (p *Plan) timeline() *timeline {
 	return tl
 }
 
+// lhStart is the Longhorn cell of the start column: the version before the
+// first pass.
 func lhStart(first Pass) tlCell {
 	for _, c := range first.Components {
 		if c.Name == longhorn {
-			return tlCell{Lines: []string{c.From}, Title: "Longhorn at the start: " + c.From}
+			return tlCell{Lines: []string{c.From}, Title: "Longhorn " + c.From}
 		}
 	}
 	return tlCell{Lines: []string{"-"}, Title: "Longhorn: not planned"}
@@ -190,6 +192,7 @@ func passColumn(ps Pass, done bool) tlColumn {
 	return c
 }
 
+// triggerText says what starts a pass, short enough for a column header.
 func triggerText(t Trigger) string {
 	if t == TriggerReconciliation {
 		return "reconciliation"
@@ -317,7 +320,7 @@ func (tl *timeline) svg() string {
 			x := tlLabelW + i*g.colW + tlGap/2
 			w := g.colW - tlGap
 			fmt.Fprintf(&b, "<g class=\"pass\"><title>%s</title>\n", e(c.Title))
-			writeText(&b, x, y0, g.headH, c.Head, true)
+			writeText(&b, x, y0, cellH(len(c.Head)), c.Head, true) // top-aligned
 			for j, cell := range c.Lanes {
 				writeCell(&b, x, y+j*(g.laneH+tlGap), w, g.laneH, cell)
 			}
