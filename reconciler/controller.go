@@ -36,6 +36,11 @@ import (
 // their leader on.
 const DefaultLeaderElectionID = "sylva-planner-controller"
 
+// DefaultMetricsCertDir is where the controller looks for the serving
+// certificate of its secure metrics: where config/manager mounts the
+// Secret that cert-manager issues (config/prometheus).
+const DefaultMetricsCertDir = "/tmp/k8s-metrics-server/serving-certs"
+
 // ControllerOptions configure a Controller.
 type ControllerOptions struct {
 	// Namespace restricts the controller to one release namespace; empty
@@ -57,6 +62,11 @@ type ControllerOptions struct {
 	// (SubjectAccessReview of get on the non-resource URL /metrics); false
 	// serves plain HTTP to anyone who reaches the address.
 	MetricsSecure bool
+	// MetricsCertDir holds the serving certificate of the secure metrics
+	// (tls.crt, tls.key; read again when they change);
+	// DefaultMetricsCertDir when empty. Without them there, a self-signed
+	// certificate is served, which no scraper can verify.
+	MetricsCertDir string
 	// HealthProbeBindAddress serves /healthz and /readyz; "0" or empty
 	// disables it.
 	HealthProbeBindAddress string
@@ -119,6 +129,9 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 	}
 	if o.HealthProbeBindAddress == "" {
 		o.HealthProbeBindAddress = "0"
+	}
+	if o.MetricsCertDir == "" {
+		o.MetricsCertDir = DefaultMetricsCertDir
 	}
 	if o.GracefulShutdownTimeout == 0 {
 		o.GracefulShutdownTimeout = 30 * time.Second
@@ -302,7 +315,10 @@ func metricsOptions(o ControllerOptions) metricsserver.Options {
 	m := metricsserver.Options{BindAddress: o.MetricsBindAddress}
 	if o.MetricsSecure {
 		m.SecureServing = true
-		m.FilterProvider = apiServerAuth
+		m.CertDir = o.MetricsCertDir
+		m.FilterProvider = func(cfg *rest.Config, hc *http.Client) (metricsserver.Filter, error) {
+			return apiServerAuth(cfg, hc, o.Now)
+		}
 	}
 	return m
 }

@@ -1,10 +1,13 @@
 package reconciler
 
 import (
+	"container/list"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -21,6 +24,24 @@ import (
 // metrics request.
 const reviewTimeout = 10 * time.Second
 
+// Limits of the metrics authentication: the answers of the API server are
+// kept for a short while, per token, so that a scraper costs two reviews
+// per allowedTTL rather than two per scrape, and a token nobody has seen
+// accepted is reviewed only within a budget (newTokenRate per second, a
+// burst of newTokenBurst, newTokenInFlight at a time), beyond which the
+// request gets 429 without a review: a flood of made-up tokens costs the
+// API server a few reviews and cannot crowd out a scraper whose token was
+// accepted before, which is reviewed again outside that budget.
+const (
+	allowedTTL       = time.Minute
+	deniedTTL        = 10 * time.Second
+	maxAllowed       = 256
+	maxDenied        = 1024
+	newTokenRate     = 5
+	newTokenBurst    = 10
+	newTokenInFlight = 4
+)
+
 // apiServerAuth is the metrics server's filter when MetricsSecure: the
 // API server authenticates the bearer token of each request (TokenReview)
 // and authorizes its user for the request's verb on the non-resource URL
@@ -32,7 +53,10 @@ const reviewTimeout = 10 * time.Second
 // controller-runtime's filters package: that one builds on k8s.io/apiserver,
 // whose package initialisation (and that of its gRPC, OpenTelemetry and CEL
 // dependencies) every command of the binary would otherwise pay at start.
-func apiServerAuth(cfg *rest.Config, hc *http.Client) (metricsserver.Filter, error) {
+//
+// Answers are cached and new tokens rate limited (see allowedTTL); now
+// reads the clock for both.
+func apiServerAuth(cfg *rest.Config, hc *http.Client, now func() time.Time) (metricsserver.Filter, error) {
 	authn, err := authenticationclient.NewForConfigAndClient(cfg, hc)
 	if err != nil {
 		return nil, err
@@ -42,9 +66,10 @@ func apiServerAuth(cfg *rest.Config, hc *http.Client) (metricsserver.Filter, err
 		return nil, err
 	}
 	rv := reviewer{tokens: authn.TokenReviews(), access: authz.SubjectAccessReviews()}
+	ca := newCachedAuth(rv, now)
 	return func(log logr.Logger, next http.Handler) (http.Handler, error) {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			code, msg, err := rv.review(req)
+			code, msg, err := ca.review(req)
 			if err != nil {
 				log.Error(err, "metrics request review failed", "path", req.URL.Path)
 			}
@@ -114,3 +139,143 @@ func bearerToken(h string) (string, bool) {
 	token = strings.TrimSpace(token)
 	return token, token != ""
 }
+
+// answer is what a metrics request is answered, as review returns it.
+type answer struct {
+	code    int
+	msg     string
+	expires time.Time
+}
+
+// cachedAuth answers metrics requests from a reviewer, keeping its answers
+// per token, path and verb (allowed for allowedTTL, refused for deniedTTL;
+// failed reviews are not kept) in two bounded LRU lists, and limiting the
+// reviews of tokens not accepted before.
+type cachedAuth struct {
+	rv  reviewer
+	now func() time.Time
+
+	mu       sync.Mutex
+	allowed  *lru
+	denied   *lru
+	bucket   float64
+	filled   time.Time
+	inFlight int
+}
+
+func newCachedAuth(rv reviewer, now func() time.Time) *cachedAuth {
+	return &cachedAuth{rv: rv, now: now, allowed: newLRU(maxAllowed), denied: newLRU(maxDenied), bucket: newTokenBurst}
+}
+
+// review answers req: from the cache when a live answer is kept for its
+// token, path and verb; else by asking the API server, at once for a token
+// accepted before, within the budget for any other (429 beyond it).
+func (c *cachedAuth) review(req *http.Request) (int, string, error) {
+	token, ok := bearerToken(req.Header.Get("Authorization"))
+	if !ok {
+		return http.StatusUnauthorized, "Unauthorized", nil
+	}
+	sum := sha256.Sum256([]byte(token))
+	key := string(sum[:]) + "\x00" + strings.ToLower(req.Method) + " " + req.URL.Path
+
+	c.mu.Lock()
+	t := c.now()
+	if a, ok := c.allowed.get(key); ok && t.Before(a.expires) {
+		c.mu.Unlock()
+		return a.code, a.msg, nil
+	}
+	_, known := c.allowed.get(key)
+	if a, ok := c.denied.get(key); ok && t.Before(a.expires) {
+		c.mu.Unlock()
+		return a.code, a.msg, nil
+	}
+	if !known && !c.take(t) {
+		c.mu.Unlock()
+		return http.StatusTooManyRequests, "Too many requests with new tokens", nil
+	}
+	c.mu.Unlock()
+
+	code, msg, err := c.rv.review(req)
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !known {
+		c.inFlight--
+	}
+	t = c.now()
+	switch {
+	case err != nil:
+	case code == http.StatusOK:
+		c.denied.remove(key)
+		c.allowed.put(key, answer{code: code, msg: msg, expires: t.Add(allowedTTL)})
+	default:
+		c.allowed.remove(key)
+		c.denied.put(key, answer{code: code, msg: msg, expires: t.Add(deniedTTL)})
+	}
+	return code, msg, err
+}
+
+// take spends one review of a new token from the budget at time t: a token
+// bucket of newTokenBurst refilled at newTokenRate per second, and at most
+// newTokenInFlight at a time. c.mu is held.
+func (c *cachedAuth) take(t time.Time) bool {
+	if !c.filled.IsZero() && t.After(c.filled) {
+		c.bucket = min(newTokenBurst, c.bucket+t.Sub(c.filled).Seconds()*newTokenRate)
+	}
+	c.filled = t
+	if c.bucket < 1 || c.inFlight >= newTokenInFlight {
+		return false
+	}
+	c.bucket--
+	c.inFlight++
+	return true
+}
+
+// lru is a map of at most size answers that forgets the least recently
+// used first.
+type lru struct {
+	size  int
+	order *list.List // of *lruEntry, most recent first
+	items map[string]*list.Element
+}
+
+type lruEntry struct {
+	key string
+	a   answer
+}
+
+func newLRU(size int) *lru {
+	return &lru{size: size, order: list.New(), items: map[string]*list.Element{}}
+}
+
+func (l *lru) get(key string) (answer, bool) {
+	e, ok := l.items[key]
+	if !ok {
+		return answer{}, false
+	}
+	l.order.MoveToFront(e)
+	return e.Value.(*lruEntry).a, true
+}
+
+func (l *lru) put(key string, a answer) {
+	if e, ok := l.items[key]; ok {
+		e.Value.(*lruEntry).a = a
+		l.order.MoveToFront(e)
+		return
+	}
+	l.items[key] = l.order.PushFront(&lruEntry{key: key, a: a})
+	if l.order.Len() > l.size {
+		last := l.order.Back()
+		l.order.Remove(last)
+		delete(l.items, last.Value.(*lruEntry).key)
+	}
+}
+
+func (l *lru) remove(key string) {
+	if e, ok := l.items[key]; ok {
+		l.order.Remove(e)
+		delete(l.items, key)
+	}
+}
+
+func (l *lru) len() int { return l.order.Len() }
