@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -209,21 +211,53 @@ const StatusConfigMap = "sylva-units-status"
 // lookupGuard adapts a Source and an allow list to Helm's ClientProvider,
 // collecting a warning for every refused lookup.
 type lookupGuard struct {
-	ctx    context.Context
-	src    Source
-	allow  []AllowRule
-	mu     sync.Mutex
-	denied map[string]bool
+	ctx   context.Context
+	src   Source
+	allow []AllowRule
+	mu    sync.Mutex
+	// denied holds the first maxDeniedListed refused lookups in sorted
+	// order (whatever order the templates ran in); deniedAll tells every
+	// distinct one apart by a hash, to count the rest.
+	denied    map[string]bool
+	deniedAll map[uint64]bool
 }
+
+// maxDeniedListed bounds the refused lookups listed one per warning; the
+// others are counted in one more warning.
+const maxDeniedListed = 20
 
 func (g *lookupGuard) warnings() []string {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	out := make([]string, 0, len(g.denied))
+	out := make([]string, 0, len(g.denied)+1)
 	for _, k := range sortedKeys(g.denied) {
 		out = append(out, fmt.Sprintf("lookup %s is not allowed; the template got an empty result (widen with --allow-lookup)", k))
 	}
+	if more := len(g.deniedAll) - len(g.denied); more > 0 {
+		out = append(out, fmt.Sprintf("%d more lookups (not listed) are not allowed; their templates got empty results (widen with --allow-lookup)", more))
+	}
 	return out
+}
+
+// deny records a refused lookup. Called with g.mu held.
+func (g *lookupGuard) deny(what string) {
+	if g.denied == nil {
+		g.denied, g.deniedAll = map[string]bool{}, map[uint64]bool{}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(what))
+	g.deniedAll[h.Sum64()] = true
+	if g.denied[what] || len(g.denied) < maxDeniedListed {
+		g.denied[what] = true
+		return
+	}
+	// Keep the smallest names: the list does not depend on the order in
+	// which (parallel) templates asked.
+	last := slices.Max(slices.Collect(maps.Keys(g.denied)))
+	if what < last {
+		delete(g.denied, last)
+		g.denied[what] = true
+	}
 }
 
 // orAll names an empty namespace or name of a lookup: every one.
@@ -245,10 +279,7 @@ func (g *lookupGuard) check(apiVersion, kind, namespace, name string) bool {
 	}
 	what := fmt.Sprintf("%s %s %s/%s", apiVersion, kind, orAll(namespace), orAll(name))
 	g.mu.Lock()
-	if g.denied == nil {
-		g.denied = map[string]bool{}
-	}
-	g.denied[what] = true
+	g.deny(what)
 	g.mu.Unlock()
 	return false
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,6 +124,35 @@ z: '{{ define "secret" }}S{{ end }}z'`)
 b: 'B{{ 1 }}'`)
 	if _, err := Render(context.Background(), vals, RenderOptions{}); err == nil {
 		t.Error("a string rendered another string's template; want an error")
+	}
+}
+
+// TestRefusedLookupsAreListedUpToALimit: thousands of refused lookups
+// give maxDeniedListed warnings (the first names in sorted order) and one
+// counting the rest, the same whatever order the strings ran in.
+func TestRefusedLookupsAreListedUpToALimit(t *testing.T) {
+	vals := map[string]any{}
+	for i := range 2000 {
+		// Each name twice: counted once.
+		vals[fmt.Sprintf("a%04d", i)] = fmt.Sprintf(`{{ lookup "v1" "ConfigMap" "x" "cm%04d" }}`, i%1000)
+	}
+	var first []string
+	for run := range 3 {
+		res, err := Render(context.Background(), vals, RenderOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Warnings) != maxDeniedListed+1 {
+			t.Fatalf("%d warnings, want %d", len(res.Warnings), maxDeniedListed+1)
+		}
+		if !strings.Contains(res.Warnings[0], "x/cm0000") || !strings.HasPrefix(res.Warnings[maxDeniedListed], "980 more lookups") {
+			t.Errorf("warnings = %q, want cm0000 first and 980 more counted", res.Warnings)
+		}
+		if run == 0 {
+			first = res.Warnings
+		} else if !slices.Equal(first, res.Warnings) {
+			t.Errorf("run %d warnings differ from run 0:\n%q\n%q", run, res.Warnings, first)
+		}
 	}
 }
 
