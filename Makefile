@@ -67,8 +67,9 @@ fuzz: ## fuzz values render against a reference evaluation by path for a bounded
 CLUSTER_PKGS = $(shell go list $(sort $(dir $(shell grep -rlw --include='*_test.go' 'kubetest.Main' .))))
 
 .PHONY: test
-test: tools ## run every test: the packages that need no API server, then (after building kube-apiserver, etcd and helm-controller) the cluster ones
-	go test -timeout 30m $(filter-out $(CLUSTER_PKGS),$(shell go list ./...))
+test: tools ## run every test: the packages that need no API server (the report's browser test in Debian's chromium, installed when missing), then (after building kube-apiserver, etcd and helm-controller) the cluster ones
+	bash hack/install-chromium.sh
+	SYLVA_PLANNER_BROWSER=1 go test -timeout 30m $(filter-out $(CLUSTER_PKGS),$(shell go list ./...))
 	cd hack/image && GOWORK=off go test ./...
 	bash hack/build-testbin.sh
 	bash hack/build-flux.sh helm-controller
