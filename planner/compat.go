@@ -1,0 +1,170 @@
+package planner
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// Stable finding codes and the check of component compatibility.
+const (
+	CodeThinRelease           = "component-list-thin"
+	componentCompatibility    = "component-compatibility"
+	componentCompatibilityMsg = "component versions against each pass's Kubernetes minors"
+)
+
+// incompatible is the finding for a component version v that does not
+// support the Kubernetes minor k during subject ("pass N"). mergeRanges
+// later folds the findings of one component version into one.
+func incompatible(comp *catalog.Component, v skew.Version, r skew.Range, k skew.Version, subject string) Finding {
+	f := Finding{
+		Code: CodeComponentK8sRange, Severity: SeverityBlocker, Subject: comp.Name,
+		rng: &rangeMiss{comp: comp, version: v, supports: r, minors: []skew.Version{k}, passes: []string{subject}},
+	}
+	f.classify()
+	return f
+}
+
+// rangeMiss is what a component-k8s-range finding is about.
+type rangeMiss struct {
+	comp     *catalog.Component
+	version  skew.Version
+	supports skew.Range
+	minors   []skew.Version
+	passes   []string
+}
+
+// classify sets the message, class and remediation from f.rng: actionable
+// when a newer catalog version supports every minor the plan needs (the
+// finding names it), pinned when that version exists but the component is
+// pinned, waiting when no known version supports them yet.
+func (f *Finding) classify() {
+	m := f.rng
+	minors := make([]string, len(m.minors))
+	for i, k := range m.minors {
+		minors[i] = k.Short()
+	}
+	f.Message = fmt.Sprintf("%s %s supports Kubernetes %s, but the plan runs it on %s (%s)", m.comp.Name, m.version, m.supports, strings.Join(minors, " and "), strings.Join(m.passes, ", "))
+	need := strings.Join(minors, ", ")
+	fix, ok := newerSupporting(m.comp, m.version, m.minors)
+	top := m.minors[len(m.minors)-1]
+	switch {
+	case ok && m.comp.Pinned:
+		f.Class = ClassPinned
+		f.Remediation = fmt.Sprintf("%s is pinned (%s); %s %s supports Kubernetes %s once the pin is lifted", m.comp.Name, m.comp.PinReason, m.comp.Name, fix, need)
+	case ok:
+		f.Class = ClassActionable
+		f.Remediation = fmt.Sprintf("upgrade %s to ≥ %s", m.comp.Name, fix)
+	case newestKnown(m.comp).Compare(m.version) > 0 || m.supports.Max.IsZero() || top.CompareMinor(m.supports.Max) <= 0:
+		// A newer version exists but none covers every minor, or a minor
+		// is below the range: still a version question for a person.
+		f.Class = ClassActionable
+		f.Remediation = fmt.Sprintf("pick %s versions that support Kubernetes %s for these passes", m.comp.Name, need)
+	default:
+		f.Class = ClassWaiting
+		f.Remediation = fmt.Sprintf("no released %s version supports Kubernetes %s yet; wait for upstream", m.comp.Name, top.Short())
+	}
+}
+
+// mergeRanges folds the component-k8s-range findings of one component
+// version into one finding listing every minor and pass, keeping the first
+// one's place.
+func mergeRanges(fs []Finding) []Finding {
+	var out []Finding
+	seen := map[string]int{}
+	for _, f := range fs {
+		if f.rng == nil {
+			out = append(out, f)
+			continue
+		}
+		key := f.rng.comp.Name + "\x00" + f.rng.version.String()
+		i, ok := seen[key]
+		if !ok {
+			seen[key] = len(out)
+			out = append(out, f)
+			continue
+		}
+		m := out[i].rng
+		for _, k := range f.rng.minors {
+			if !slices.ContainsFunc(m.minors, k.Equal) {
+				m.minors = append(m.minors, k)
+			}
+		}
+		for _, ps := range f.rng.passes {
+			if !slices.Contains(m.passes, ps) {
+				m.passes = append(m.passes, ps)
+			}
+		}
+		slices.SortFunc(m.minors, skew.Version.Compare)
+		out[i].classify()
+	}
+	return out
+}
+
+// newerSupporting returns the oldest catalog version of comp newer than v
+// whose range contains every minor of ks.
+func newerSupporting(comp *catalog.Component, v skew.Version, ks []skew.Version) (skew.Version, bool) {
+	for _, cv := range comp.Versions {
+		if cv.Version.Compare(v) > 0 && !cv.Matches(v) && !slices.ContainsFunc(ks, func(k skew.Version) bool { return !cv.Kubernetes().Contains(k) }) {
+			return cv.Version, true
+		}
+	}
+	return skew.Version{}, false
+}
+
+func newestKnown(comp *catalog.Component) skew.Version {
+	if len(comp.Versions) == 0 {
+		return skew.Version{}
+	}
+	return comp.Versions[len(comp.Versions)-1].Version
+}
+
+// thinReleases says on how many components the compatibility check was
+// assessed, and reports each release of the route that lists no version of
+// a component the source release ships (its catalog entry is thin: what it
+// does not list is not judged).
+func (p *Plan) thinReleases(cat *catalog.Catalog) string {
+	src, ok := cat.Release(skew.MustParse(p.From.Release))
+	if !ok {
+		return ""
+	}
+	judged := map[string]bool{}
+	for _, r := range p.Route[1:] {
+		rel, ok := cat.Release(skew.MustParse(r))
+		if !ok {
+			continue
+		}
+		var listed, missing []string
+		for _, rc := range rel.Components {
+			listed = append(listed, rc.Name)
+			judged[rc.Name] = true
+		}
+		for _, rc := range src.Components {
+			if _, ok := rel.Component(rc.Name); !ok {
+				missing = append(missing, rc.Name)
+			}
+		}
+		if len(missing) == 0 {
+			continue
+		}
+		p.add(Finding{
+			Code: CodeThinRelease, Severity: SeverityInfo, Subject: rel.Release.String(),
+			Message: fmt.Sprintf("Sylva %s is assessed on %s (%s), all the catalog lists for it; %s, which %s ships, %s not judged",
+				rel.Release, plural(len(listed), "component", "components"), strings.Join(listed, ", "), strings.Join(missing, ", "), src.Release, isAre(len(missing))),
+			Remediation: fmt.Sprintf("add the component versions Sylva %s ships to the catalog (sylva-planner catalog import, or by hand with their source)", rel.Release),
+		})
+	}
+	names := slices.Sorted(maps.Keys(judged))
+	return fmt.Sprintf("assessed on %s (%s)", plural(len(names), "component", "components"), strings.Join(names, ", "))
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
