@@ -382,7 +382,7 @@ var (
 // templateError maps an engine error back to the values path of the
 // string that failed.
 func templateError(slots []slot, err error) error {
-	msg := err.Error()
+	msg := collapseRepeats(err.Error())
 	m := templateName.FindStringSubmatch(msg)
 	if m == nil {
 		return fmt.Errorf("render values: %w", err)
@@ -412,4 +412,39 @@ func templateError(slots []slot, err error) error {
 		return s
 	})
 	return te
+}
+
+// callLink starts each link of the engine's chain of nested calls.
+var callLink = regexp.MustCompile(`error calling \w+: `)
+
+// collapseRepeats shortens the engine's message for a template that calls
+// itself: the same link of the call chain, repeated up to the engine's
+// depth limit (a thousand times, 80 KB), is written once with a count.
+func collapseRepeats(msg string) string {
+	at := callLink.FindAllStringIndex(msg, -1)
+	if len(at) < 3 {
+		return msg
+	}
+	var links []string
+	for i, a := range at {
+		end := len(msg)
+		if i+1 < len(at) {
+			end = at[i+1][0]
+		}
+		links = append(links, msg[a[0]:end])
+	}
+	var b strings.Builder
+	b.WriteString(msg[:at[0][0]])
+	for i := 0; i < len(links); {
+		j := i
+		for j < len(links) && links[j] == links[i] {
+			j++
+		}
+		b.WriteString(links[i])
+		if n := j - i - 1; n > 0 {
+			fmt.Fprintf(&b, "[the same call %d more times] ", n)
+		}
+		i = j
+	}
+	return b.String()
 }

@@ -165,6 +165,7 @@ func TestRenderErrorsNameTheValuesPath(t *testing.T) {
 		{name: "execution error", vals: "units:\n  x:\n    v: '{{ \"main\" | semverCompare \"<1.5\" }}'", path: "values.units.x.v", reason: "semverCompare"},
 		{name: "ternary on a string", vals: "f: '{{ true }}'\nk: '{{ .Values.f | ternary 1 2 }}'", path: "values.k", reason: "expected bool; got string"},
 		{name: "required", vals: "l: ['{{ required \"need x\" .Values.x }}']", path: "values.l[0]", reason: "need x"},
+		{name: "include recursion is one short line", vals: `a: '{{ define "r" }}{{ include "r" . }}{{ end }}{{ include "r" . }}'`, path: "values.a", reason: `more times] error calling include: rendering template has a nested reference name: r`},
 		{name: "odd key", vals: "m:\n  \"1.30\": '{{ fail \"no\" }}'", path: `values.m["1.30"]`, reason: "no"},
 	}
 	for _, tt := range tests {
@@ -176,6 +177,9 @@ func TestRenderErrorsNameTheValuesPath(t *testing.T) {
 			}
 			if te.Path != tt.path || te.Parse != tt.parse || !strings.Contains(te.Reason, tt.reason) {
 				t.Errorf("Render error = %+v, want path %s, parse %t, reason containing %q", te, tt.path, tt.parse, tt.reason)
+			}
+			if len(te.Error()) > 1000 {
+				t.Errorf("error is %d bytes long, want a short line", len(te.Error()))
 			}
 			if strings.Contains(te.Error(), "t/0") {
 				t.Errorf("error leaks the internal template name: %s", te.Error())
