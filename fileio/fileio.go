@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -284,7 +285,14 @@ func WriteFile(name string, data []byte, perm fs.FileMode) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp.Name(), target); err != nil {
+	commit.Lock()
+	if commit.stopped {
+		commit.Unlock()
+		return ErrInterrupted
+	}
+	err = os.Rename(tmp.Name(), target)
+	commit.Unlock()
+	if err != nil {
 		return err
 	}
 	if d, derr := os.Open(dir); derr == nil {
@@ -292,6 +300,27 @@ func WriteFile(name string, data []byte, perm fs.FileMode) (err error) {
 		_ = d.Close()
 	}
 	return nil
+}
+
+// ErrInterrupted is WriteFile's error after Interrupt: the file was left
+// as it was.
+var ErrInterrupted = errors.New("interrupted before the file was replaced; it is unchanged")
+
+// commit orders WriteFile's renames with Interrupt.
+var commit struct {
+	sync.Mutex
+	stopped bool
+}
+
+// Interrupt stops the process's writes: a WriteFile that has not yet
+// replaced its file leaves it as it was and returns ErrInterrupted, and
+// one replacing its file now completes before Interrupt returns. A
+// command's signal handler calls it first, so that a file is either
+// replaced before the signal or not at all.
+func Interrupt() {
+	commit.Lock()
+	commit.stopped = true
+	commit.Unlock()
 }
 
 // staleTemp is the age past which a temporary file of WriteFile is left

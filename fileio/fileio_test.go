@@ -217,3 +217,24 @@ func TestWriteFileRemovesTheTempFilesOfAKilledRun(t *testing.T) {
 		t.Errorf("a fresh temporary file was removed: %v", err)
 	}
 }
+
+// TestWriteFileAfterInterruptLeavesTheFile: once Interrupt has returned, a
+// write leaves the old file whole and no temporary file behind.
+func TestWriteFileAfterInterruptLeavesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "m.prom")
+	if err := WriteFile(name, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	Interrupt()
+	t.Cleanup(func() { commit.Lock(); commit.stopped = false; commit.Unlock() })
+	if err := WriteFile(name, []byte("new\n"), 0o644); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("WriteFile after Interrupt = %v, want ErrInterrupted", err)
+	}
+	if b, _ := os.ReadFile(name); string(b) != "old\n" {
+		t.Errorf("file holds %q, want the old content", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".m.prom.tmp-*")); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 )
 
 // defaultInterruptGrace is how long the work may take to stop after the
@@ -40,6 +42,9 @@ func main() {
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-sigs
+		// No output file is replaced after the signal: one is either
+		// written before it or left as it was.
+		fileio.Interrupt()
 		// The first signal cancels the work, which returns exit 1 with
 		// "interrupted"; work that does not observe the context (a long
 		// template render) is cut short after interruptGrace, and a second
