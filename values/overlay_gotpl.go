@@ -1,0 +1,105 @@
+package values
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// stateTemplate is the gotpl string of _internal.state.release_transition:
+// it reads the status ConfigMap once and gives the values of the pass as
+// a JSON object.
+//
+//   - no ConfigMap: a fresh install, final values;
+//   - a ConfigMap whose release minor is not the target's: the first pass
+//     from that release. The release is sylva_release, else the minor of a
+//     release chart version (sylva-units-chart-version), else Legacy; a
+//     pre-release or patch version counts as its minor; a branch name or a
+//     development version matches nothing and gets the final values;
+//   - the target's minor with additional_reconciliation_required "true":
+//     the pass after transition_pass of the transition from
+//     transition_from;
+//   - otherwise the cluster is settled: final values.
+//
+// The four status keys are read from the ConfigMap's data, else from the
+// YAML of its additional-info (where the chart writes them); data wins.
+func (g *Generated) stateTemplate() string {
+	target := skew.MustParse(g.To).Short()
+	lines := g.chartReleaseLines()
+	lines = append(lines, `{{- if ne $chartRelease "`+target+`" }}`)
+	lines = append(lines, g.inertLines()...)
+	lines = append(lines, `{{- else }}`)
+	lines = append(lines, []string{
+		`{{- $status := lookup "v1" "ConfigMap" .Release.Namespace "` + StatusConfigMap + `" | default dict }}`,
+		`{{- $data := get $status "data" | default dict }}`,
+		`{{- $info := get $data "` + AdditionalInfo + `" | default "" | toString | fromYaml | default dict }}`,
+		`{{- $st := dict }}`,
+		`{{- range $k := list "` + strings.Join(statusKeys, `" "`) + `" }}`,
+		`{{-   if hasKey $data $k }}`,
+		`{{-     $_ := set $st $k (get $data $k | toString) }}`,
+		`{{-   else if hasKey $info $k }}`,
+		`{{-     $_ := set $st $k (get $info $k | toString) }}`,
+		`{{-   end }}`,
+		`{{- end }}`,
+		`{{- $state := "" }}`,
+		`{{- if $status }}`,
+		`{{-   $installed := get $st "sylva_release" | default (get $data "sylva-units-chart-version" | toString | regexFind "^[1-9][0-9]*[.][0-9]+") | default "` + g.Legacy + `" | regexFind "[0-9]+[.][0-9]+" }}`,
+		`{{-   if ne $installed "` + target + `" }}`,
+		`{{-     $state = printf "%s/1" $installed }}`,
+		`{{-   else if eq (get $st "additional_reconciliation_required") "true" }}`,
+		`{{-     $state = printf "%s/%d" (get $st "transition_from" | regexFind "[0-9]+[.][0-9]+") (get $st "transition_pass" | atoi | add1) }}`,
+		`{{-   end }}`,
+		`{{- end }}`,
+		`{{- $passes := dict }}`,
+	}...)
+	for _, s := range g.States {
+		lines = append(lines, fmt.Sprintf(`{{- $_ := set $passes %s %s }}`, strconv.Quote(s.Name), dictLiteral(s.Values)))
+	}
+	lines = append(lines, fmt.Sprintf(`{{- get $passes $state | default %s | toJson }}`, dictLiteral(g.Final)), `{{- end }}`)
+	return strings.Join(lines, "\n")
+}
+
+func dictLiteral(m map[string]string) string {
+	var b strings.Builder
+	b.WriteString("(dict")
+	for _, k := range sortedKeys(m) {
+		fmt.Fprintf(&b, " %s %s", strconv.Quote(k), strconv.Quote(m[k]))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// passRef is a gotpl expression for one pass value, read from the state.
+func passRef(key string) string {
+	return `get (.Values._internal.state.` + StateKey + ` | fromJson) "` + key + `"`
+}
+
+func (g *Generated) k8sVersionTemplate() string {
+	return strings.Join([]string{
+		`{{- $short := ` + passRef(KeyK8sVersionShort) + ` }}`,
+		`{{- .Values._internal.k8s_version_map | dig $short "" | required (printf "no k8s version defined for %s (_internal.state.` + StateKey + `)" $short) }}`,
+	}, "\n")
+}
+
+// Values returns the overlay as a values map (what `helm -f` reads).
+func (g *Generated) Values() map[string]any {
+	info := map[string]any{}
+	for _, k := range statusKeys {
+		info[k] = inertRef(k)
+	}
+	out := map[string]any{
+		"_internal":   map[string]any{"state": map[string]any{StateKey: g.stateTemplate()}},
+		"cluster":     map[string]any{"k8s_version": k8sInertTemplate(g.k8sVersionTemplate())},
+		StatusInfoKey: info,
+	}
+	if g.Longhorn {
+		units := map[string]any{}
+		for _, u := range []string{"longhorn", "longhorn-crd"} {
+			units[u] = map[string]any{"helmrelease_spec": map[string]any{"chart": map[string]any{"spec": map[string]any{"version": g.longhornTemplate()}}}}
+		}
+		out["units"] = units
+	}
+	return out
+}
