@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"sigs.k8s.io/yaml"
-
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -92,16 +90,6 @@ func (r *Report) Worst() planner.Severity {
 	return ""
 }
 
-// scenario kinds, which decide how findings are named.
-type scenarioKind int
-
-const (
-	kindFresh scenarioKind = iota
-	kindPass
-	kindPrerelease
-	kindBranch
-)
-
 // Check simulates the sylva-units chart across the plan: a fresh install of
 // the target, then each pass of the last hop against the status ConfigMap
 // as it will be before it (the source release's status, then the one
@@ -150,10 +138,6 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 	if known {
 		c.rel = rel
 	}
-	final, err := finalValues(plan, in.Plan.Catalog, in.Plan.To)
-	if err != nil {
-		return nil, err
-	}
 	// Values in the overlay's form (the pass state, or the status keys
 	// the chart writes into additional-info) must record the transition
 	// too: none on a fresh install.
@@ -162,40 +146,10 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 		overlayForm = true
 	}
 	if overlayForm {
-		final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
 		c.statusMissing()
 	}
-
-	c.run(kindFresh, "fresh install of "+plan.To.Release, nil, final)
-
-	status, err := sourceStatus(plan, in.Plan.From)
-	if err != nil {
+	if err := walkScenarios(plan, in.Plan, scenarioOptions{transition: overlayForm}, c.run); err != nil {
 		return nil, err
-	}
-	for i, pass := range lastHop(plan) {
-		want, err := passValues(pass)
-		if err != nil {
-			return nil, err
-		}
-		if overlayForm {
-			want[KeyTransitionFrom], want[KeyTransitionPass] = hopSource(plan), strconv.Itoa(pass.HopPass)
-		}
-		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
-		got, info := c.run(kindPass, name, status, want)
-		if i == 0 && status != nil {
-			pre := clone(status)
-			pre[KeySylvaRelease] = skew.Version{Major: in.Plan.From.Major, Minor: in.Plan.From.Minor}.Short() + "-pre"
-			if len(plan.Route) == 2 {
-				c.run(kindPrerelease, name+" from a pre-release status", pre, want)
-			}
-			branch := clone(status)
-			branch[KeySylvaRelease] = "main"
-			c.run(kindBranch, name+" from a status naming a branch", branch, nil)
-		}
-		status, err = nextStatus(pass, got, info)
-		if err != nil {
-			return nil, err
-		}
 	}
 	c.finish(lintTemplates(vals))
 	return rep, nil
@@ -220,58 +174,6 @@ func unreadPause(rel *catalog.Release) planner.Finding {
 			KeyMachineDeploymentsPaused, rel.Release, hold),
 		Remediation: "remove " + KeyMachineDeploymentsPaused + " from the values",
 	}
-}
-
-// sourceStatus is the status ConfigMap data before the first pass of the
-// last hop: the previous hop's last expected status, or the source
-// release's own (no sylva_release up to LegacyRelease).
-func sourceStatus(plan *planner.Plan, from skew.Version) (map[string]string, error) {
-	var prev *planner.Pass
-	for i := range plan.Passes {
-		if plan.Passes[i].Release != plan.To.Release {
-			prev = &plan.Passes[i]
-		}
-	}
-	if prev != nil {
-		return flatten(prev.ExpectedStatus)
-	}
-	st := map[string]string{"release-revision": "1"}
-	if from.MinorOnly().Compare(skew.MustParse(LegacyRelease)) > 0 {
-		st[KeySylvaRelease] = from.String()
-		st[KeyAdditionalReconciliationRequired] = "false"
-	}
-	return st, nil
-}
-
-// nextStatus is the status the sylva-units-status unit writes after a
-// pass: the plan's expected status, with the status keys of the render:
-// as the YAML of additional-info when the values set
-// additional_sylva_units_status_info (info non-nil), else as data keys.
-func nextStatus(pass planner.Pass, got, info map[string]string) (map[string]string, error) {
-	st, err := flatten(pass.ExpectedStatus)
-	if err != nil {
-		return nil, err
-	}
-	st["release-revision"] = fmt.Sprint(pass.Index + 1)
-	if info != nil {
-		// The chart writes the YAML of additional_sylva_units_status_info
-		// into additional-info and nothing else of the values.
-		for _, k := range statusKeys {
-			delete(st, k)
-		}
-		y, err := yaml.Marshal(info)
-		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", AdditionalInfo, err)
-		}
-		st[AdditionalInfo] = string(y)
-		return st, nil
-	}
-	for _, k := range statusKeys {
-		if v, ok := got[k]; ok {
-			st[k] = v
-		}
-	}
-	return st, nil
 }
 
 // withVersionMap returns vals with the target release's
@@ -338,7 +240,8 @@ func statusObject(ns string, data map[string]string) map[string]any {
 // _internal.state.release_transition and by the entries of
 // additional_sylva_units_status_info; and those entries alone (nil when
 // the values have no such map).
-func (c *checker) run(kind scenarioKind, name string, status, want map[string]string) (map[string]string, map[string]string) {
+func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
+	kind, name, status, want := s.kind, s.name, s.status, s.want
 	ns := cmp.Or(c.ns, DefaultNamespace)
 	src := NewObjects()
 	if status != nil {

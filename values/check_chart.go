@@ -137,44 +137,15 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 			rep.Findings = append(rep.Findings, unreadPause(rel))
 		}
 	}
-	var todo []chartScenario
-	var cur *planner.Pass
-	add := func(name string, status, want map[string]string, upgrade bool) {
-		todo = append(todo, chartScenario{name: name, status: status, want: want, upgrade: upgrade, pass: cur})
-	}
-
-	final, err := finalValues(plan, in.Plan.Catalog, in.Plan.To)
+	// The chart's scenarios render in parallel: the status before a pass
+	// is the one the plan expects, not the previous render's.
+	var todo []planScenario
+	err = walkScenarios(plan, in.Plan, scenarioOptions{transition: true, prereleaseEveryRoute: true}, func(s planScenario) (map[string]string, map[string]string) {
+		todo = append(todo, s)
+		return s.want, nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
-	add("fresh install of "+plan.To.Release, nil, final, false)
-
-	status, err := sourceStatus(plan, in.Plan.From)
-	if err != nil {
-		return nil, err
-	}
-	for i, pass := range lastHop(plan) {
-		want, err := passValues(pass)
-		if err != nil {
-			return nil, err
-		}
-		cur = &pass
-		want[KeyTransitionFrom] = hopSource(plan)
-		want[KeyTransitionPass] = fmt.Sprint(pass.HopPass)
-		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
-		add(name, status, want, true)
-		if i == 0 && status != nil {
-			pre := clone(status)
-			pre[KeySylvaRelease] = skew.Version{Major: in.Plan.From.Major, Minor: in.Plan.From.Minor}.Short() + "-pre"
-			add(name+" from a pre-release status", pre, want, true)
-			branch := clone(status)
-			branch[KeySylvaRelease] = "main"
-			add(name+" from a status naming a branch", branch, nil, true)
-		}
-		if status, err = nextStatus(pass, want, nil); err != nil {
-			return nil, err
-		}
 	}
 	for i, m := range c.renderAll(todo) {
 		c.compare(todo[i], m.manifests, m.err)
@@ -236,16 +207,6 @@ func chartStatusObject(ns string, data map[string]string) map[string]any {
 	return obj
 }
 
-// chartScenario is one render CheckChart compares with the plan.
-type chartScenario struct {
-	name         string
-	status, want map[string]string
-	upgrade      bool
-	// pass is the plan's pass the scenario renders; nil for a fresh
-	// install.
-	pass *planner.Pass
-}
-
 type rendered struct {
 	manifests *Manifests
 	err       error
@@ -253,7 +214,7 @@ type rendered struct {
 
 // renderAll renders the scenarios, in.Parallel (or one per CPU) at a time,
 // and returns their renders in the scenarios' order.
-func (c *chartChecker) renderAll(todo []chartScenario) []rendered {
+func (c *chartChecker) renderAll(todo []planScenario) []rendered {
 	out := make([]rendered, len(todo))
 	workers := c.in.Parallel
 	if workers <= 0 {
@@ -291,13 +252,13 @@ func (c *chartChecker) renderAll(todo []chartScenario) []rendered {
 
 // render renders the chart in one scenario: against the status it names
 // (served to `lookup`), as an upgrade when there is one.
-func (c *chartChecker) render(sc chartScenario) (*Manifests, error) {
+func (c *chartChecker) render(sc planScenario) (*Manifests, error) {
 	src := NewObjects()
 	if sc.status != nil {
 		src.Add(chartStatusObject(c.ns, sc.status))
 	}
 	opts := ChartOptions{
-		Namespace: c.ns, Source: src, IsUpgrade: sc.upgrade && sc.status != nil,
+		Namespace: c.ns, Source: src, IsUpgrade: sc.kind != kindFresh && sc.status != nil,
 		SkipSchemaValidation: c.in.SkipSchemaValidation,
 	}
 	if opts.IsUpgrade {
@@ -311,7 +272,7 @@ func (c *chartChecker) render(sc chartScenario) (*Manifests, error) {
 
 // compare compares what a scenario's render reads with the plan (want nil:
 // the render must only succeed).
-func (c *chartChecker) compare(s chartScenario, m *Manifests, err error) {
+func (c *chartChecker) compare(s planScenario, m *Manifests, err error) {
 	name, status, want := s.name, s.status, s.want
 	sc := Scenario{Name: name, Status: status, Expected: want, Got: map[string]string{}}
 	if err != nil {
@@ -398,7 +359,7 @@ func (c *chartChecker) compare(s chartScenario, m *Manifests, err error) {
 // (the cluster unit's substituted k8s_version, else the values Secret's
 // cluster.k8s_version) and whether they roll (that minor is not theirs
 // before the pass) with the plan's worker change of the pass.
-func (c *chartChecker) compareWorkers(s chartScenario, got map[string]string, diverge func(path, msg string)) {
+func (c *chartChecker) compareWorkers(s planScenario, got map[string]string, diverge func(path, msg string)) {
 	g, ok := got["cluster unit k8s_version"]
 	if !ok {
 		g, ok = got["cluster.k8s_version"]

@@ -1,0 +1,148 @@
+package values
+
+import (
+	"fmt"
+	"strconv"
+
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// scenario kinds, which decide how findings are named.
+type scenarioKind int
+
+const (
+	kindFresh scenarioKind = iota
+	kindPass
+	kindPrerelease
+	kindBranch
+)
+
+// planScenario is one render a check compares with the plan.
+type planScenario struct {
+	kind scenarioKind
+	name string
+	// status is the data of the status ConfigMap before the render; nil
+	// means there is none (a fresh install).
+	status map[string]string
+	// want is the helper values the plan expects; nil when the render
+	// must only succeed.
+	want map[string]string
+	// pass is the plan's pass the scenario renders; nil for a fresh
+	// install.
+	pass *planner.Pass
+}
+
+// scenarioOptions say how walkScenarios builds the scenarios.
+type scenarioOptions struct {
+	// transition records the transition in the expected values
+	// (transition_from and transition_pass, empty on a fresh install), as
+	// values in the overlay's form write it into the status.
+	transition bool
+	// prereleaseEveryRoute adds the pre-release scenario on a route of
+	// several hops too, not only on a single hop.
+	prereleaseEveryRoute bool
+}
+
+// walkScenarios is the pass loop both checks share. It hands render, in
+// order, a fresh install of the target (the final values), then each pass
+// of the last hop against the status ConfigMap as it will be before it
+// (the source release's status, then the one written by the previous
+// pass) and, for the first pass, the same status naming a pre-release of
+// the source (X.Y-pre) and one naming a branch (main, which must only
+// render). The status before the next pass is built from what render
+// returns for a pass (see nextStatus).
+func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, render func(planScenario) (got, info map[string]string)) error {
+	final, err := finalValues(plan, in.Catalog, in.To)
+	if err != nil {
+		return err
+	}
+	if o.transition {
+		final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
+	}
+	render(planScenario{kind: kindFresh, name: "fresh install of " + plan.To.Release, want: final})
+
+	status, err := sourceStatus(plan, in.From)
+	if err != nil {
+		return err
+	}
+	for i, pass := range lastHop(plan) {
+		want, err := passValues(pass)
+		if err != nil {
+			return err
+		}
+		if o.transition {
+			want[KeyTransitionFrom], want[KeyTransitionPass] = hopSource(plan), strconv.Itoa(pass.HopPass)
+		}
+		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
+		got, info := render(planScenario{kind: kindPass, name: name, status: status, want: want, pass: &pass})
+		if i == 0 && status != nil {
+			if len(plan.Route) == 2 || o.prereleaseEveryRoute {
+				pre := clone(status)
+				pre[KeySylvaRelease] = skew.Version{Major: in.From.Major, Minor: in.From.Minor}.Short() + "-pre"
+				render(planScenario{kind: kindPrerelease, name: name + " from a pre-release status", status: pre, want: want, pass: &pass})
+			}
+			branch := clone(status)
+			branch[KeySylvaRelease] = "main"
+			render(planScenario{kind: kindBranch, name: name + " from a status naming a branch", status: branch, pass: &pass})
+		}
+		if status, err = nextStatus(pass, got, info); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sourceStatus is the status ConfigMap data before the first pass of the
+// last hop: the previous hop's last expected status, or the source
+// release's own (no sylva_release up to LegacyRelease).
+func sourceStatus(plan *planner.Plan, from skew.Version) (map[string]string, error) {
+	var prev *planner.Pass
+	for i := range plan.Passes {
+		if plan.Passes[i].Release != plan.To.Release {
+			prev = &plan.Passes[i]
+		}
+	}
+	if prev != nil {
+		return flatten(prev.ExpectedStatus)
+	}
+	st := map[string]string{"release-revision": "1"}
+	if from.MinorOnly().Compare(skew.MustParse(LegacyRelease)) > 0 {
+		st[KeySylvaRelease] = from.String()
+		st[KeyAdditionalReconciliationRequired] = "false"
+	}
+	return st, nil
+}
+
+// nextStatus is the status the sylva-units-status unit writes after a
+// pass: the plan's expected status, with the status keys of the render:
+// as the YAML of additional-info when the values set
+// additional_sylva_units_status_info (info non-nil), else as data keys.
+func nextStatus(pass planner.Pass, got, info map[string]string) (map[string]string, error) {
+	st, err := flatten(pass.ExpectedStatus)
+	if err != nil {
+		return nil, err
+	}
+	st["release-revision"] = fmt.Sprint(pass.Index + 1)
+	if info != nil {
+		// The chart writes the YAML of additional_sylva_units_status_info
+		// into additional-info and nothing else of the values.
+		for _, k := range statusKeys {
+			delete(st, k)
+		}
+		y, err := yaml.Marshal(info)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", AdditionalInfo, err)
+		}
+		st[AdditionalInfo] = string(y)
+		return st, nil
+	}
+	for _, k := range statusKeys {
+		if v, ok := got[k]; ok {
+			st[k] = v
+		}
+	}
+	return st, nil
+}
