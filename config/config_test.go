@@ -180,13 +180,21 @@ func TestTheControllerServiceAccountMayOnlyChangeTheReconcileAnnotations(t *test
 		t.Skip("needs the API server (-short)")
 	}
 	objs := build(t, "default")
-	admin := kubetest.Config(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	admin, _ := installDefault(t, ctx, objs)
 	adminDyn := dynamic.NewForConfigOrDie(admin)
-	apply(t, ctx, admin, adminDyn, objs)
 
 	ns := kubetest.Namespace(t, admin)
+	// The controller's rights in a release namespace are a RoleBinding
+	// there, as config/rbac/role_binding.yaml grants them in sylva-system.
+	binding := find(objs, "RoleBinding", "sylva-planner-controller")
+	if binding == nil {
+		t.Fatal("config/default has no RoleBinding sylva-planner-controller")
+	}
+	binding = (&unstructured.Unstructured{Object: binding}).DeepCopy().Object
+	binding["metadata"].(map[string]any)["namespace"] = ns
+	apply(t, ctx, admin, adminDyn, []map[string]any{binding})
 	hr := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
 		"metadata": map[string]any{"name": "sylva-units", "namespace": ns, "labels": map[string]any{"team": "platform"}},

@@ -12,11 +12,12 @@ import (
 )
 
 // TestConfigManifestsAreConsistent checks config/ without kustomize: every
-// resource a kustomization.yaml lists exists, and the Deployment runs the
-// controller with the flags and probes the manifests rely on.
+// resource a kustomization.yaml lists exists, the Deployment runs the
+// controller with the flags and probes the manifests rely on, and it
+// watches the namespaces its RoleBinding grants it rights in.
 func TestConfigManifestsAreConsistent(t *testing.T) {
 	root := filepath.Join("..", "config")
-	for _, dir := range []string{"default", "manager", "rbac"} {
+	for _, dir := range []string{"default", "manager", "rbac", "prometheus", "all-namespaces"} {
 		b, err := os.ReadFile(filepath.Join(root, dir, "kustomization.yaml"))
 		if err != nil {
 			t.Fatal(err)
@@ -46,7 +47,31 @@ func TestConfigManifestsAreConsistent(t *testing.T) {
 		t.Fatalf("config/manager/deployment.yaml: %v", err)
 	}
 	c := d.Spec.Template.Spec.Containers[0]
-	for _, want := range []string{"controller", "--all-namespaces", "--leader-elect", "--metrics-bind-address=:8443", "--metrics-secure=true", "--health-probe-bind-address=:8081"} {
+	// config/all-namespaces replaces the second argument with
+	// --all-namespaces.
+	scope, ok := "", len(c.Args) > 1
+	if ok {
+		scope, ok = strings.CutPrefix(c.Args[1], "--namespace=")
+	}
+	if !ok {
+		t.Errorf("the Deployment's second argument is not --namespace=…: %v", c.Args)
+	}
+	var binding struct {
+		Metadata struct {
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	b, err = os.ReadFile(filepath.Join(root, "rbac", "role_binding.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &binding); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(scope, ","), binding.Metadata.Namespace) {
+		t.Errorf("the Deployment watches %q but its RoleBinding is in namespace %q", scope, binding.Metadata.Namespace)
+	}
+	for _, want := range []string{"controller", "--leader-elect", "--metrics-bind-address=:8443", "--metrics-secure=true", "--health-probe-bind-address=:8081"} {
 		if !slices.Contains(c.Args, want) {
 			t.Errorf("the Deployment's args %v lack %s", c.Args, want)
 		}

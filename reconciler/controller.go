@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -43,8 +45,10 @@ const DefaultMetricsCertDir = "/tmp/k8s-metrics-server/serving-certs"
 
 // ControllerOptions configure a Controller.
 type ControllerOptions struct {
-	// Namespace restricts the controller to one release namespace; empty
-	// watches all namespaces.
+	// Namespace restricts the controller to one release namespace, or to
+	// several separated by commas ("sylva-system,wc-1"), which its rights
+	// may then be limited to (a RoleBinding in each, config/rbac); empty
+	// watches all namespaces, which needs rights in all of them.
 	Namespace string
 	// HelmRelease is the name of the sylva-units HelmRelease;
 	// status.DefaultHelmRelease when empty.
@@ -156,8 +160,11 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 			hr:                  byName(o.HelmRelease),
 		},
 	}
-	if o.Namespace != "" {
-		cacheOpts.DefaultNamespaces = map[string]cache.Config{o.Namespace: {}}
+	if namespaces := watchedNamespaces(o.Namespace); len(namespaces) > 0 {
+		cacheOpts.DefaultNamespaces = map[string]cache.Config{}
+		for _, ns := range namespaces {
+			cacheOpts.DefaultNamespaces[ns] = cache.Config{}
+		}
 	}
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Scheme:                        Scheme(),
@@ -232,8 +239,8 @@ func (c *Controller) readyz(req *http.Request) error {
 // reconciles finish and the Lease is released.
 func (c *Controller) Start(ctx context.Context) error {
 	scope := "all namespaces"
-	if c.opts.Namespace != "" {
-		scope = "namespace " + c.opts.Namespace
+	if namespaces := watchedNamespaces(c.opts.Namespace); len(namespaces) > 0 {
+		scope = "namespace " + strings.Join(namespaces, ", ")
 	}
 	c.log.Info("starting", "scope", scope, "helmRelease", c.opts.HelmRelease, "leaderElection", c.opts.LeaderElection)
 	if err := c.mgr.Start(ctx); err != nil {
@@ -307,6 +314,19 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		setGateGauges(req.Namespace, p)
 	}
 	return reconcile.Result{}, nil
+}
+
+// watchedNamespaces splits ControllerOptions.Namespace at its commas,
+// without blanks and duplicates, in the order given; nil for all
+// namespaces.
+func watchedNamespaces(s string) []string {
+	var out []string
+	for _, ns := range strings.Split(s, ",") {
+		if ns = strings.TrimSpace(ns); ns != "" && !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
 }
 
 // metricsOptions serves /metrics at o.MetricsBindAddress, behind the API

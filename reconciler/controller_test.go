@@ -230,14 +230,14 @@ func TestControllerRunsWithTheConfigRole(t *testing.T) {
 
 	restricted := kubetest.Impersonate(c.cfg, user, "system:serviceaccounts", "system:serviceaccounts:"+home)
 	ctl, _ := runController(t, restricted, ControllerOptions{
-		LeaderElection: true, LeaderElectionNamespace: home, LeaderElectionID: "sylva-planner-rbac-test",
+		LeaderElection: true, LeaderElectionNamespace: home, LeaderElectionID: DefaultLeaderElectionID,
 	})
 	ns := c.setup(t, healthy())
 	eventually(t, time.Minute, "the controller running as "+user+" triggered", func() bool { return c.triggers(t, ns) == 1 })
 	if s := ctl.Stats(); s.Errors != 0 {
 		t.Errorf("controller errors: %+v", s)
 	}
-	lease, err := c.core.CoordinationV1().Leases(home).Get(ctx, "sylva-planner-rbac-test", metav1.GetOptions{})
+	lease, err := c.core.CoordinationV1().Leases(home).Get(ctx, DefaultLeaderElectionID, metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("the leader election Lease: %v", err)
 	}
@@ -316,5 +316,49 @@ func TestControllerServesProbesAndMetrics(t *testing.T) {
 				t.Errorf("sylva_planner_last_trigger_timestamp_seconds = %s, want a recent time", v)
 			}
 		}
+	}
+}
+
+// TestControllerWatchesTheNamespacesItIsGiven runs the controller as a
+// ServiceAccount with the config role granted by a RoleBinding in two
+// release namespaces only, as config/rbac/role_binding.yaml grants it, and
+// watching those two (a comma-separated Namespace): it triggers in both,
+// without errors, and nothing in a third namespace.
+func TestControllerWatchesTheNamespacesItIsGiven(t *testing.T) {
+	c := newCluster(t)
+	ctx := ctxFor(t)
+	home := kubetest.Namespace(t, c.cfg)
+	const sa = "sylva-planner-controller"
+	var role rbacv1.ClusterRole
+	loadRBAC(t, "role.yaml", &role)
+	role.Name = home + "-" + role.Name
+	if _, err := c.core.RbacV1().ClusterRoles().Create(ctx, &role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var binding rbacv1.RoleBinding
+	loadRBAC(t, "role_binding.yaml", &binding)
+	if binding.RoleRef.Kind != "ClusterRole" || binding.Namespace == "" {
+		t.Fatalf("config/rbac/role_binding.yaml binds %s in namespace %q, want a RoleBinding of the ClusterRole in a release namespace", binding.RoleRef.Kind, binding.Namespace)
+	}
+	watched := []string{c.setup(t, healthy()), c.setup(t, healthy())}
+	unwatched := c.setup(t, healthy())
+	for _, ns := range watched {
+		b := binding.DeepCopy()
+		b.Namespace, b.RoleRef.Name = ns, role.Name
+		b.Subjects = []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: home}}
+		if _, err := c.core.RbacV1().RoleBindings(ns).Create(ctx, b, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restricted := kubetest.Impersonate(c.cfg, "system:serviceaccount:"+home+":"+sa, "system:serviceaccounts", "system:serviceaccounts:"+home)
+	ctl, _ := runController(t, restricted, ControllerOptions{Namespace: watched[0] + ", " + watched[1]})
+	for _, ns := range watched {
+		eventually(t, time.Minute, "the controller triggered in "+ns, func() bool { return c.triggers(t, ns) == 1 })
+	}
+	if s := ctl.Stats(); s.Errors != 0 || s.Triggers != 2 {
+		t.Errorf("controller stats %+v, want 2 triggers and no error", s)
+	}
+	if n := c.triggers(t, unwatched); n != 0 {
+		t.Errorf("%d triggers in a namespace not watched", n)
 	}
 }
