@@ -68,7 +68,10 @@ func controllerAction(c *cli.Context) error {
 	log := logr.FromSlogHandler(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	// controller-runtime's own packages log through its global logger.
 	ctrllog.SetLogger(log)
-	klog.SetLogger(log)
+	// Until the manager is built, client-go's own log of a failing API
+	// server would come first, as a JSON line, before the one line that
+	// says what failed: it logs from then on.
+	klog.SetLogger(logr.Discard())
 
 	cfg, contextName, err := e.restConfig(c.String("kubeconfig"), c.String("context"))
 	if err != nil {
@@ -100,6 +103,7 @@ func controllerAction(c *cli.Context) error {
 	if b.err != nil {
 		return withCode(exitError, fmt.Errorf("%w%s", b.err, reconcileWhere(contextName)))
 	}
+	klog.SetLogger(log)
 	if err := b.ctl.Start(c.Context); err != nil {
 		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,6 +108,55 @@ func TestASilentAPIServerIsAnOperationalError(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 1 and one line", code, out, errOut)
 			}
 		})
+	}
+}
+
+// TestTheControllerFailsOnADrippingAPIServerWithOneLine starts the
+// controller against a server that sends response headers and then a byte a
+// second: start-up fails with exit 1 and one line on stderr naming what
+// failed, not client-go's JSON log of it first.
+func TestTheControllerFailsOnADrippingAPIServerWithOneLine(t *testing.T) {
+	stop := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "100000")
+		w.WriteHeader(http.StatusOK)
+		for {
+			if _, err := w.Write([]byte("{")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-stop:
+				return
+			case <-r.Context().Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) })
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: drip
+  cluster: {server: "`+srv.URL+`"}
+contexts:
+- name: drip
+  context: {cluster: drip, user: u}
+current-context: drip
+users:
+- name: u
+  user: {token: x}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runBounded(t, context.Background(), 60*time.Second, "controller", "-n", "sylva-system", "--kubeconfig", kubeconfig,
+		"--request-timeout", "1s", "--metrics-bind-address", "0", "--health-probe-bind-address", "0")
+	if code != exitError || strings.Count(errOut, "\n") != 1 || !strings.HasPrefix(errOut, "sylva-planner: ") {
+		t.Errorf("exit %d, stderr %q; want 1 and one sylva-planner: line", code, errOut)
 	}
 }
 
