@@ -54,7 +54,7 @@ func newLossyProxy(t *testing.T, upstream *rest.Config) *lossyProxy {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		if lose {
 			// The API server applied the patch; its reply is lost.
 			_, _ = io.Copy(io.Discard, resp.Body)
@@ -74,6 +74,7 @@ func newLossyProxy(t *testing.T, upstream *rest.Config) *lossyProxy {
 
 // hangUp closes the client's connection without an answer.
 func hangUp(t *testing.T, w http.ResponseWriter) {
+	t.Helper()
 	conn, _, err := w.(http.Hijacker).Hijack()
 	if err != nil {
 		t.Errorf("hijack: %v", err)

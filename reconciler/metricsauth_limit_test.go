@@ -83,7 +83,7 @@ func TestMetricsAuthCachesAndLimitsReviews(t *testing.T) {
 	// before, is reviewed again outside the budget of new tokens.
 	clock = clock.Add(allowedTTL + time.Second)
 	for i := 0; i < newTokenBurst+5; i++ {
-		ca.review(metricsRequest(randomToken(t)))
+		_, _, _ = ca.review(metricsRequest(randomToken(t)))
 	}
 	if code, _, _ := ca.review(metricsRequest("good")); code != http.StatusOK {
 		t.Errorf("the scraper during a flood, after its answer expired: %d, want 200", code)
@@ -92,7 +92,7 @@ func TestMetricsAuthCachesAndLimitsReviews(t *testing.T) {
 	// The budget refills with time; the caches stay bounded.
 	for i := 0; i < 3*maxDenied; i++ {
 		clock = clock.Add(time.Second)
-		ca.review(metricsRequest(randomToken(t)))
+		_, _, _ = ca.review(metricsRequest(randomToken(t)))
 	}
 	if n := ca.denied.len(); n > maxDenied {
 		t.Errorf("%d refused tokens kept, want at most %d", n, maxDenied)
