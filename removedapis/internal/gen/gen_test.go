@@ -18,7 +18,7 @@ func TestCommittedKnowledgeBaseMatchesTheGenerator(t *testing.T) {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("apis/data/removed.json is out of date; run `go generate ./apis` (-committed +generated):\n%s", diff)
+		t.Errorf("removedapis/data/removed.json is out of date; run `go generate ./removedapis` (-committed +generated):\n%s", diff)
 	}
 }
 

@@ -44,7 +44,7 @@ func generate() ([]byte, error) {
 		}
 	}
 	removedapis.SortAPIs(list)
-	kb := removedapis.KB{Horizon: horizon, Generator: "go generate ./apis (apis/internal/gen)", APIs: list}
+	kb := removedapis.KB{Horizon: horizon, Generator: "go generate ./removedapis (removedapis/internal/gen)", APIs: list}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")

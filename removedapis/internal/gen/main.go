@@ -1,9 +1,9 @@
-// Command gen writes the removed-API knowledge base of package apis from
+// Command gen writes the removed-API knowledge base of package removedapis from
 // the lifecycle methods of the k8s.io/api types (APILifecycleRemoved,
 // APILifecycleDeprecated, APILifecycleReplacement) and the cited supplement
 // of supplement.go.
 //
-// Usage (from apis/): go run ./internal/gen -o data/removed.json
+// Usage (from removedapis/): go run ./internal/gen -o data/removed.json
 package main
 
 import (
