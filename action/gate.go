@@ -10,6 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
@@ -50,10 +51,11 @@ type PlanRequest struct {
 	ProdNamespaces []string
 	Suppressions   []planner.Suppression
 	Baseline       []planner.Finding
-	// Gate, Rerun and Follow are passed to the planner as given (see
+	// Gate, Rerun and Selection are passed to the planner as given (see
 	// planner.Input).
-	Gate          planner.GateOptions
-	Rerun, Follow string
+	Gate      planner.GateOptions
+	Rerun     string
+	Selection envelope.Selection
 }
 
 // Plan reads the sources of r, each once, and computes the plan once.
@@ -100,7 +102,7 @@ func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
 	in.FromSource, in.Observed, in.Progress = fromSource, observed, progress
 	in.AsOf, in.ToolVersion = r.AsOf, r.ToolVersion
 	in.Suppressions, in.Baseline = r.Suppressions, r.Baseline
-	in.Gate, in.Rerun, in.Follow = r.Gate, r.Rerun, r.Follow
+	in.Gate, in.Rerun, in.Selection = r.Gate, r.Rerun, r.Selection
 
 	// The removed-API check judges the facts of the cluster when there is
 	// one, else those of the manifests.

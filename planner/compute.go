@@ -183,7 +183,7 @@ func (p *Plan) finish(in Input) {
 	p.markBaseline(in.Baseline)
 	p.judge()
 	p.Gate = p.decideGate(in.Gate, in.Baseline != nil)
-	p.Next = next(p, in.Rerun, in.Follow)
+	p.Next = next(p, in.Rerun, in.Selection)
 	slices.SortStableFunc(p.Findings, CompareFindings)
 	slices.SortStableFunc(p.Suppressed, func(a, b SuppressedFinding) int { return CompareFindings(a.Finding, b.Finding) })
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 func (p *Plan) summarize() {
@@ -215,49 +217,51 @@ func (p *Plan) gateLine() string {
 // baseline accepts.
 const inBaselineNote = "in the baseline: not new, does not fail the gate"
 
-func next(p *Plan, rerun, follow string) string {
-	planCmd := cmp.Or(rerun, fmt.Sprintf("sylva-planner plan --from %s --to %s", p.From.Release, p.To.Release))
+// next is the plan's Next: what to do, and the exact command, each command
+// with the selecting flags of sel.
+func next(p *Plan, rerun string, sel envelope.Selection) string {
+	planCmd := cmp.Or(rerun, sel.Command("plan", "--from", p.From.Release, "--to", p.To.Release))
+	follow := sel.Command("status", "--to", p.To.Release)
 	switch {
 	case p.Verdict == VerdictBlocked:
 		return "resolve the blockers above, then run again: " + planCmd
 	case p.Verdict == VerdictHeld:
 		return "nothing to act on yet; run again when upstream ships a supporting version: " + planCmd
 	case p.unplaced():
-		return "the status asks for a further pass that cannot be placed in the plan (see Cluster): read it with `sylva-planner status`, or plan with --from the release the hop started from"
+		return "the status asks for a further pass that cannot be placed in the plan (see Cluster): read it with `" + sel.Command("status") + "`, or plan with --from the release the hop started from"
 	case p.Verdict == VerdictUnknown:
 		return "the plan could not be judged completely (see checks); update the catalog or the inventory, then run again: " + planCmd
 	case p.alreadyOn():
 		return "nothing to do: the cluster is already on release " + p.To.Release
 	case p.midway():
 		pos := p.Position
-		follow = cmp.Or(follow, "sylva-planner status --to "+p.To.Release)
 		if pos.Next.Trigger == TriggerReconciliation {
-			return fmt.Sprintf("pass %d of %d is pending (an additional reconciliation of sylva-units, requested by the status): sylva-units-operator passes it on, or run `sylva-planner reconcile`; then follow the passes with: %s", pos.Next.Index, pos.Passes, follow)
+			return fmt.Sprintf("pass %d of %d is pending (an additional reconciliation of sylva-units, requested by the status): sylva-units-operator passes it on, or run `%s`; then follow the passes with: %s", pos.Next.Index, pos.Passes, sel.Command("reconcile"), follow)
 		}
 		return fmt.Sprintf("pass %d of %d: upgrade the sylva-units HelmRelease to Sylva %s, then follow the passes with: %s", pos.Next.Index, pos.Passes, pos.Next.Release, follow)
 	case len(p.Passes) == 0:
 		return "no pass can be planned; see the findings and checks, then run again: " + planCmd
 	}
 	first := p.Passes[0]
-	msg := "in your environment-values directory, write the helper values with `" + generateCommand(p, rerun) +
+	msg := "in your environment-values directory, write the helper values with `" + generateCommand(p, rerun, sel) +
 		"`, list transition under components: of its kustomization.yaml and apply it; then " +
 		fmt.Sprintf("upgrade the sylva-units HelmRelease to Sylva %s (pass 1 of %d", first.Release, len(p.Passes))
 	if len(p.Route) > 2 {
 		msg += fmt.Sprintf(", hop 1 of %d", len(p.Route)-1)
 	}
-	return msg + "), then follow the passes with: " + cmp.Or(follow, "sylva-planner status --to "+p.To.Release)
+	return msg + "), then follow the passes with: " + follow
 }
 
 // generateFlags are the flags of a plan command that values generate
-// takes too and that change the overlay.
-var generateFlags = []string{"--catalog", "--bootstrap-provider", "--workers"}
+// takes too and that change the overlay, beside the selecting flags.
+var generateFlags = []string{"--bootstrap-provider", "--workers"}
 
 // generateCommand is the values generate command that writes the overlay
 // of p as a kustomize Component into the directory transition: p's
 // releases, and the flags of rerun that values generate takes, their
-// values as rerun quotes them.
-func generateCommand(p *Plan, rerun string) string {
-	parts := []string{"sylva-planner values generate --from", p.From.Release, "--to", p.To.Release}
+// values as rerun quotes them, and the selecting flags of sel.
+func generateCommand(p *Plan, rerun string, sel envelope.Selection) string {
+	parts := []string{"--from", p.From.Release, "--to", p.To.Release}
 	words := shellWords(rerun)
 	for i := 0; i+1 < len(words); i++ {
 		if slices.Contains(generateFlags, words[i]) && !strings.HasPrefix(words[i+1], "--") {
@@ -265,7 +269,7 @@ func generateCommand(p *Plan, rerun string) string {
 			i++
 		}
 	}
-	return strings.Join(append(parts, "--kustomize transition"), " ")
+	return sel.Command("values generate", append(parts, "--kustomize", "transition")...)
 }
 
 // shellWords splits a command into its words as a POSIX shell would for

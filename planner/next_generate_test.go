@@ -2,24 +2,32 @@ package planner
 
 import (
 	"testing"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 func TestGenerateCommandTakesThePlanFlagsValuesGenerateTakes(t *testing.T) {
 	p := &Plan{From: Endpoint{Release: "1.4"}, To: Endpoint{Release: "1.6"}}
-	for _, tt := range []struct{ name, rerun, want string }{
-		{"no rerun gives the releases only", "", "sylva-planner values generate --from 1.4 --to 1.6 --kustomize transition"},
+	for _, tt := range []struct {
+		name, rerun string
+		sel         envelope.Selection
+		want        string
+	}{
+		{"no rerun gives the releases only", "", envelope.Selection{}, "sylva-planner values generate --from 1.4 --to 1.6 --kustomize transition"},
 		{
-			"catalog, provider and workers are kept, the rest dropped",
+			"provider and workers are kept, the rest dropped",
 			"sylva-planner plan --from 1.4 --to 1.6 --as-of 2025-01-01 --catalog c.yaml --bootstrap-provider rke2 --workers 1.30 -o json",
-			"sylva-planner values generate --from 1.4 --to 1.6 --catalog c.yaml --bootstrap-provider rke2 --workers 1.30 --kustomize transition",
+			envelope.Selection{Catalog: "c.yaml", To: "1.6"},
+			"sylva-planner values generate --from 1.4 --to 1.6 --bootstrap-provider rke2 --workers 1.30 --kustomize transition --catalog c.yaml",
 		},
 		{
-			"a quoted value with a space stays one word",
-			"sylva-planner plan --status s.yaml --to 1.6 --catalog 'my dir/c.yaml'",
-			"sylva-planner values generate --from 1.4 --to 1.6 --catalog 'my dir/c.yaml' --kustomize transition",
+			"the selecting flags come from the selection, quoted, with the plugin's name",
+			"kubectl sylva-planner plan --status s.yaml --to 1.6 --catalog 'my dir/c.yaml' -n wc1 --context stub",
+			envelope.Selection{Program: "kubectl sylva-planner", Catalog: "my dir/c.yaml", Namespace: "wc1", Context: "stub", State: "s.yaml", To: "1.6"},
+			"kubectl sylva-planner values generate --from 1.4 --to 1.6 --kustomize transition -n wc1 --catalog 'my dir/c.yaml'",
 		},
 	} {
-		if got := generateCommand(p, tt.rerun); got != tt.want {
+		if got := generateCommand(p, tt.rerun, tt.sel); got != tt.want {
 			t.Errorf("%s: generateCommand(%q) = %q, want %q", tt.name, tt.rerun, got, tt.want)
 		}
 	}

@@ -57,10 +57,10 @@ type Input struct {
 	// --workers 1.30"); empty means plan with --from and --to only. Next
 	// repeats it.
 	Rerun string
-	// Follow is the command that follows the passes once they start
-	// ("sylva-planner status --to 1.6 --catalog cat.yaml"); empty means
-	// sylva-planner status --to with the target.
-	Follow string
+	// Selection is what the plan was told to read (cluster, namespace,
+	// catalog, target, status file): every other command Next suggests
+	// (status, reconcile, values generate) repeats it.
+	Selection envelope.Selection
 }
 
 // FailOn is the lowest finding severity that fails the gate.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -89,8 +90,12 @@ const (
 type Report struct {
 	// Metadata is written at the head of JSON and YAML output; the caller
 	// sets it.
-	Metadata  Metadata `json:"-"`
-	Namespace string   `json:"namespace,omitempty"`
+	Metadata Metadata `json:"-"`
+	// Selection is what the report was read from (cluster, namespace,
+	// catalog, target, file); the commands its Next suggests repeat it.
+	// The caller sets it.
+	Selection envelope.Selection `json:"-"`
+	Namespace string             `json:"namespace,omitempty"`
 	// Summary says the state in plain words, one sentence a line, in a
 	// fixed order: release, progress, pending pass, whether it can start.
 	Summary []string `json:"summary"`

@@ -124,21 +124,31 @@ func (r Report) WriteTable(w io.Writer) error {
 	return ew.err
 }
 
-// next is the command or action that follows from r.
+// next is the command or action that follows from r: each command with
+// the selecting flags of r.Selection, so that it reads the same cluster,
+// namespace, catalog and target (a placeholder RELEASE where none was
+// given).
 func (r Report) next() string {
-	nsArg := ""
-	if r.Namespace != "" && r.Namespace != DefaultNamespace {
-		nsArg = " -n " + r.Namespace
+	sel := r.Selection
+	to := sel.To
+	if to == "" {
+		to = "RELEASE"
 	}
 	switch {
 	case r.PassPending && r.CanStartNow:
-		return "sylva-planner reconcile" + nsArg
+		// reconcile acts on a cluster: a status file is not repeated.
+		return sel.Command("reconcile")
 	case r.PassPending || r.InProgress:
-		return "wait, then check again: sylva-planner status" + nsArg
+		return "wait, then check again: " + sel.Command("status")
+	case !r.InstalledRelease.IsZero() && sel.HasState():
+		// plan reads the installed release from the same file.
+		return sel.Command("plan", "--to", to)
 	case !r.InstalledRelease.IsZero():
-		return fmt.Sprintf("sylva-planner plan --from %s --to RELEASE", r.InstalledRelease)
+		return sel.Command("plan", "--from", r.InstalledRelease.String(), "--to", to)
 	}
-	return "sylva-planner plan --from RELEASE --to RELEASE"
+	// A fresh install: no status to plan from, in the file or the cluster.
+	sel.State = ""
+	return sel.Command("plan", "--from", "RELEASE", "--to", to)
 }
 
 // rows returns the ConfigMap's keys and values: known keys in a fixed

@@ -98,6 +98,9 @@ type Report struct {
 	// Unresolved lists every gotpl entry the units were built from that
 	// was not interpreted, sorted by unit and field.
 	Unresolved []Unresolved `json:"unresolved,omitempty"`
+	// Selection is what the audit read (catalog, chart); the prune-audit
+	// commands Next suggests repeat it. The caller sets it.
+	Selection envelope.Selection `json:"-"`
 
 	files []string
 }

@@ -184,11 +184,11 @@ func (r *Report) next() string {
 
 // command is the prune-audit command line for the report's files at rel.
 func (r *Report) command(rel string) string {
-	parts := []string{"sylva-planner", "prune-audit"}
+	var args []string
 	for _, f := range r.files {
-		parts = append(parts, "-f", shellQuote(f))
+		args = append(args, "-f", envelope.ShellQuote(f))
 	}
-	return strings.Join(append(parts, "--release", rel), " ")
+	return r.Selection.Command("prune-audit", append(args, "--release", rel)...)
 }
 
 type unresolvedGroup struct {
@@ -259,15 +259,6 @@ func splitRelease(s string) [2]int {
 	out[0], _ = strconv.Atoi(maj)
 	out[1], _ = strconv.Atoi(minor)
 	return out
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return (r < 'a' || r > 'z') && (r < 'A' || r > 'Z') && (r < '0' || r > '9') && !strings.ContainsRune("-_./=:@", r)
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func mdEscape(s string) string {

@@ -27,7 +27,11 @@ func (r *Report) WriteYAML(w io.Writer) error {
 
 // WriteTable writes the findings as a table, then a summary line and the
 // next command.
-func (r *Report) WriteTable(w io.Writer) error {
+func (r *Report) WriteTable(w io.Writer) error { return r.WriteTableSelected(w, envelope.Selection{}) }
+
+// WriteTableSelected is WriteTable with the next command repeating the
+// selecting flags of sel (catalog, chart, namespace, target).
+func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Values check %s → %s (values: %s; catalog %s)\n\n", r.From, r.To, strings.Join(r.Values, ", "), r.Metadata.CatalogVersion)
 	fmt.Fprintf(&b, "%d scenarios rendered:", len(r.Scenarios))
@@ -54,8 +58,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 			fmt.Fprintf(&b, "  - %s (%s): %s\n", f.Code, f.Subject, f.Remediation)
 		}
 	}
-	fmt.Fprintf(&b, "\n%d blocker(s), %d warning(s). Next: sylva-planner values generate --from %s --to %s\n",
-		r.Blockers(), r.count("warning"), r.From, r.To)
+	fmt.Fprintf(&b, "\n%d blocker(s), %d warning(s). Next: %s\n",
+		r.Blockers(), r.count("warning"), sel.Command("values generate", "--from", envelope.ShellQuote(r.From), "--to", envelope.ShellQuote(r.To)))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -204,7 +204,7 @@ func runEnv(ctx context.Context, e *env, args []string) (code int) {
 		code = ec.ExitCode()
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "sylva-planner: %s\n", strings.TrimSpace(msg))
+		fmt.Fprintf(stderr, "sylva-planner: %s\n", strings.TrimSpace(asTyped(app, msg)))
 	}
 	return code
 }

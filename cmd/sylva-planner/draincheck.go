@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
@@ -84,6 +87,9 @@ func drainCheckAction(c *cli.Context) error {
 	if rep.Metadata, err = metadataOf(c, cat); err != nil {
 		return withCode(exitError, err)
 	}
+	if live {
+		inspectSameCluster(rep.Items, selectionOf(c))
+	}
 	if err := writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}
@@ -94,4 +100,19 @@ func drainCheckAction(c *cli.Context) error {
 		return withCode(exitBlocked, nil)
 	}
 	return nil
+}
+
+// inspectSameCluster has the kubectl commands of items (inspect, and the
+// fix where it names one) read the cluster of sel: its --kubeconfig and
+// --context.
+func inspectSameCluster(items []availability.Item, sel envelope.Selection) {
+	kubectl := sel.Kubectl()
+	if kubectl == "kubectl" {
+		return
+	}
+	for i := range items {
+		it := &items[i]
+		it.Inspect = strings.ReplaceAll(it.Inspect, "kubectl ", kubectl+" ")
+		it.Remediation = strings.ReplaceAll(it.Remediation, "(kubectl ", "("+kubectl+" ")
+	}
 }

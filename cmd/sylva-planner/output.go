@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 )
 
 // This file holds the output contract every command follows: -o picks one
@@ -88,24 +90,32 @@ func rerunCommand(c *cli.Context) string {
 	return strings.Join(parts, " ")
 }
 
-// followCommand is the status command that follows the passes of the plan
-// that c computes: the target, and the catalog and cluster flags c was
-// given.
-func followCommand(c *cli.Context) string {
-	parts := []string{c.App.HelpName, "status", "--to", shellQuote(c.String("to"))}
-	for _, name := range []string{"catalog", "kubeconfig", "context", "namespace"} {
-		if c.IsSet(name) {
-			parts = append(parts, "--"+name, shellQuote(c.String(name)))
+// selectionOf is what c was told to read: the selecting flags of
+// envelope.Selection that c's command declares and that were given (on the
+// command line or from the environment), and how the user runs the tool. A
+// value read from standard input (-) is not repeated: a suggested command
+// would wait on the terminal.
+func selectionOf(c *cli.Context) envelope.Selection {
+	s := envelope.Selection{Program: cmp.Or(c.App.HelpName, c.App.Name)}
+	get := func(name string) string {
+		if c.Command == nil || !isFlag(c.Command.Flags, name) || !c.IsSet(name) {
+			return ""
 		}
+		if v := c.String(name); v != fileio.StdinName {
+			return v
+		}
+		return ""
 	}
-	return strings.Join(parts, " ")
+	s.Kubeconfig, s.Context, s.Namespace = get("kubeconfig"), get("context"), get("namespace")
+	s.Catalog, s.Chart, s.To = get("catalog"), get("chart"), get("to")
+	switch c.Command.Name {
+	case "status", "reconcile":
+		s.State = get("file")
+	case "plan", "report", "verify", "render":
+		s.State = get("status")
+	}
+	return s
 }
 
-// shellQuote quotes s for a POSIX shell when it holds anything but
-// letters, digits and -_./:=,+@%.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=,+@%") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string { return envelope.ShellQuote(s) }

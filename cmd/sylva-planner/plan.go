@@ -140,7 +140,7 @@ func gateAction(c *cli.Context, report bool) error {
 	}
 	req.AsOf = asOf
 	req.Gate = planner.GateOptions{FailOn: planner.FailOn(opts.failOn), AllowIncomplete: opts.allowIncomplete}
-	req.Rerun, req.Follow = rerunCommand(c), followCommand(c)
+	req.Rerun, req.Selection = rerunCommand(c), selectionOf(c)
 	p, err := action.Plan(c.Context, req)
 	if err != nil {
 		return withCode(exitError, err)

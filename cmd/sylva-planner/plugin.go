@@ -24,14 +24,7 @@ func asKubectlPlugin(app *cli.App, argv0 string) {
 		return
 	}
 	app.HelpName = kubectlPluginName
-	names := make([]string, 0, len(app.Commands))
-	for _, c := range app.Commands {
-		names = append(names, regexp.QuoteMeta(c.Name))
-	}
-	// "sylva-planner plan …" in the help is a command to type; the tool's
-	// name in prose ("sylva-planner computes …") stays.
-	mention := regexp.MustCompile(`\b` + regexp.QuoteMeta(app.Name) + ` (` + strings.Join(names, "|") + `)\b`)
-	reword := func(s string) string { return mention.ReplaceAllString(s, kubectlPluginName+" $1") }
+	reword := func(s string) string { return asTyped(app, s) }
 	app.Description, app.UsageText = reword(app.Description), reword(app.UsageText)
 	var walk func([]*cli.Command)
 	walk = func(cmds []*cli.Command) {
@@ -41,4 +34,25 @@ func asKubectlPlugin(app *cli.App, argv0 string) {
 		}
 	}
 	walk(app.Commands)
+}
+
+// asTyped rewrites the commands to type in s ("sylva-planner plan …" in an
+// error's example) as the user runs the tool: "kubectl sylva-planner plan
+// …" for the kubectl plugin. The tool's name in prose ("sylva-planner
+// computes …") stays; s is unchanged outside the plugin.
+func asTyped(app *cli.App, s string) string {
+	if app.HelpName != kubectlPluginName {
+		return s
+	}
+	names := make([]string, 0, len(app.Commands))
+	for _, c := range app.Commands {
+		names = append(names, regexp.QuoteMeta(c.Name))
+	}
+	mention := regexp.MustCompile(`(^|[^-\w])` + regexp.QuoteMeta(app.Name) + ` (` + strings.Join(names, "|") + `)\b`)
+	// What already reads "kubectl sylva-planner" (a usage error's help
+	// command) is kept as it is.
+	const kept = "\x00"
+	s = strings.ReplaceAll(s, kubectlPluginName, kept)
+	s = mention.ReplaceAllString(s, "${1}"+kubectlPluginName+" $2")
+	return strings.ReplaceAll(s, kept, kubectlPluginName)
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"io"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/urfave/cli/v2"
 	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 // TestKrewManifestInstallsThePluginBinary checks the krew manifest
@@ -58,6 +62,32 @@ func TestKrewManifestInstallsThePluginBinary(t *testing.T) {
 		}
 		if !strings.Contains(raw, "_"+osArch+".tar.gz\n    sha256: ${SHA256_"+osArch+"}") {
 			t.Errorf("%s does not download its own archive with its own checksum", osArch)
+		}
+	}
+}
+
+// The selecting flags a suggested command repeats are flags that command
+// takes: envelope's list agrees with the command line.
+func TestSuggestedCommandsTakeTheirSelectingFlags(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	for _, name := range []string{"plan", "report", "status", "reconcile", "verify", "drain-check", "prune-audit", "ci-matrix", "values generate", "values check", "values render", "catalog list", "catalog show"} {
+		var cmd *cli.Command
+		cmds := app.Commands
+		for _, word := range strings.Fields(name) {
+			cmd = findCommand(cmds, word)
+			if cmd == nil {
+				t.Fatalf("no command %q", name)
+			}
+			cmds = cmd.Subcommands
+		}
+		flags, state := envelope.SelectingFlags(name)
+		if state != "" {
+			flags = append(flags, state)
+		}
+		for _, f := range flags {
+			if !isFlag(cmd.Flags, strings.TrimLeft(f, "-")) {
+				t.Errorf("%s has no flag %s, which its suggestions would give it", name, f)
+			}
 		}
 	}
 }

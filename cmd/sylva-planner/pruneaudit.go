@@ -135,6 +135,7 @@ func pruneAuditAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
+	report.Selection = selectionOf(c)
 	if err := writeOutput(c, writers{formatTable: report.WriteTable, formatJSON: report.WriteJSON, formatYAML: report.WriteYAML, formatMarkdown: report.WriteMarkdown}); err != nil {
 		return err
 	}

@@ -42,7 +42,9 @@ func TestScripts(t *testing.T) {
 // that the last standard output is one JSON or YAML document of that kind
 // with the metadata every document carries (put it after the other checks
 // of that output: like every command, it replaces stdout); `mkfifo PATH`
-// makes a named pipe.
+// makes a named pipe; `stubapi` serves objects as an API server would
+// (stubapi_test.go); `kubectl-sylva_planner` runs the application as the
+// kubectl plugin.
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"sylva-planner": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -60,6 +62,17 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			}
 			if code == 0 && neg {
 				ts.Fatalf("sylva-planner succeeded unexpectedly")
+			}
+		},
+		"stubapi": stubAPI,
+		"kubectl-sylva_planner": func(ts *testscript.TestScript, neg bool, args []string) {
+			// The binary as kubectl runs it for `kubectl sylva-planner`.
+			e := newEnv(ts.Getenv("WORK"), ts.Stdout(), ts.Stderr(), ts.Getenv)
+			e.today = scriptToday
+			code := runEnv(context.Background(), e, append([]string{kubectlPluginBinary}, args...))
+			ts.Setenv("LAST_EXIT", strconv.Itoa(code))
+			if (code != 0) != neg {
+				ts.Fatalf("kubectl-sylva_planner exited %d", code)
 			}
 		},
 		"feed": func(ts *testscript.TestScript, neg bool, args []string) {

@@ -76,6 +76,7 @@ func statusAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	rep := status.Interpret(obs)
+	rep.Selection = selectionOf(c)
 	cat, err := loadCatalog(c)
 	if err != nil {
 		return withCode(exitError, err)

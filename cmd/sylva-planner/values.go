@@ -201,7 +201,10 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 	}
 	w := envOf(c).stdout
 	fmt.Fprintf(w, "wrote %s and %s\n", filepath.Join(dir, names[0]), filepath.Join(dir, names[1]))
-	fmt.Fprintf(w, "Next: list %s under components: of your environment-values kustomization.yaml, then apply it as usual (sylva-core's apply.sh); follow the passes with: sylva-planner status --to %s -n %s\n", filepath.ToSlash(dir), g.To, ns)
+	// The status to follow is the namespace's the overlay was written for.
+	sel := selectionOf(c)
+	sel.Namespace = ns
+	fmt.Fprintf(w, "Next: list %s under components: of your environment-values kustomization.yaml, then apply it as usual (sylva-core's apply.sh); follow the passes with: %s\n", filepath.ToSlash(dir), sel.Command("status", "--to", shellQuote(g.To)))
 	return nil
 }
 
@@ -519,7 +522,7 @@ func valuesCheckAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	table := func(w io.Writer) error {
-		err := rep.WriteTable(w)
+		err := rep.WriteTableSelected(w, selectionOf(c))
 		if err == nil && len(rep.Notes) > 0 {
 			_, err = fmt.Fprintf(w, "\nNot checked:\n  - %s\n", strings.Join(rep.Notes, "\n  - "))
 		}
