@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 )
 
 // Markers of an imported block inside a release entry of a ReleaseCatalog
@@ -121,7 +122,7 @@ func Render(r catalog.Release, notes []Note) string {
 		}
 	}
 	for _, n := range notes {
-		fmt.Fprintf(&b, "    # note: %s: %s\n", n.Source, oneLine(n.Text))
+		fmt.Fprintf(&b, "    # note: %s: %s\n", n.Source, cell.OneLine(n.Text))
 	}
 	fmt.Fprintf(&b, "    %s\n", EndMarker)
 	return b.String()
@@ -132,5 +133,3 @@ func q(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
