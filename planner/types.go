@@ -63,49 +63,6 @@ type Input struct {
 	Selection envelope.Selection
 }
 
-// FailOn is the lowest finding severity that fails the gate.
-type FailOn string
-
-// Thresholds of the gate.
-const (
-	FailOnBlocker FailOn = "blocker"
-	FailOnWarning FailOn = "warning"
-	FailOnNever   FailOn = "never"
-)
-
-// GateOptions say when a plan fails the gate.
-type GateOptions struct {
-	// FailOn is the threshold; empty means FailOnBlocker.
-	FailOn FailOn
-	// AllowIncomplete lets verdict unknown pass.
-	AllowIncomplete bool
-}
-
-// GateOutcome is what the gate decided: the exit code follows it.
-type GateOutcome string
-
-// Gate outcomes.
-const (
-	// GatePass: nothing fails the gate (exit 0).
-	GatePass GateOutcome = "pass"
-	// GateFail: a finding at or above the threshold that the baseline does
-	// not accept, or a required check not assessed (exit 2).
-	GateFail GateOutcome = "fail"
-	// GateHeld: every blocker waits on upstream or is pinned (exit 4).
-	GateHeld GateOutcome = "held"
-)
-
-// Gate is the gate's decision on the plan, and why.
-type Gate struct {
-	FailOn  FailOn      `json:"failOn"`
-	Outcome GateOutcome `json:"outcome"`
-	// Reason says why, in one sentence without final period.
-	Reason string `json:"reason"`
-	// Accepted counts the findings at or above the threshold that the
-	// baseline accepts.
-	Accepted int `json:"accepted,omitempty"`
-}
-
 // Plan is the result of Compute. Its JSON field names are a public contract
 // documented in docs/cli.md.
 type Plan struct {
