@@ -325,3 +325,22 @@ func TestTargetsOfAPlanWithoutPassesAreNone(t *testing.T) {
 		t.Errorf("Targets() = %v, want none", got)
 	}
 }
+
+func TestGateOutcomeExitCodes(t *testing.T) {
+	tests := []struct {
+		name    string
+		outcome planner.GateOutcome
+		want    int
+	}{
+		{"a gate that passes exits 0", planner.GatePass, 0},
+		{"a gate that fails exits 2", planner.GateFail, 2},
+		{"a gate that holds exits 4", planner.GateHeld, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.outcome.ExitCode(); got != tt.want {
+				t.Errorf("%s.ExitCode() = %d, want %d", tt.outcome, got, tt.want)
+			}
+		})
+	}
+}
