@@ -269,7 +269,7 @@ func removedAPIFindings(kb *removedapis.KB, uses []removedapis.Use, targets []re
 	findings, beyond := kb.Check(uses, targets)
 	if beyond {
 		check.Status = planner.CheckPartial
-		check.Detail += fmt.Sprintf("; the target %s is newer than the knowledge base: run `go generate ./apis` with a newer k8s.io/api", targets[len(targets)-1].ControlPlane.Short())
+		check.Detail += fmt.Sprintf("; the target %s is newer than the knowledge base: run `go generate ./removedapis` with a newer k8s.io/api", targets[len(targets)-1].ControlPlane.Short())
 	}
 	return findings, check
 }
