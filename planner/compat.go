@@ -168,3 +168,36 @@ func isAre(n int) string {
 	}
 	return "are"
 }
+
+// rangeFindings checks that both versions of a component live during a pass
+// support both control-plane minors of the pass.
+func rangeFindings(cat *catalog.Catalog, subject, name string, before, after, cpBefore, cpAfter skew.Version) []Finding {
+	comp, ok := cat.Component(name)
+	if !ok {
+		return nil
+	}
+	var out []Finding
+	for _, v := range uniqueVersions(before, after) {
+		cv, ok := comp.Version(v)
+		if !ok {
+			continue
+		}
+		r := cv.Kubernetes()
+		for _, k := range uniqueVersions(cpBefore, cpAfter) {
+			if !r.Contains(k) {
+				out = append(out, incompatible(comp, v, r, k, subject))
+			}
+		}
+	}
+	return out
+}
+
+func uniqueVersions(a, b skew.Version) []skew.Version {
+	if a.IsZero() {
+		return []skew.Version{b}
+	}
+	if a.Equal(b) {
+		return []skew.Version{a}
+	}
+	return []skew.Version{a, b}
+}

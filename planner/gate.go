@@ -151,10 +151,6 @@ func (p *Plan) gateLine() string {
 // baseline accepts.
 const inBaselineNote = "in the baseline: not new, does not fail the gate"
 
-// CodeKBStale is the finding for a target release newer than the catalog:
-// the plan cannot be judged.
-const CodeKBStale = "kb-stale"
-
 // gate adds what the gate checks on top of the route: running components
 // (from an inventory), end of life on the plan's date, and the bootstrap
 // provider's own rules. It returns the component-compatibility check.

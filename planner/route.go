@@ -1,0 +1,115 @@
+package planner
+
+import (
+	"cmp"
+	"slices"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// candidate is one route with its passes, kept while choosing the best.
+type candidate struct {
+	route          []string
+	passes         []Pass
+	findings       []Finding
+	blockers       int
+	workerRollouts int
+}
+
+// bestRoute enumerates the chains of supported upgrades from from to to and
+// keeps the one with the fewest hops (when via is set, only routes whose
+// first hop ends on via), then the fewest blockers, passes and
+// worker rollouts, then the smallest longest hop (in passes), then the
+// newest intermediate releases (better supported); a total order, so the
+// choice is deterministic.
+func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, via skew.Version, provider catalog.Provider, workers skew.Version, running map[string]skew.Version) *candidate {
+	var best *candidate
+	var walk func(path []*catalog.Release)
+	walk = func(path []*catalog.Release) {
+		last := path[len(path)-1]
+		if best != nil && len(path)-1 > len(best.route)-1 {
+			return
+		}
+		if last == to {
+			c := planRoute(cat, path, provider, workers, running)
+			if best == nil || better(c, best) {
+				best = c
+			}
+			return
+		}
+		for i := range cat.Releases {
+			next := &cat.Releases[i]
+			if len(path) == 1 && !via.IsZero() && next.Release.CompareMinor(via) != 0 {
+				continue
+			}
+			if next.Release.Compare(last.Release) > 0 && next.Release.Compare(to.Release) <= 0 && next.Supports(last.Release) {
+				walk(append(slices.Clip(path), next))
+			}
+		}
+	}
+	walk([]*catalog.Release{from})
+	return best
+}
+
+func better(a, b *candidate) bool {
+	if c := cmp.Or(
+		cmp.Compare(len(a.route), len(b.route)),
+		cmp.Compare(a.blockers, b.blockers),
+		cmp.Compare(len(a.passes), len(b.passes)),
+		cmp.Compare(a.workerRollouts, b.workerRollouts),
+		cmp.Compare(a.longestHop(), b.longestHop()),
+	); c != 0 {
+		return c < 0
+	}
+	return slices.CompareFunc(a.route, b.route, func(x, y string) int {
+		return skew.MustParse(x).Compare(skew.MustParse(y))
+	}) > 0
+}
+
+func (c *candidate) longestHop() int {
+	n := 0
+	for _, ps := range c.passes {
+		n = max(n, ps.HopPasses)
+	}
+	return n
+}
+
+// state is the cluster as the passes leave it.
+type state struct {
+	release    skew.Version
+	cp         skew.Version
+	workers    skew.Version
+	components map[string]skew.Version
+}
+
+// planRoute plans the passes along path. running holds the component
+// versions an inventory saw; they replace what the source release ships.
+func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version) *candidate {
+	c := &candidate{}
+	st := state{release: path[0].Release, cp: path[0].Kubernetes.Management, workers: workers, components: map[string]skew.Version{}}
+	for _, rc := range path[0].Components {
+		st.components[rc.Name] = rc.Version
+	}
+	for name, v := range running {
+		st.components[name] = v
+	}
+	for i, r := range path {
+		c.route = append(c.route, r.Release.String())
+		if i == 0 {
+			continue
+		}
+		planHop(cat, c, &st, r, provider)
+	}
+	for _, f := range c.findings {
+		if f.Severity == SeverityBlocker {
+			c.blockers++
+		}
+	}
+	for _, ps := range c.passes {
+		if ps.Workers.Rolls {
+			c.workerRollouts++
+		}
+	}
+	return c
+}
