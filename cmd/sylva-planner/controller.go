@@ -23,7 +23,7 @@ func controllerCommand() *cli.Command {
 		Name:  "controller",
 		Usage: "run the controller that requests each sylva-units pass once, driven by watches",
 		Description: "Watches the sylva-units-status ConfigMaps and Kustomizations and the sylva-units\n" +
-			"HelmReleases of one namespace or of all, and makes the same decision as `reconcile` on every\n" +
+			"HelmReleases of the namespaces given (-n a,b) or of all, and makes the same decision as `reconcile` on every\n" +
 			"change: it patches a HelmRelease only when a pass is requested, not yet handled, and can start.\n" +
 			"It serves Prometheus metrics and /healthz, /readyz, elects a leader on a Lease with\n" +
 			"--leader-elect, logs JSON on stderr and stops gracefully on SIGTERM.\n\n" +
@@ -31,7 +31,7 @@ func controllerCommand() *cli.Command {
 			"Example: sylva-planner controller --all-namespaces --leader-elect",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			namespaceFlag("watch only the release `NAMESPACE`", ""),
+			namespaceFlag("watch only the release `NAMESPACES` (comma-separated; each needs a RoleBinding, see docs/deploy.md)", ""),
 			&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "watch every namespace"},
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}},
