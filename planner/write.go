@@ -2,8 +2,10 @@ package planner
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -11,6 +13,84 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
+
+// passDocument is a Pass as JSON and YAML write it: every helper value as
+// the string the sylva-units-status ConfigMap and the chart's templates
+// hold ("true", not true), and the expected status where the chart writes
+// it, in data.additional-info.
+type passDocument struct {
+	Index               int                `json:"index"`
+	Release             string             `json:"release"`
+	Trigger             Trigger            `json:"trigger"`
+	HopPass             int                `json:"hopPass"`
+	HopPasses           int                `json:"hopPasses"`
+	Values              valuesDocument     `json:"values"`
+	ControlPlane        VersionChange      `json:"controlPlane"`
+	Workers             WorkerChange       `json:"workers"`
+	Components          []ComponentChange  `json:"components"`
+	ExpectedStatus      expectedStatusData `json:"expectedStatus"`
+	RequestsAnotherPass bool               `json:"requestsAnotherPass"`
+}
+
+// valuesDocument is Values with every value a string.
+type valuesDocument struct {
+	SylvaRelease                     string `json:"sylva_release"`
+	TransitionFromN2                 string `json:"transition_from_n-2"`
+	K8sVersionShort                  string `json:"k8s_version_short"`
+	LonghornVersion                  string `json:"longhorn_version,omitempty"`
+	MachineDeploymentsPaused         string `json:"machine_deployments_paused,omitempty"`
+	AdditionalReconciliationRequired string `json:"additional_reconciliation_required"`
+}
+
+// expectedStatusData is the sylva-units-status ConfigMap's data once a
+// pass has reconciled: the keys in additional-info, the YAML the chart
+// writes there (Helm's toYaml of additional_sylva_units_status_info: keys
+// sorted, every value a string).
+type expectedStatusData struct {
+	Data struct {
+		AdditionalInfo string `json:"additional-info"`
+	} `json:"data"`
+}
+
+func (v Values) document() valuesDocument {
+	d := valuesDocument{
+		SylvaRelease: v.SylvaRelease, TransitionFromN2: strconv.FormatBool(v.TransitionFromN2),
+		K8sVersionShort: v.K8sVersionShort, LonghornVersion: v.LonghornVersion,
+		AdditionalReconciliationRequired: strconv.FormatBool(v.AdditionalReconciliationRequired),
+	}
+	if v.MachineDeploymentsPaused != nil {
+		d.MachineDeploymentsPaused = strconv.FormatBool(*v.MachineDeploymentsPaused)
+	}
+	return d
+}
+
+// document is the ConfigMap data s stands for.
+func (s ExpectedStatus) document() (expectedStatusData, error) {
+	var d expectedStatusData
+	b, err := yaml.Marshal(map[string]string{
+		"sylva_release": s.SylvaRelease, "additional_reconciliation_required": s.AdditionalReconciliationRequired,
+		"transition_from": s.TransitionFrom, "transition_pass": s.TransitionPass,
+	})
+	if err != nil {
+		return d, fmt.Errorf("encode the expected status: %w", err)
+	}
+	// Helm's toYaml drops the final newline.
+	d.Data.AdditionalInfo = strings.TrimSuffix(string(b), "\n")
+	return d, nil
+}
+
+// MarshalJSON writes the pass as passDocument describes.
+func (ps Pass) MarshalJSON() ([]byte, error) {
+	st, err := ps.ExpectedStatus.document()
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(passDocument{
+		Index: ps.Index, Release: ps.Release, Trigger: ps.Trigger, HopPass: ps.HopPass, HopPasses: ps.HopPasses,
+		Values: ps.Values.document(), ControlPlane: ps.ControlPlane, Workers: ps.Workers, Components: ps.Components,
+		ExpectedStatus: st, RequestsAnotherPass: ps.RequestsAnotherPass,
+	})
+}
 
 // WriteJSON writes the plan as indented JSON.
 func (p *Plan) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, p) }
@@ -112,7 +192,7 @@ func (v Values) pairs() string {
 }
 
 func (s ExpectedStatus) pairs() string {
-	return fmt.Sprintf("sylva_release=%s additional_reconciliation_required=%s transition_from=%s transition_pass=%s", s.SylvaRelease, s.AdditionalReconciliationRequired, s.TransitionFrom, s.TransitionPass)
+	return fmt.Sprintf("additional-info: sylva_release=%s additional_reconciliation_required=%s transition_from=%s transition_pass=%s", s.SylvaRelease, s.AdditionalReconciliationRequired, s.TransitionFrom, s.TransitionPass)
 }
 
 // WriteTable writes the plan for a terminal: header, passes, values and
@@ -201,17 +281,17 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw)
 		for _, ps := range p.Passes {
 			fmt.Fprintf(bw, "Pass %d (%s, %d of %d in this hop):\n\n```yaml\n", ps.Index, ps.Release, ps.HopPass, ps.HopPasses)
-			vals, err := yaml.Marshal(ps.Values)
-			if err != nil {
+			if err := envelope.WriteYAML(bw, ps.Values.document()); err != nil {
 				return err
 			}
-			bw.Write(vals)
 			fmt.Fprintln(bw, "# sylva-units-status once the pass has reconciled:")
-			st, err := yaml.Marshal(map[string]ExpectedStatus{"data": ps.ExpectedStatus})
+			st, err := ps.ExpectedStatus.document()
 			if err != nil {
 				return err
 			}
-			bw.Write(st)
+			if err := envelope.WriteYAML(bw, st); err != nil {
+				return err
+			}
 			fmt.Fprint(bw, "```\n\n")
 		}
 	}
