@@ -35,8 +35,13 @@ func planCommand() *cli.Command {
 		Usage:       "compute the reconciliation passes that take a cluster from one Sylva release to another",
 		Description: planHelp,
 		ArgsUsage:   " ",
-		Flags:       append(gateFlags(), outputFlag(formatTable, formatJSON, formatYAML, formatMarkdown), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
-		Action:      func(c *cli.Context) error { return gateAction(c, false) },
+		Flags:       append(gateFlags(), outputFlag(formatTable, formatJSON, formatYAML, formatMarkdown), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector; with -A, labelled by namespace", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}, planAllNamespacesFlag()),
+		Action: func(c *cli.Context) error {
+			if c.Bool("all-namespaces") {
+				return planFleetAction(c)
+			}
+			return gateAction(c, false)
+		},
 	}
 }
 

@@ -38,6 +38,7 @@ func statusCommand() *cli.Command {
 			asOfFlag(),
 			catalogFlag(),
 			outputFlag(formatTable, formatJSON, formatYAML),
+			statusAllNamespacesFlag(),
 		},
 		Action: statusAction,
 	}
@@ -64,6 +65,9 @@ func statusOptionsOf(c *cli.Context) (statusOptions, error) {
 }
 
 func statusAction(c *cli.Context) error {
+	if c.Bool("all-namespaces") {
+		return statusFleetAction(c)
+	}
 	if c.Args().Len() > 0 {
 		return usageError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()), true)
 	}

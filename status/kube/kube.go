@@ -126,21 +126,29 @@ func (r *Reader) flux(ctx context.Context, gvr schema.GroupVersionResource, name
 	if err != nil {
 		return nil, r.wrap("read "+what, err)
 	}
+	f, err := convertFlux(gvr, u.Object)
+	if err != nil {
+		return nil, r.wrap(what, err)
+	}
+	return f, nil
+}
+
+// convertFlux converts a HelmRelease (gvr HelmReleaseResource) or a
+// Kustomization from its unstructured form through the Flux API types.
+func convertFlux(gvr schema.GroupVersionResource, obj map[string]any) (*status.FluxObject, error) {
 	conv := runtime.DefaultUnstructuredConverter
-	switch gvr {
-	case HelmReleaseResource:
+	if gvr == HelmReleaseResource {
 		var hr helmv2.HelmRelease
-		if err := conv.FromUnstructured(u.Object, &hr); err != nil {
-			return nil, r.wrap(what, err)
+		if err := conv.FromUnstructured(obj, &hr); err != nil {
+			return nil, err
 		}
 		return status.FromHelmRelease(&hr), nil
-	default:
-		var ks kustomizev1.Kustomization
-		if err := conv.FromUnstructured(u.Object, &ks); err != nil {
-			return nil, r.wrap(what, err)
-		}
-		return status.FromKustomization(&ks), nil
 	}
+	var ks kustomizev1.Kustomization
+	if err := conv.FromUnstructured(obj, &ks); err != nil {
+		return nil, err
+	}
+	return status.FromKustomization(&ks), nil
 }
 
 // wrap prefixes err with what failed and the context.

@@ -1,0 +1,290 @@
+package planner
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
+
+// This file is the fleet plan: the plan to one target of every sylva-units
+// release a management cluster holds, ordered by what can start now.
+
+// FleetPlanKind is the kind of the fleet plan's JSON and YAML document.
+const FleetPlanKind = "FleetPlan"
+
+// Standing says where a release of the fleet stands for the plan to the
+// target, in the order the fleet plan lists them.
+type Standing string
+
+const (
+	// StandingReady: the plan's verdict is ready and a pass may start now.
+	StandingReady Standing = "ready"
+	// StandingInProgress: a release or a requested pass is being applied;
+	// wait for it.
+	StandingInProgress Standing = "in-progress"
+	// StandingHeld: every blocker of the plan waits on upstream or is
+	// pinned.
+	StandingHeld Standing = "held"
+	// StandingBlocked: the plan has an actionable blocker, or a pass may
+	// not start now (a suspended or not Ready HelmRelease, say).
+	StandingBlocked Standing = "blocked"
+	// StandingUnknown: the plan's verdict is unknown (a required check was
+	// not assessed) and the gate does not let it pass.
+	StandingUnknown Standing = "unknown"
+	// StandingDone: the release is on the target and no pass is pending.
+	StandingDone Standing = "done"
+	// StandingUnplanned: no plan could be computed (an unreadable status,
+	// a fresh install, a release the status does not name).
+	StandingUnplanned Standing = "unplanned"
+)
+
+// rank orders standings: what can start now first.
+func (s Standing) rank() int {
+	switch s {
+	case StandingReady:
+		return 0
+	case StandingInProgress:
+		return 1
+	case StandingHeld:
+		return 2
+	case StandingBlocked:
+		return 3
+	case StandingUnknown:
+		return 4
+	case StandingDone:
+		return 5
+	case StandingUnplanned:
+	}
+	return 6
+}
+
+// FleetPlanRow is one release of the fleet plan.
+type FleetPlanRow struct {
+	Namespace string `json:"namespace"`
+	// Release, ChartVersion, State and CanStartNow are the release's
+	// status (status.FleetRow).
+	Release      string           `json:"release,omitempty"`
+	ChartVersion string           `json:"chartVersion,omitempty"`
+	State        status.PassState `json:"state"`
+	CanStartNow  bool             `json:"canStartNow"`
+	Standing     Standing         `json:"standing"`
+	// Verdict is the plan's; empty when there is no plan.
+	Verdict Verdict `json:"verdict,omitempty"`
+	// Position is where the release stands in its plan ("1 of 2 passes
+	// done"); empty when there is no plan.
+	Position string `json:"position,omitempty"`
+	// Why says in one line why the release is not ready; empty when it is.
+	Why string `json:"why,omitempty"`
+	// Next is the next command or action for this release.
+	Next string `json:"next"`
+	// Error says why no plan was computed (StandingUnplanned).
+	Error string `json:"error,omitempty"`
+	// Plan is the release's plan, as plan writes it for its namespace
+	// alone; nil when none was computed.
+	Plan *Plan `json:"plan,omitempty"`
+}
+
+// FleetPlanRowOf is the row of the release whose status is row, planned as
+// p (nil with err when no plan could be computed). detail is the command
+// that plans the release alone, suggested when the plan is what to read
+// next.
+func FleetPlanRowOf(row status.FleetRow, p *Plan, err error, detail string) FleetPlanRow {
+	r := FleetPlanRow{
+		Namespace: row.Namespace, Release: row.Release, ChartVersion: row.ChartVersion,
+		State: row.State, CanStartNow: row.CanStartNow, Plan: p, Next: detail,
+	}
+	switch {
+	case row.Error != "":
+		r.Standing, r.Error, r.Next = StandingUnplanned, row.Error, row.Next
+		r.Why = r.Error
+		return r
+	case row.State == status.StateInProgress || row.State == status.StateInstalling:
+		// Whatever the plan says, nothing starts before this ends.
+		r.Standing, r.Next = StandingInProgress, row.Next
+		r.Why = "a release is being applied"
+		if row.State == status.StateInstalling {
+			r.Why = "the first release is being applied"
+		}
+		if p != nil {
+			r.Verdict, r.Position = p.Verdict, positionCell(p.Position)
+		}
+		return r
+	case err != nil || p == nil:
+		r.Standing, r.Next = StandingUnplanned, row.Next
+		if err != nil {
+			r.Error = err.Error()
+		}
+		r.Why = r.Error
+		return r
+	}
+	r.Verdict = p.Verdict
+	r.Position = positionCell(p.Position)
+	pos := p.Position
+	switch {
+	case pos != nil && pos.PassKnown && pos.Next == nil && !pos.PassPending:
+		r.Standing, r.Next = StandingDone, "none: the release is on "+p.To.Release
+	case p.Verdict == VerdictHeld:
+		r.Standing, r.Why = StandingHeld, firstBlocker(p)
+	case p.Verdict == VerdictBlocked:
+		r.Standing, r.Why = StandingBlocked, firstBlocker(p)
+	case p.Verdict == VerdictUnknown && p.Gate.Outcome != GatePass:
+		r.Standing, r.Why = StandingUnknown, p.Gate.Reason
+	case !row.CanStartNow:
+		r.Standing, r.Why = StandingBlocked, strings.Join(row.Reasons, "; ")
+	default:
+		r.Standing = StandingReady
+		if row.State == status.StatePassPending {
+			// The pass the plan wants is the one the status asks for.
+			r.Next = row.Next
+		}
+	}
+	return r
+}
+
+// positionCell is where a plan's release stands, in a table cell.
+func positionCell(pos *Position) string {
+	switch {
+	case pos == nil:
+		return ""
+	case !pos.PassKnown:
+		return "not placed"
+	case pos.PassesDone >= pos.Passes:
+		return "done"
+	}
+	return fmt.Sprintf("%d of %d passes done", pos.PassesDone, pos.Passes)
+}
+
+func firstBlocker(p *Plan) string {
+	for _, f := range p.Findings {
+		if f.Severity == SeverityBlocker {
+			return f.Code + " (" + f.Subject + "): " + f.Message
+		}
+	}
+	return p.Gate.Reason
+}
+
+// FleetPlan is the plan to one target of every release of a cluster.
+type FleetPlan struct {
+	// Metadata is written at the head of JSON and YAML output; the caller
+	// sets it.
+	Metadata envelope.Metadata `json:"-"`
+	Target   string            `json:"target"`
+	// Releases are ordered by Standing (what can start now first), then
+	// namespace.
+	Releases []FleetPlanRow `json:"releases"`
+}
+
+// NewFleetPlan orders rows by what can start now: ready, in progress,
+// held, blocked, unknown, done, unplanned; then by namespace.
+func NewFleetPlan(target string, rows []FleetPlanRow) FleetPlan {
+	rows = slices.Clone(rows)
+	if rows == nil {
+		rows = []FleetPlanRow{}
+	}
+	slices.SortFunc(rows, func(a, b FleetPlanRow) int {
+		return cmp.Or(cmp.Compare(a.Standing.rank(), b.Standing.rank()), cmp.Compare(a.Namespace, b.Namespace))
+	})
+	return FleetPlan{Target: target, Releases: rows}
+}
+
+// Outcome is the gate's outcome over the fleet: fail when a plan fails
+// the gate, else held when one is held, else pass. Releases without a plan
+// do not count (Unplanned counts them).
+func (f FleetPlan) Outcome() GateOutcome {
+	out := GatePass
+	for _, r := range f.Releases {
+		if r.Plan == nil {
+			continue
+		}
+		switch r.Plan.Gate.Outcome {
+		case GateFail:
+			return GateFail
+		case GateHeld:
+			out = GateHeld
+		case GatePass:
+		}
+	}
+	return out
+}
+
+// Unplanned counts the releases for which no plan was computed.
+func (f FleetPlan) Unplanned() int {
+	n := 0
+	for _, r := range f.Releases {
+		if r.Standing == StandingUnplanned {
+			n++
+		}
+	}
+	return n
+}
+
+type fleetPlanDocument struct {
+	envelope.Header
+	FleetPlan
+}
+
+// WriteJSON writes f as indented JSON, every plan in full.
+func (f FleetPlan) WriteJSON(w io.Writer) error {
+	return envelope.WriteJSON(w, fleetPlanDocument{envelope.NewHeader(FleetPlanKind, f.Metadata), f})
+}
+
+// WriteYAML writes f as YAML, every plan in full.
+func (f FleetPlan) WriteYAML(w io.Writer) error {
+	return envelope.WriteYAML(w, fleetPlanDocument{envelope.NewHeader(FleetPlanKind, f.Metadata), f})
+}
+
+// WriteTable writes f for a person: one line per release in its order
+// (namespace, installed release, standing, verdict, position, next), then
+// why each release that is not ready is not.
+func (f FleetPlan) WriteTable(w io.Writer) error {
+	var b strings.Builder
+	n := map[Standing]int{}
+	for _, r := range f.Releases {
+		n[r.Standing]++
+	}
+	var parts []string
+	for _, s := range []Standing{StandingReady, StandingInProgress, StandingHeld, StandingBlocked, StandingUnknown, StandingDone, StandingUnplanned} {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+		}
+	}
+	word := "releases"
+	if len(f.Releases) == 1 {
+		word = "release"
+	}
+	fmt.Fprintf(&b, "Plan to Sylva %s of %d %s", f.Target, len(f.Releases), word)
+	if len(parts) > 0 {
+		fmt.Fprintf(&b, ": %s", strings.Join(parts, ", "))
+	}
+	fmt.Fprintf(&b, " (as of %s)\n\n", f.Metadata.AsOf)
+	if len(f.Releases) == 0 {
+		b.WriteString("No sylva-units release in any namespace.\n")
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAMESPACE\tFROM\tSTANDING\tVERDICT\tPOSITION\tNEXT")
+	for _, r := range f.Releases {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, orDash(r.Release), r.Standing, orDash(string(r.Verdict)), orDash(r.Position), r.Next)
+	}
+	_ = tw.Flush()
+	first := true
+	for _, r := range f.Releases {
+		if r.Why == "" {
+			continue
+		}
+		if first {
+			b.WriteString("\nWhy not ready:\n")
+			first = false
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", r.Namespace, r.Why)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

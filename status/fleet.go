@@ -1,0 +1,418 @@
+package status
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
+)
+
+// This file is the fleet view: every sylva-units release a management
+// cluster holds (the management release and one per workload cluster, each
+// in its own namespace), one row each, read from one observation per
+// namespace.
+
+// FleetKind is the kind of the fleet view's JSON and YAML document.
+const FleetKind = "FleetStatus"
+
+// FleetEntry is what was read of one release namespace: its Observation,
+// or Err when one of its objects could not be decoded (a malformed value
+// of its status ConfigMap, say). Err concerns that namespace only.
+type FleetEntry struct {
+	Namespace   string
+	Observation Observation
+	Err         error
+}
+
+// PassState is the state of a release's passes, in one word.
+type PassState string
+
+const (
+	// StateDone means the last release finished and no pass is pending.
+	StateDone PassState = "done"
+	// StatePassPending means another pass is asked for and not yet passed
+	// on to the HelmRelease.
+	StatePassPending PassState = "pass-pending"
+	// StateInProgress means a release or a requested pass is being applied.
+	StateInProgress PassState = "in-progress"
+	// StateInstalling means the first release is being applied.
+	StateInstalling PassState = "installing"
+	// StateNotInstalled means no status and nothing being applied.
+	StateNotInstalled PassState = "not-installed"
+	// StateUnknown means whether the last release finished is unknown (the
+	// Kustomization is absent or carries no target annotation).
+	StateUnknown PassState = "unknown"
+	// StateUnreadable means the namespace's objects could not be decoded.
+	StateUnreadable PassState = "unreadable"
+)
+
+// StateOf is the PassState of a Report: a pending pass first, then its
+// Progress.
+func StateOf(r Report) PassState {
+	switch {
+	case r.PassPending:
+		return StatePassPending
+	case r.Progress == ProgressDone:
+		return StateDone
+	case r.Progress == ProgressInProgress:
+		return StateInProgress
+	case r.Progress == ProgressInstalling:
+		return StateInstalling
+	case r.Progress == ProgressNotInstalled:
+		return StateNotInstalled
+	}
+	return StateUnknown
+}
+
+// FleetRow is one release of the fleet view.
+type FleetRow struct {
+	Namespace string `json:"namespace"`
+	// Release is the installed release (Status.Release), "" when unknown;
+	// ReleaseSource says where it was read.
+	Release       string        `json:"release,omitempty"`
+	ReleaseSource ReleaseSource `json:"releaseSource,omitempty"`
+	// ChartVersion is the status ConfigMap's sylva-units-chart-version.
+	ChartVersion string    `json:"chartVersion,omitempty"`
+	State        PassState `json:"state"`
+	// CanStartNow is true when a pass may start now (Assess); Reasons say
+	// why not, in a fixed order.
+	CanStartNow bool     `json:"canStartNow"`
+	Reasons     []string `json:"reasons"`
+	// Next is the command or action that follows, with the flags that
+	// select the cluster and the row's namespace.
+	Next string `json:"next"`
+	// Error says why the namespace's objects could not be read; the other
+	// fields but Namespace, State and Next are then zero.
+	Error string `json:"error,omitempty"`
+	// Transition is where the release stands in the plan to the target
+	// (status --to); the caller fills it.
+	Transition *Transition `json:"transition,omitempty"`
+	// TransitionError says why the release cannot be placed in the plan to
+	// the target (a status that names a release newer than the target,
+	// say); the caller fills it.
+	TransitionError string `json:"transitionError,omitempty"`
+
+	// report is the interpretation the row was made from; zero for an
+	// unreadable namespace.
+	report Report
+}
+
+// Report is the full interpretation of the row's namespace, as the status
+// command shows it for that namespace alone; zero when the row is
+// unreadable.
+func (r FleetRow) Report() Report { return r.report }
+
+// Fleet is every release of a cluster, sorted by namespace.
+type Fleet struct {
+	// Metadata is written at the head of JSON and YAML output; the caller
+	// sets it.
+	Metadata Metadata `json:"-"`
+	// Target is the release the rows are placed against (status --to);
+	// empty when none.
+	Target   string     `json:"target,omitempty"`
+	Releases []FleetRow `json:"releases"`
+}
+
+// InterpretFleet interprets each entry (Interpret) into a row, sorted by
+// namespace. Each row's Next is the command the status command suggests
+// for that namespace, with sel's selecting flags and -n NAMESPACE; an
+// unreadable namespace suggests reading its status ConfigMap.
+func InterpretFleet(entries []FleetEntry, sel envelope.Selection) Fleet {
+	f := Fleet{Target: sel.To, Releases: make([]FleetRow, 0, len(entries))}
+	for _, e := range entries {
+		f.Releases = append(f.Releases, fleetRow(e, sel))
+	}
+	slices.SortFunc(f.Releases, func(a, b FleetRow) int { return cmp.Compare(a.Namespace, b.Namespace) })
+	return f
+}
+
+func fleetRow(e FleetEntry, sel envelope.Selection) FleetRow {
+	sel.Namespace = e.Namespace
+	// A file of every namespace is no one namespace's status: what follows
+	// acts on, or reads, the cluster it was taken from.
+	fromFile := sel.HasState()
+	sel.State = ""
+	if e.Err != nil {
+		// A file holds no cluster to ask; the error names what to fix.
+		next := "fix the status ConfigMap of " + e.Namespace
+		if !fromFile {
+			next = "inspect it: " + sel.Kubectl() + " get configmap " + ConfigMapName + " -n " + envelope.ShellQuote(e.Namespace) + " -o yaml"
+		}
+		return FleetRow{Namespace: e.Namespace, State: StateUnreadable, Reasons: []string{}, Error: e.Err.Error(), Next: next}
+	}
+	obs := e.Observation
+	obs.Namespace = e.Namespace
+	rep := Interpret(obs)
+	rep.Selection = sel
+	row := FleetRow{
+		Namespace:     e.Namespace,
+		ReleaseSource: rep.ReleaseSource,
+		State:         StateOf(rep),
+		CanStartNow:   rep.CanStartNow,
+		Reasons:       rep.Reasons,
+		Next:          rep.next(),
+		report:        rep,
+	}
+	if !rep.InstalledRelease.IsZero() {
+		row.Release = rep.InstalledRelease.String()
+	}
+	if cm := obs.ConfigMap; cm != nil {
+		row.ChartVersion = cm.ChartVersion
+	}
+	return row
+}
+
+// Counts says how many rows are in each state, and how many can start a
+// pass now, in one sentence without final period: "3 releases: 1 can
+// start a pass now; 1 done, 1 pass-pending, 1 unreadable".
+func (f Fleet) Counts() string {
+	n := map[PassState]int{}
+	start := 0
+	for _, r := range f.Releases {
+		n[r.State]++
+		if r.CanStartNow {
+			start++
+		}
+	}
+	var parts []string
+	for _, s := range []PassState{StateDone, StatePassPending, StateInProgress, StateInstalling, StateNotInstalled, StateUnknown, StateUnreadable} {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+		}
+	}
+	s := fmt.Sprintf("%d %s: %d can start a pass now", len(f.Releases), plural(len(f.Releases), "release", "releases"), start)
+	if len(parts) > 0 {
+		s += "; " + strings.Join(parts, ", ")
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// fleetDocument is the JSON and YAML form of a Fleet.
+type fleetDocument struct {
+	envelope.Header
+	Fleet
+}
+
+// WriteJSON writes f as indented JSON, with sorted map keys.
+func (f Fleet) WriteJSON(w io.Writer) error {
+	return envelope.WriteJSON(w, fleetDocument{envelope.NewHeader(FleetKind, f.Metadata), f})
+}
+
+// WriteYAML writes f as YAML, with sorted map keys.
+func (f Fleet) WriteYAML(w io.Writer) error {
+	if err := envelope.WriteYAML(w, fleetDocument{envelope.NewHeader(FleetKind, f.Metadata), f}); err != nil {
+		return fmt.Errorf("encode the fleet as YAML: %w", err)
+	}
+	return nil
+}
+
+// WriteTable writes f for a person: one line per release (namespace,
+// release, chart version, pass state, whether a pass may start now, where
+// it stands in the plan to the target when there is one, and what is
+// next), then why each release that cannot start cannot, and why each
+// unreadable one is.
+func (f Fleet) WriteTable(w io.Writer) error {
+	ew := &errWriter{w: w}
+	ew.printf("Sylva releases (%s)\n\n", f.Counts())
+	if len(f.Releases) == 0 {
+		ew.printf("No sylva-units-status ConfigMap, sylva-units-status Kustomization or sylva-units HelmRelease in any namespace.\n")
+		return ew.err
+	}
+	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
+	head := "NAMESPACE\tRELEASE\tCHART\tSTATE\tREADY"
+	if f.Target != "" {
+		head += "\tTO " + f.Target
+	}
+	fmt.Fprintln(tw, head+"\tNEXT")
+	for _, r := range f.Releases {
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.Namespace, orDash(r.Release), orDash(r.ChartVersion), r.State, readyCell(r))
+		if f.Target != "" {
+			line += "\t" + r.transitionCell()
+		}
+		fmt.Fprintln(tw, line+"\t"+r.Next)
+	}
+	_ = tw.Flush()
+	var notReady, unreadable []string
+	for _, r := range f.Releases {
+		switch {
+		case r.Error != "":
+			unreadable = append(unreadable, r.Namespace+": "+r.Error)
+		case !r.CanStartNow:
+			notReady = append(notReady, r.Namespace+": "+strings.Join(r.Reasons, "; "))
+		}
+	}
+	if len(notReady) > 0 {
+		ew.printf("\nCannot start a pass now:\n")
+		for _, s := range notReady {
+			ew.printf("  %s\n", s)
+		}
+	}
+	if len(unreadable) > 0 {
+		ew.printf("\nUnreadable:\n")
+		for _, s := range unreadable {
+			ew.printf("  %s\n", s)
+		}
+	}
+	first := true
+	for _, r := range f.Releases {
+		if r.TransitionError == "" {
+			continue
+		}
+		if first {
+			ew.printf("\nNot placed in the plan to %s:\n", f.Target)
+			first = false
+		}
+		ew.printf("  %s: %s\n", r.Namespace, r.TransitionError)
+	}
+	return ew.err
+}
+
+func readyCell(r FleetRow) string {
+	switch {
+	case r.Error != "":
+		return "-"
+	case r.CanStartNow:
+		return "yes"
+	}
+	return "no"
+}
+
+// transitionCell is where the row stands in the plan to the target, in a
+// table cell: "1 of 2 passes done", "done", "fresh install", "not placed"
+// when the status cannot tell which pass completed, "error" when no plan
+// could be computed (TransitionError says why), "-" for none.
+func (r FleetRow) transitionCell() string {
+	t := r.Transition
+	switch {
+	case r.TransitionError != "":
+		return "error"
+	case t == nil:
+		return "-"
+	case !t.PassKnown && r.report.FreshInstall:
+		return "fresh install"
+	case !t.PassKnown:
+		return "not placed"
+	case t.PassesDone >= t.Passes:
+		return "done"
+	}
+	return fmt.Sprintf("%d of %d passes done", t.PassesDone, t.Passes)
+}
+
+// DecodeFleet decodes the objects of every release namespace from a List,
+// as `kubectl get configmaps,kustomizations,helmreleases -A -o yaml` prints
+// it: per namespace, the sylva-units-status ConfigMap, the
+// sylva-units-status Kustomization and the HelmRelease named helmRelease
+// (objects of other kinds or names are ignored). A namespace holding any of
+// them is a release namespace; entries are sorted by namespace. An object
+// that does not decode is its namespace's Err, not an error of the whole
+// input. The Flux objects count as read (absent, not unknown) when the List
+// holds any Kustomization or HelmRelease. A single ConfigMap is a fleet of
+// one.
+func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
+	if len(yamldoc.Split(data)) > 1 {
+		return nil, errors.New("input holds several YAML documents; give one List (kubectl get configmaps,kustomizations,helmreleases -A -o yaml prints one)")
+	}
+	j, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, fmt.Errorf("input is not YAML or JSON with each key once: %w", err)
+	}
+	var top any
+	if err := json.Unmarshal(j, &top); err != nil {
+		return nil, fmt.Errorf("input is not YAML or JSON: %w", err)
+	}
+	obj, ok := top.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("input is not a Kubernetes object (got %s)", kindOf(top))
+	}
+	kind, _ := obj["kind"].(string)
+	if kind == "ConfigMap" {
+		obs, err := DecodeObservation(data, helmRelease)
+		if err != nil {
+			return nil, err
+		}
+		return []FleetEntry{{Namespace: obs.Namespace, Observation: obs}}, nil
+	}
+	if kind != "List" && !strings.HasSuffix(kind, "List") {
+		if kind == "" {
+			return nil, errors.New("input is not a List: no kind")
+		}
+		return nil, fmt.Errorf("input is a %s, not a List (kubectl get configmaps,kustomizations,helmreleases -A -o yaml prints one)", kind)
+	}
+	raw := obj["items"]
+	if raw == nil {
+		return []FleetEntry{}, nil
+	}
+	items, ok := raw.([]any)
+	if !ok {
+		return nil, fmt.Errorf("list items: want a list, got %s", kindOf(raw))
+	}
+	type objects struct{ cm, ks, hr map[string]any }
+	byNS := map[string]*objects{}
+	fluxRead := false
+	for i, it := range items {
+		o, ok := it.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("list item %d: want an object, got %s", i, kindOf(it))
+		}
+		kind, _ := o["kind"].(string)
+		name, _ := nested(o, "metadata", "name").(string)
+		ns, _ := nested(o, "metadata", "namespace").(string)
+		isKs := kind == KindKustomization && strings.HasPrefix(apiVersion(o), "kustomize.toolkit.fluxcd.io/")
+		isHr := kind == KindHelmRelease && strings.HasPrefix(apiVersion(o), "helm.toolkit.fluxcd.io/")
+		fluxRead = fluxRead || isKs || isHr
+		get := func() *objects {
+			if byNS[ns] == nil {
+				byNS[ns] = &objects{}
+			}
+			return byNS[ns]
+		}
+		switch {
+		case kind == "ConfigMap" && name == ConfigMapName:
+			get().cm = o
+		case isKs && name == KustomizationName:
+			get().ks = o
+		case isHr && name == helmRelease:
+			get().hr = o
+		}
+	}
+	out := make([]FleetEntry, 0, len(byNS))
+	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
+		objs := byNS[ns]
+		obs := Observation{Namespace: ns, FluxRead: fluxRead}
+		var err error
+		if objs.cm != nil {
+			if obs.ConfigMap, err = statusFromMap(objs.cm); err != nil {
+				err = fmt.Errorf("ConfigMap %s/%s: %w", ns, ConfigMapName, err)
+			}
+		}
+		if err == nil && objs.ks != nil {
+			obs.Kustomization, err = FluxObjectFromMap(objs.ks)
+		}
+		if err == nil && objs.hr != nil {
+			obs.HelmRelease, err = FluxObjectFromMap(objs.hr)
+		}
+		if err != nil {
+			out = append(out, FleetEntry{Namespace: ns, Err: err})
+			continue
+		}
+		out = append(out, FleetEntry{Namespace: ns, Observation: obs})
+	}
+	return out, nil
+}
