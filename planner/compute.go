@@ -241,7 +241,7 @@ func lookup(cat *catalog.Catalog, field string, v skew.Version) (*catalog.Releas
 		case looksLikeYAMLNumber(cat, v):
 			msg += fmt.Sprintf("; if it came from YAML, quote it: %d.%d written as a number reads as %d.%d", v.Major, v.Minor, v.Major, v.Minor/10)
 		case v.Compare(cat.Oldest()) < 0:
-			msg += fmt.Sprintf("; releases before %s are not covered. A release read from YAML must be quoted: 1.40 written as a number reads as 1.4", cat.Oldest())
+			msg += fmt.Sprintf("; releases before %s are not covered", cat.Oldest())
 		}
 		return nil, &InputError{Field: field, Err: ErrUnknownRelease, msg: msg}
 	}

@@ -101,6 +101,10 @@ type Report struct {
 	// Selection is what the audit read (catalog, chart); the prune-audit
 	// commands Next suggests repeat it. The caller sets it.
 	Selection envelope.Selection `json:"-"`
+	// ShowUnresolved lists each unresolved entry in the table and the
+	// Markdown; otherwise they give one line with the count (JSON and YAML
+	// always list them). The caller sets it.
+	ShowUnresolved bool `json:"-"`
 
 	files []string
 }

@@ -86,3 +86,26 @@ func TestAuditGoldenOutputsPerRelease(t *testing.T) {
 		}
 	}
 }
+
+// The table and the Markdown sum the unresolved entries up in one line;
+// with ShowUnresolved (--show-unresolved) they list each, the table by
+// unit, the Markdown with each template.
+func TestAuditListsUnresolvedEntriesOnlyWhenAsked(t *testing.T) {
+	r := auditFixture(t, "1.7")
+	r.ShowUnresolved = true
+	for _, f := range []struct {
+		ext   string
+		write func(*units.Report, *bytes.Buffer) error
+	}{
+		{"txt", func(r *units.Report, b *bytes.Buffer) error { return r.WriteTable(b) }},
+		{"md", func(r *units.Report, b *bytes.Buffer) error { return r.WriteMarkdown(b) }},
+	} {
+		t.Run(f.ext, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := f.write(r, &b); err != nil {
+				t.Fatal(err)
+			}
+			golden.Assert(t, b.Bytes(), "audit/release-1.7-show-unresolved."+f.ext)
+		})
+	}
+}

@@ -50,9 +50,12 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, "\n%s\n", r.summary())
 	}
-	if len(r.Unresolved) > 0 {
+	if len(r.Unresolved) > 0 && !r.ShowUnresolved {
+		fmt.Fprintf(&b, "\n%s\n\n", r.unresolvedLine())
+	}
+	if len(r.Unresolved) > 0 && r.ShowUnresolved {
 		groups := r.unresolvedByUnit()
-		fmt.Fprintf(&b, "\nUnresolved gotpl entries: %d in %d units, %s reading (-o json and -o markdown show each template):\n",
+		fmt.Fprintf(&b, "\nUnresolved gotpl entries: %d in %d units, %s reading (-o json and -o yaml show each template):\n",
 			len(r.Unresolved), len(groups), r.Resolution)
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "UNIT\tFIELDS")
@@ -123,7 +126,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			b.WriteString("```\n\n</details>\n\n")
 		}
 	}
-	if len(r.Unresolved) > 0 {
+	if len(r.Unresolved) > 0 && !r.ShowUnresolved {
+		fmt.Fprintf(&b, "%s\n\n", mdEscape(r.unresolvedLine()))
+	}
+	if len(r.Unresolved) > 0 && r.ShowUnresolved {
 		fmt.Fprintf(&b, "<details><summary>Unresolved gotpl entries (%d, %s reading)</summary>\n\n", len(r.Unresolved), r.Resolution)
 		b.WriteString("| Unit | Field | Kind | Template |\n|---|---|---|---|\n")
 		for _, u := range r.Unresolved {
@@ -189,6 +195,13 @@ func (r *Report) command(rel string) string {
 		args = append(args, "-f", envelope.ShellQuote(f))
 	}
 	return r.Selection.Command("prune-audit", append(args, "--release", rel)...)
+}
+
+// unresolvedLine sums the unresolved entries up in one line, with how to
+// list them.
+func (r *Report) unresolvedLine() string {
+	return fmt.Sprintf("Unresolved gotpl entries: %d in %d units, %s reading; list them with --show-unresolved, or -o json or -o yaml.",
+		len(r.Unresolved), len(r.unresolvedByUnit()), r.Resolution)
 }
 
 type unresolvedGroup struct {

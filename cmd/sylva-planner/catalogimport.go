@@ -38,7 +38,7 @@ func catalogImportCommand() *cli.Command {
 			"Example: sylva-planner catalog import --sylva-core ../sylva-core --ref 1.3.10 --ref main",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "sylva-core", Usage: "a sylva-core git checkout or clone `DIR`", Required: true, EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},
+			&cli.StringFlag{Name: "sylva-core", Usage: "a sylva-core git checkout or clone `DIR` (required)", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},
 			&cli.StringSliceFlag{Name: "ref", Usage: "a tag or branch to read, as `REF` or REF=RELEASE (repeatable; default: every release tag and branch, and main)"},
 			&cli.StringFlag{Name: "update", Usage: "rewrite the imported blocks of this ReleaseCatalog `FILE`", TakesFile: true},
 			outputFlag(formatTable, formatJSON, formatYAML),
@@ -71,6 +71,11 @@ type importedRef struct {
 func catalogImport(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
+	}
+	if c.String("sylva-core") == "" {
+		// Checked here, not by urfave/cli's Required, which prints the
+		// whole help: a usage error is one line.
+		return usageError(c, errors.New("--sylva-core is required: give a sylva-core git checkout, for example --sylva-core ../sylva-core"), true)
 	}
 	e := envOf(c)
 	cat, err := loadCatalog(c)

@@ -24,7 +24,7 @@ func ciMatrixCommand() *cli.Command {
 			"target branch (.scenario_sylva-upgrade-from-1.3.x, with MGMT_INITIAL_REVISION) give each\n" +
 			"source its scenario name and initial revision (a branch or a tag such as 1.2.1); a source\n" +
 			"without one extends the default upgrade scenario with its release branch. Jobs are named\n" +
-			"like the checkout's deployment jobs (\"☁capo 🚀rke2 🎬sylva-upgrade-from-1.3.x 🐧ubuntu\", from\n" +
+			"like the checkout's deployment jobs (\"☁capo 🚀kadm 🎬sylva-upgrade-from-1.3.x 🐧ubuntu\", from\n" +
 			"--infra, --bootstrap and --os) and extend the infrastructure template, the scenario template\n" +
 			"and .wait-publish-jobs; --extends only applies without a checkout.\n\n" +
 			"Example: sylva-planner ci-matrix --target main --sylva-core . > migrations.gitlab-ci.yml",
@@ -34,7 +34,7 @@ func ciMatrixCommand() *cli.Command {
 			&cli.StringFlag{Name: "sylva-core", Usage: "a sylva-core git checkout `DIR` to read release branches from", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},
 			&cli.StringFlag{Name: "extends", Usage: "the CI job template each generated job extends, without --sylva-core", Value: ".sylva-upgrade-test"},
 			&cli.StringFlag{Name: "infra", Usage: "with --sylva-core: the infrastructure template the jobs extend (.`NAME`) and name", Value: "capo"},
-			&cli.StringFlag{Name: "bootstrap", Usage: "with --sylva-core: the bootstrap provider the jobs name (`NAME`: kadm, rke2, ck8s)", Value: "rke2"},
+			&cli.StringFlag{Name: "bootstrap", Usage: "with --sylva-core: the bootstrap provider the jobs name (`NAME`: kadm, rke2, ck8s); the default, kadm, is kubeadm, the bootstrap provider every command plans for by default", Value: "kadm"},
 			&cli.StringFlag{Name: "os", Usage: "with --sylva-core: the node OS the jobs name (`NAME`: ubuntu, suse)", Value: "ubuntu"},
 			outputFlag(formatGitLabCI, formatJSON, formatYAML, formatMarkdown),
 			asOfFlag(),

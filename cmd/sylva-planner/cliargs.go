@@ -67,7 +67,15 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		return append([]string{args[0]}, rest...), nil
 	}
 	valued := valueFlags(cmd.Flags)
-	var flags, positional []string
+	// The application's flags (--max-input-size) are accepted anywhere:
+	// one given after the command moves before it, where urfave/cli reads
+	// it.
+	global := valueFlags(app.Flags)
+	isGlobal := func(tok string) bool {
+		name, _, _ := strings.Cut(strings.TrimLeft(tok, "-"), "=")
+		return strings.HasPrefix(tok, "--") && global[name] && !isFlag(cmd.Flags, name)
+	}
+	var globals, flags, positional []string
 	tail := rest[i:]
 	for j := 0; j < len(tail); j++ {
 		tok := tail[j]
@@ -77,6 +85,14 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			j = len(tail)
 		case tok == "-" || !strings.HasPrefix(tok, "-"):
 			positional = append(positional, tok)
+		case isGlobal(tok) && strings.Contains(tok, "="):
+			globals = append(globals, tok)
+		case isGlobal(tok):
+			globals = append(globals, tok)
+			if j+1 < len(tail) {
+				globals = append(globals, tail[j+1])
+				j++
+			}
 		case strings.Contains(tok, "="):
 			flags = append(flags, tok)
 		default:
@@ -95,7 +111,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	if len(cmd.Subcommands) > 0 && len(positional) > 0 && positional[0] != "--" {
 		return nil, unknownCommand(path, positional[0], cmd.Subcommands)
 	}
-	out := append([]string{args[0]}, rest[:i]...)
+	out := append(append([]string{args[0]}, globals...), rest[:i]...)
 	out = append(out, flags...)
 	return append(out, positional...), nil
 }

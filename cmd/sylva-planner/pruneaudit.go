@@ -57,6 +57,7 @@ func pruneAuditCommand() *cli.Command {
 				Name: "values", Aliases: []string{"f"}, TakesFile: true,
 				Usage: "sylva-units values `FILE`; repeat to merge several, later files win; - for standard input",
 			},
+			&cli.BoolFlag{Name: "show-unresolved", Usage: "list each unresolved gotpl entry in the table and the Markdown (one line with their count otherwise; -o json and -o yaml always list them)"},
 			&cli.StringFlag{
 				Name: "release", EnvVars: []string{"SYLVA_PLANNER_RELEASE"},
 				Usage: "Sylva release to audit for, for example `1.7` (default: read from the values)",
@@ -135,7 +136,7 @@ func pruneAuditAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	report.Selection = selectionOf(c)
+	report.Selection, report.ShowUnresolved = selectionOf(c), c.Bool("show-unresolved")
 	if err := writeOutput(c, writers{formatTable: report.WriteTable, formatJSON: report.WriteJSON, formatYAML: report.WriteYAML, formatMarkdown: report.WriteMarkdown}); err != nil {
 		return err
 	}

@@ -6,6 +6,10 @@ import (
 	"os"
 	"path/filepath"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	inventorykube "gitlab.com/sylva-projects/sylva-planner/inventory/kube"
@@ -57,7 +61,33 @@ func (s *statusLive) Observation(ctx context.Context) (status.Observation, error
 	if err != nil {
 		return status.Observation{}, err
 	}
-	return r.Read(ctx, s.namespace)
+	obs, err := r.Read(ctx, s.namespace)
+	if err == nil && obs.ConfigMap == nil {
+		// Nothing found is a fresh install only on a Kubernetes API
+		// server: any other server answers 404 to everything.
+		err = checkAPIServer(ctx, cfg, ctxName)
+	}
+	return obs, err
+}
+
+// checkAPIServer refuses a server that is no Kubernetes API server (one
+// that answers 404 to everything, GET /version included), whose "not
+// found" would otherwise read as "no object". Other errors are left to the
+// reads that follow.
+func checkAPIServer(ctx context.Context, cfg *rest.Config, contextName string) error {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = cs.Discovery().RESTClient().Get().AbsPath("/version").DoRaw(ctx)
+	if apierrors.IsNotFound(err) {
+		where := cfg.Host
+		if contextName != "" {
+			where += " (context " + contextName + ")"
+		}
+		return fmt.Errorf("the server at %s is not a Kubernetes API server: GET /version answered 404 Not Found, so the resources it reads are not served; check --kubeconfig and --context", where)
+	}
+	return nil
 }
 
 func (s *statusLive) Input() string {
@@ -89,6 +119,9 @@ func (s *clusterFacts) Facts(ctx context.Context) (*inventory.Facts, error) {
 		return nil, err
 	}
 	s.contextName = ctxName
+	if err := checkAPIServer(ctx, cfg, ctxName); err != nil {
+		return nil, err
+	}
 	return inventorykube.Collect(ctx, cfg, inventorykube.Options{Context: ctxName})
 }
 

@@ -155,6 +155,9 @@ func liveFacts(ctx context.Context, e *env, o statusOptions, rules []inventory.R
 		return f, err
 	}
 	obs, err := r.Read(ctx, o.namespace)
+	if err == nil && obs.ConfigMap == nil {
+		err = checkAPIServer(ctx, cfg, ctxName)
+	}
 	if err != nil {
 		return f, err
 	}
