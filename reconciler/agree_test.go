@@ -16,7 +16,8 @@ import (
 // Kustomization and HelmRelease each suspended or not, Ready True, False,
 // Unknown or absent, for the current or an older generation, reconciling,
 // stalled; target annotations equal to the status or not; request and
-// tracking annotations equal to the request or not.
+// tracking annotations equal to the request value, to the token bound to
+// the status write (a status read from an API server) or neither.
 func genObservation(next func(n int) int) status.Observation {
 	pick := func(vals ...string) string { return vals[next(len(vals))] }
 	flag := func() bool { return next(2) == 1 }
@@ -34,6 +35,11 @@ func genObservation(next func(n int) int) status.Observation {
 		if next(3) > 0 {
 			b := flag()
 			cm.AdditionalReconciliationRequired = &b
+		}
+		if flag() {
+			// Read from an API server: a derived request is bound to
+			// this write (an empty resourceVersion is unknown).
+			cm.UID, cm.ResourceVersion = "cm-uid", pick("", "41", "42")
 		}
 		obs.ConfigMap = cm
 	}
@@ -102,10 +108,11 @@ func genObservation(next func(n int) int) status.Observation {
 	}
 	if next(8) > 0 {
 		hr := object("HelmRelease", status.DefaultHelmRelease)
-		// The request value the observation asks for, if any, so that the
-		// tracking annotations sometimes match it.
+		// The request value the observation asks for, if any, and the
+		// token passed on for it, so that the tracking annotations
+		// sometimes match either.
 		req, _ := status.RequestOf(obs)
-		value := func() string { return pick("", "other", req.Value, req.Value) }
+		value := func() string { return pick("", "other", req.Value, req.Token) }
 		for _, a := range []string{AnnotationHandledRequest, AnnotationOperatorHandled, AnnotationRequestedAt} {
 			if next(3) == 0 {
 				if v := value(); v != "" {
@@ -134,6 +141,9 @@ func checkAgreement(t *testing.T, obs status.Observation) {
 	case OutcomeTrigger:
 		if !rep.CanStartNow || rep.InProgress || !rep.PassPending {
 			fail("reconcile triggers but status says the pass cannot start, a release is in progress, or nothing is pending")
+		}
+		if req, _ := status.RequestOf(obs); d.Request != req.Token {
+			fail("reconcile passes on " + d.Request + ", not the token the readiness rule reads, " + req.Token)
 		}
 	case OutcomeWaiting:
 		if rep.CanStartNow {
@@ -215,4 +225,76 @@ func FuzzStatusAndReconcileAgree(f *testing.F) {
 		}
 		checkAgreement(t, genObservation(next))
 	})
+}
+
+// TestStatusAndReconcileAgreeOnABoundToken: a request derived from a
+// status read from an API server is passed on as a token bound to the
+// ConfigMap's write; status and reconcile read the HelmRelease through the
+// same token.
+func TestStatusAndReconcileAgreeOnABoundToken(t *testing.T) {
+	written := writtenAt("5d1c0b9e-uid", "4711")
+	v, _, err := RequestValue(observation(written).Observation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := Decide(observation(written)).Request
+	if token == v {
+		t.Fatalf("Decide().Request = %q, want a token other than the value", token)
+	}
+	lastHandled := func(s string) obsOption {
+		return func(in *Input) { in.Observation.HelmRelease.LastHandledReconcileAt = s }
+	}
+	tests := []struct {
+		name       string
+		in         Input
+		want       Outcome
+		pending    bool
+		inProgress bool
+	}{
+		{
+			name: "just triggered: handled, and in progress until helm-controller picks the token up",
+			in:   observation(written, hrAnnotation(AnnotationRequestedAt, token), hrAnnotation(AnnotationForceAt, token), hrAnnotation(AnnotationHandledRequest, v)),
+			want: OutcomeAlreadyHandled, inProgress: true,
+		},
+		{
+			name: "helm-controller handled the token: handled and done",
+			in: observation(written, hrAnnotation(AnnotationRequestedAt, token), hrAnnotation(AnnotationForceAt, token), hrAnnotation(AnnotationHandledRequest, v),
+				lastHandled(token)),
+			want: OutcomeAlreadyHandled,
+		},
+		{
+			name: "the value written in advance is not handled: pending, and it can start",
+			in: observation(written, hrAnnotation(AnnotationRequestedAt, v), hrAnnotation(AnnotationForceAt, v), hrAnnotation(AnnotationHandledRequest, v),
+				lastHandled(v)),
+			want: OutcomeTrigger, pending: true,
+		},
+		{
+			name: "the tracking annotation alone written in advance is not handled",
+			in:   observation(written, hrAnnotation(AnnotationHandledRequest, v)),
+			want: OutcomeTrigger, pending: true,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			checkAgreement(t, tt.in.Observation)
+			d := Decide(tt.in)
+			rep := status.Interpret(tt.in.Observation)
+			if d.Outcome != tt.want || d.Request != token {
+				t.Errorf("Decide() = %s (request %q), want outcome %s with %q", d, d.Request, tt.want, token)
+			}
+			if rep.PassPending != tt.pending || rep.InProgress != tt.inProgress {
+				t.Errorf("Interpret: pass pending %v, in progress %v; want %v, %v (%q)", rep.PassPending, rep.InProgress, tt.pending, tt.inProgress, rep.Summary)
+			}
+			summary := strings.Join(rep.Summary, " ")
+			if strings.Contains(summary, "has not handled") {
+				t.Errorf("Interpret summary %q says helm-controller has not handled the request", summary)
+			}
+			if tt.inProgress && !strings.Contains(summary, "has not picked it up yet") {
+				t.Errorf("Interpret summary %q, want the pass in progress, not picked up yet", summary)
+			}
+			if tt.want == OutcomeAlreadyHandled && !strings.Contains(d.Reason, AnnotationHandledRequest) {
+				t.Errorf("Decide().Reason = %q, want the pass passed on by the planner's annotation", d.Reason)
+			}
+		})
+	}
 }

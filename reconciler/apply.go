@@ -101,7 +101,6 @@ func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
 		return Snapshot{}, fmt.Errorf("read ConfigMap %s/%s: %w", ns, status.ConfigMapName, err)
 	default:
 		s.ConfigMapVersion = cm.ResourceVersion
-		s.Input.StatusWrite = statusWrite(string(cm.UID), cm.ResourceVersion)
 		decoded, err := status.FromConfigMap(cm)
 		if err != nil {
 			invalid = append(invalid, fmt.Sprintf("ConfigMap %s/%s: %v", ns, status.ConfigMapName, err))
@@ -190,8 +189,9 @@ type Result struct {
 // Apply reads the objects of t, decides, and when the decision is to
 // trigger, writes one merge patch of the HelmRelease guarded by the
 // resourceVersion it decided on (controller-runtime's merge patch with
-// optimistic lock), setting AnnotationRequestedAt, AnnotationForceAt and
-// AnnotationHandledRequest to the request value, then records an Event on
+// optimistic lock), setting AnnotationRequestedAt and AnnotationForceAt to
+// Decision.Request and AnnotationHandledRequest to the request value it
+// stands for (status.Request.Value), then records an Event on
 // it through the Recorder. A conflict (another writer changed the
 // HelmRelease in between) re-reads from the live reader and decides again,
 // so that of two racing planners only one passes a value on. When the
@@ -220,7 +220,7 @@ func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 			return res, nil
 		}
 		token, tracked := res.Decision.Request, res.Decision.Request
-		if r, err := status.RequestOf(snap.Input.Observation); err == nil && r.Value != "" {
+		if r, err := status.RequestOf(snap.Input.Observation); err == nil && r.Token == token {
 			tracked = r.Value
 		}
 		err = a.patch(ctx, snap.HelmRelease, token, tracked)

@@ -12,7 +12,8 @@ import (
 // Annotations read and written on the sylva-units HelmRelease.
 const (
 	// AnnotationRequestedAt asks helm-controller for a reconciliation; it is
-	// set to the request value.
+	// set to Decision.Request (the request value, or the token bound to the
+	// status write).
 	AnnotationRequestedAt = meta.ReconcileRequestAnnotation
 	// AnnotationForceAt, set to the same value as AnnotationRequestedAt,
 	// forces a Helm upgrade even when nothing changed.
@@ -39,13 +40,6 @@ type Input struct {
 	// Invalid says why an object could not be decoded (a malformed value in
 	// the status ConfigMap, typically); empty when everything decoded.
 	Invalid string
-	// StatusWrite identifies the write of the status ConfigMap that was
-	// read (its UID and resourceVersion, as Fetch sets it). When set, a
-	// request derived from the status is passed on as a token bound to
-	// that write, which nobody can know before the ConfigMap is written
-	// (see bind.go); empty (a file read offline) passes on the request
-	// value itself.
-	StatusWrite string
 }
 
 // Outcome is what Decide concluded.
@@ -91,9 +85,11 @@ const (
 type Decision struct {
 	Outcome Outcome `json:"outcome"`
 	// Request is the value passed on to the HelmRelease (requestedAt,
-	// forceAt): the request value, or for a request derived from the status
-	// read with Input.StatusWrite, the token bound to that write; empty
-	// when nothing is requested or the objects could not be read.
+	// forceAt), status.Request.Token: the request value, or for a request
+	// derived from a status whose write is known (its UID and
+	// resourceVersion, as read from an API server), the token bound to that
+	// write; empty when nothing is requested or the objects could not be
+	// read.
 	Request string        `json:"request,omitempty"`
 	Source  RequestSource `json:"source,omitempty"`
 	// Reason says why, in one sentence without final period.
@@ -133,10 +129,10 @@ func (d Decision) String() string {
 // Decide tells whether the sylva-units HelmRelease must be asked for a
 // reconciliation now. The pass asked for, and whether it was already passed
 // on, are status.RequestOf; whether it may start is status.Assess, the
-// readiness rule the status command applies too (docs/status.md). With
-// Input.StatusWrite, both read a request derived from the status through
-// the token bound to that write (bind.go). A suspended HelmRelease is its
-// own outcome. Decide is pure: same input, same decision.
+// readiness rule the status command applies too (docs/status.md), which
+// also binds a request derived from the status to the write of the status
+// ConfigMap. A suspended HelmRelease is its own outcome. Decide is pure:
+// same input, same decision.
 func Decide(in Input) Decision {
 	obs := in.Observation
 	ks, hr := obs.Kustomization, obs.HelmRelease
@@ -154,24 +150,14 @@ func Decide(in Input) Decision {
 	if err != nil {
 		return Decision{Outcome: OutcomeInvalid, Reason: err.Error()}
 	}
-	v := req.Value
-	if v == "" {
+	if req.Value == "" {
 		why := "the Kustomization carries no request annotation and the status ConfigMap does not set " + status.KeyAdditionalReconciliationRequired + ` to "true"`
 		if obs.ConfigMap == nil {
 			why = "the Kustomization carries no request annotation and there is no status ConfigMap yet"
 		}
 		return Decision{Outcome: OutcomeNothingRequested, Reason: why}
 	}
-	if req.Source == SourceStatus && in.StatusWrite != "" {
-		// Only what the planner passed on after this write of the status
-		// counts (bind.go).
-		token := boundRequest(v, in.StatusWrite)
-		obs = vouched(obs, v, token)
-		if req, err = status.RequestOf(obs); err != nil {
-			return Decision{Outcome: OutcomeInvalid, Reason: err.Error()}
-		}
-		v = token
-	}
+	v := req.Token
 	d := Decision{Request: v, Source: req.Source}
 
 	if req.Handled() {
@@ -195,8 +181,9 @@ func Decide(in Input) Decision {
 }
 
 // RequestValue returns the pending request value of obs and where it comes
-// from (status.RequestOf): the value the tracking annotation records,
-// before any binding to the status write (Decision.Request).
+// from (status.RequestOf): the value the tracking annotation records, not
+// the token bound to the status write that is passed on
+// (Decision.Request).
 func RequestValue(obs status.Observation) (string, RequestSource, error) {
 	r, err := status.RequestOf(obs)
 	if err != nil {

@@ -263,22 +263,37 @@ func TestRequestValue(t *testing.T) {
 	}
 }
 
+// writtenAt sets the UID and resourceVersion of the status ConfigMap, as
+// read from an API server.
+func writtenAt(uid, resourceVersion string) obsOption {
+	return func(in *Input) {
+		in.Observation.ConfigMap.UID, in.Observation.ConfigMap.ResourceVersion = uid, resourceVersion
+	}
+}
+
 // TestDecideBindsADerivedRequestToTheStatusWrite: a request derived from
 // the status, read from an API server, is passed on as a token bound to the
-// ConfigMap's write, which nobody could write on the HelmRelease before the
-// status asked for the pass.
+// ConfigMap's write (status.RequestOf), which nobody could write on the
+// HelmRelease before the status asked for the pass; the tracking
+// annotation keeps the request value.
 func TestDecideBindsADerivedRequestToTheStatusWrite(t *testing.T) {
 	v, _, err := RequestValue(observation().Observation)
 	if err != nil {
 		t.Fatal(err)
 	}
-	written := func(in *Input) { in.StatusWrite = "5d1c0b9e-uid/4711" }
+	written := writtenAt("5d1c0b9e-uid", "4711")
 	token := Decide(observation(written)).Request
 	if token == v || !strings.HasPrefix(token, DerivedRequestPrefix) || len(token) != len(v) {
 		t.Fatalf("Decide().Request = %q for derived value %q, want another value of the same form", token, v)
 	}
-	if other := Decide(observation(func(in *Input) { in.StatusWrite = "5d1c0b9e-uid/4712" })).Request; other == token {
+	if got, _, _ := RequestValue(observation(written).Observation); got != v {
+		t.Errorf("RequestValue() of the written status = %q, want the unbound value %q", got, v)
+	}
+	if other := Decide(observation(writtenAt("5d1c0b9e-uid", "4712"))).Request; other == token {
 		t.Errorf("a new write of the status gives the same token %q", token)
+	}
+	if got := Decide(observation(writtenAt("5d1c0b9e-uid", ""))).Request; got != v {
+		t.Errorf("Decide().Request = %q for a status whose resourceVersion is unknown, want the value %q", got, v)
 	}
 	tests := []struct {
 		name    string

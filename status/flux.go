@@ -152,14 +152,18 @@ func fieldError(err error) error {
 
 // FromConfigMap decodes a live sylva-units-status ConfigMap through Decode,
 // so that a ConfigMap read from the API server and one read from a file
-// give the same Status and the same errors. On a malformed value it
-// returns the error and no Status.
+// give the same Status and the same errors; its UID and resourceVersion
+// identify the write of the status (Status.ResourceVersion). On a
+// malformed value it returns the error and no Status.
 func FromConfigMap(cm *corev1.ConfigMap) (*Status, error) {
 	doc := map[string]any{
 		"apiVersion": "v1",
 		"kind":       "ConfigMap",
-		"metadata":   map[string]any{"name": cm.Name, "namespace": cm.Namespace},
-		"data":       cm.Data,
+		"metadata": map[string]any{
+			"name": cm.Name, "namespace": cm.Namespace,
+			"uid": string(cm.UID), "resourceVersion": cm.ResourceVersion,
+		},
+		"data": cm.Data,
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {

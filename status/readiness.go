@@ -47,14 +47,21 @@ const (
 
 // Request is the pass an Observation asks for.
 type Request struct {
-	// Value is the request value; empty when no pass is asked for.
-	Value  string
+	// Value is the request value, what the planner's tracking annotation
+	// records; empty when no pass is asked for.
+	Value string
+	// Token is what is passed on to the HelmRelease for Value (requestedAt,
+	// forceAt) and what helm-controller then records in
+	// status.lastHandledReconcileAt: for a request derived from a status
+	// whose write is known (Status.ResourceVersion), the token bound to
+	// that write (bind.go); else Value itself.
+	Token  string
 	Source RequestSource
-	// HandledBy names what shows, on the HelmRelease, that Value was
+	// HandledBy names what shows, on the HelmRelease, that the request was
 	// already passed on; empty when nothing does or the HelmRelease is
 	// absent.
 	HandledBy string
-	// PickedUp is true when helm-controller saw Value
+	// PickedUp is true when helm-controller saw Token
 	// (status.lastHandledReconcileAt equals it).
 	PickedUp bool
 }
@@ -69,16 +76,19 @@ func (r Request) Handled() bool { return r.HandledBy != "" }
 // DerivedRequestPrefix followed by the first 16 hex digits of the SHA-256 of
 // release-revision, values-checksum and sylva_release: the same status
 // always yields the same value, and the next pass, written by a new Helm
-// release revision, a new one. The request is handled when the
-// HelmRelease's planner or operator tracking annotation, its requestedAt
-// annotation or its status.lastHandledReconcileAt equals the value. The
-// error says the status asks for a pass without release-revision or
-// values-checksum to tell this request from the previous one.
+// release revision, a new one. A value from the annotation is passed on as
+// it is; a value derived from a status whose write is known is passed on as
+// a token bound to that write (bind.go). The request is handled when the
+// HelmRelease shows the token passed on: its planner or operator tracking
+// annotation, its requestedAt annotation or its
+// status.lastHandledReconcileAt, as vouched reads them. The error says the
+// status asks for a pass without release-revision or values-checksum to
+// tell this request from the previous one.
 func RequestOf(obs Observation) (Request, error) {
 	var r Request
 	if ks := obs.Kustomization; ks != nil {
 		if v := strings.TrimSpace(ks.Annotations[AnnotationReconciliationRequested]); v != "" {
-			r.Value, r.Source = v, SourceAnnotation
+			r.Value, r.Token, r.Source = v, v, SourceAnnotation
 		}
 	}
 	if cm := obs.ConfigMap; r.Value == "" && cm != nil && cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired {
@@ -92,20 +102,12 @@ func RequestOf(obs Observation) (Request, error) {
 		}
 		sum := sha256.Sum256([]byte(cm.ReleaseRevision + "\n" + cm.ValuesChecksum + "\n" + release))
 		r.Value, r.Source = DerivedRequestPrefix+hex.EncodeToString(sum[:])[:16], SourceStatus
-	}
-	if hr := obs.HelmRelease; r.Value != "" && hr != nil {
-		r.PickedUp = hr.LastHandledReconcileAt == r.Value
-		switch {
-		case hr.Annotations[AnnotationHandledRequest] == r.Value:
-			r.HandledBy = "planner annotation " + AnnotationHandledRequest
-		case hr.Annotations[AnnotationOperatorHandled] == r.Value:
-			r.HandledBy = "sylva-units-operator annotation " + AnnotationOperatorHandled
-		case hr.Annotations[AnnotationReconcileRequestedAt] == r.Value:
-			r.HandledBy = "annotation " + AnnotationReconcileRequestedAt
-		case r.PickedUp:
-			r.HandledBy = "status.lastHandledReconcileAt"
+		r.Token = r.Value
+		if w := cm.write(); w != "" {
+			r.Token = boundRequest(r.Value, w)
 		}
 	}
+	r.HandledBy, r.PickedUp = vouched(obs.HelmRelease, r.Value, r.Token)
 	return r, nil
 }
 
@@ -153,7 +155,11 @@ func Assess(obs Observation) Readiness {
 	r.Progress, r.ProgressWhy = progress(cm, ks, obs.FluxRead)
 	if req, err := RequestOf(obs); err == nil && req.Handled() && !req.PickedUp && r.Progress != ProgressInProgress {
 		r.Progress = ProgressInProgress
-		r.ProgressWhy = fmt.Sprintf("the requested pass %q was passed on to HelmRelease %s, which has not handled it yet", req.Value, hr.Name)
+		as := ""
+		if req.Token != req.Value {
+			as = fmt.Sprintf(" as %q", req.Token)
+		}
+		r.ProgressWhy = fmt.Sprintf("the requested pass %q was passed on to HelmRelease %s%s, which has not picked it up yet", req.Value, hr.Name, as)
 	}
 
 	if !obs.FluxRead {

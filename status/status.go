@@ -139,6 +139,14 @@ type Status struct {
 	FromAdditionalInfo []string `json:"fromAdditionalInfo,omitempty"`
 	// Unknown holds every other data key, as written.
 	Unknown map[string]string `json:"unknown,omitempty"`
+	// UID and ResourceVersion are the ConfigMap's metadata.uid and
+	// metadata.resourceVersion, which the API server assigns when the
+	// status is written (FromConfigMap; a file has them when kubectl
+	// printed them). They identify the write a request derived from the
+	// status is bound to (RequestOf); an empty ResourceVersion means the
+	// write is unknown. Not printed.
+	UID             string `json:"-"`
+	ResourceVersion string `json:"-"`
 }
 
 // ReleaseSource says where the installed release was read from.
@@ -394,14 +402,14 @@ func statusFromMap(obj map[string]any) (*Status, error) {
 			return nil, fmt.Errorf("ConfigMap metadata: want an object, got %s", kindOf(md))
 		}
 	}
-	if v := nested(obj, "metadata", "name"); v != nil {
-		if s.Name, ok = v.(string); !ok {
-			return nil, fmt.Errorf("ConfigMap metadata.name: want a string, got %s", kindOf(v))
-		}
-	}
-	if v := nested(obj, "metadata", "namespace"); v != nil {
-		if s.Namespace, ok = v.(string); !ok {
-			return nil, fmt.Errorf("ConfigMap metadata.namespace: want a string, got %s", kindOf(v))
+	for _, f := range []struct {
+		key string
+		to  *string
+	}{{"name", &s.Name}, {"namespace", &s.Namespace}, {"uid", &s.UID}, {"resourceVersion", &s.ResourceVersion}} {
+		if v := nested(obj, "metadata", f.key); v != nil {
+			if *f.to, ok = v.(string); !ok {
+				return nil, fmt.Errorf("ConfigMap metadata.%s: want a string, got %s", f.key, kindOf(v))
+			}
 		}
 	}
 	raw, present := obj["data"]

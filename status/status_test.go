@@ -88,6 +88,18 @@ func TestScenarios(t *testing.T) {
 			release: "1.7", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true, canStart: true,
 		},
 		{
+			name: "pass passed on as the token bound to the status write is in progress until picked up", dir: "bound-token-passed-on-not-picked-up-yet",
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressInProgress,
+		},
+		{
+			name: "pass passed on as the token bound to the status write and picked up is done", dir: "bound-token-picked-up-pass-done",
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, canStart: true,
+		},
+		{
+			name: "request value written in advance without the bound token is still pending", dir: "request-written-in-advance-is-not-handled",
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true, canStart: true,
+		},
+		{
 			name: "workload cluster ConfigMap alone gives the release from its chart version", dir: "workload-cluster-configmap-only",
 			release: "1.5", source: status.SourceChartVersion, progress: status.ProgressUnknown,
 			codes: []string{status.CodeFluxNotRead},
