@@ -179,8 +179,8 @@ func runEnv(ctx context.Context, e *env, args []string) (code int) {
 	if len(args) > 0 {
 		asKubectlPlugin(app, args[0])
 	}
-	if answers, ok := flagValueCompletion(app, args); ok {
-		fmt.Fprintln(stdout, strings.Join(answers, "\n"))
+	if words, cur, ok := completionRequest(args); ok {
+		writeCompletions(stdout, app, words, cur)
 		return exitOK
 	}
 	args, err := normalizeArgs(app, args)
@@ -252,8 +252,6 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError: usageError,
 	}
 	setUsageErrors(app.Commands)
-	setCompletion(app.Commands)
-	app.BashComplete = completeCommands
 	withConnectionFlags(app.Commands)
 	withOutputEnv(app.Commands)
 	withOneStdin(app.Commands)

@@ -57,6 +57,15 @@ func (e *enumValue[T]) Set(s string) error {
 
 func (e *enumValue[T]) String() string { return string(e.value) }
 
+// choices are the values e accepts, for completion.
+func (e *enumValue[T]) choices() []string {
+	out := make([]string, len(e.allowed))
+	for i, a := range e.allowed {
+		out[i] = string(a)
+	}
+	return out
+}
+
 // enumOf returns the value of an enumValue flag.
 func enumOf[T ~string](c *cli.Context, name string) T { return c.Generic(name).(*enumValue[T]).value }
 
