@@ -23,23 +23,23 @@ const FleetPlanKind = "FleetPlan"
 type Standing string
 
 const (
-	// StandingReady: the plan's verdict is ready and a pass may start now.
+	// StandingReady means the plan's verdict is ready and a pass may start now.
 	StandingReady Standing = "ready"
-	// StandingInProgress: a release or a requested pass is being applied;
+	// StandingInProgress means a release or a requested pass is being applied;
 	// wait for it.
 	StandingInProgress Standing = "in-progress"
-	// StandingHeld: every blocker of the plan waits on upstream or is
+	// StandingHeld means every blocker of the plan waits on upstream or is
 	// pinned.
 	StandingHeld Standing = "held"
-	// StandingBlocked: the plan has an actionable blocker, or a pass may
+	// StandingBlocked means the plan has an actionable blocker, or a pass may
 	// not start now (a suspended or not Ready HelmRelease, say).
 	StandingBlocked Standing = "blocked"
-	// StandingUnknown: the plan's verdict is unknown (a required check was
+	// StandingUnknown means the plan's verdict is unknown (a required check was
 	// not assessed) and the gate does not let it pass.
 	StandingUnknown Standing = "unknown"
-	// StandingDone: the release is on the target and no pass is pending.
+	// StandingDone means the release is on the target and no pass is pending.
 	StandingDone Standing = "done"
-	// StandingUnplanned: no plan could be computed (an unreadable status,
+	// StandingUnplanned means no plan could be computed (an unreadable status,
 	// a fresh install, a release the status does not name).
 	StandingUnplanned Standing = "unplanned"
 )
