@@ -229,6 +229,9 @@ func planFleetAction(c *cli.Context) error {
 	}
 	e := envOf(c)
 	opts := gateOptionsOf(c)
+	if opts.output != formatTable && opts.output != formatJSON && opts.output != formatYAML {
+		return usageError(c, fmt.Errorf("--output %s does not go with --all-namespaces: give table, json or yaml", opts.output), true)
+	}
 	if opts.to == "" {
 		return usageError(c, errors.New("--to is required with --all-namespaces, for example: plan --all-namespaces --to 1.6"), true)
 	}
