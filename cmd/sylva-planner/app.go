@@ -82,6 +82,10 @@ type env struct {
 	// args is the command line the run was given, which a budgeted
 	// command hands to its child.
 	args []string
+	// marks is true when the table may carry Unicode status marks (✔, ✘):
+	// standard output is a terminal and NO_COLOR is unset (see
+	// terminalMarks); plain ASCII words otherwise.
+	marks bool
 	// child runs the commands that declare the render budget (budgeted)
 	// in a child process; nil runs them in this process (the child itself,
 	// in-process tests).

@@ -61,6 +61,7 @@ func main() {
 	// render budget.
 	e := newEnv("", os.Stdout, os.Stderr, os.Getenv)
 	e.stdin = os.Stdin
+	e.marks = terminalMarks(os.Stdout, os.Getenv)
 	e.child = newChildRunner()
 	os.Exit(runEnv(ctx, e, os.Args))
 }

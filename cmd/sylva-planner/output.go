@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -42,7 +43,19 @@ func writeAs(c *cli.Context, f format, ws writers) error {
 	if !ok {
 		return withCode(exitError, fmt.Errorf("%s cannot write %s", c.Command.FullName(), f))
 	}
-	if err := write(envOf(c).stdout); err != nil {
+	out := envOf(c).stdout
+	if f == formatTable && !envOf(c).marks {
+		// The whole table, so that no mark is cut between two writes.
+		write = func(w io.Writer) error {
+			var buf strings.Builder
+			if err := ws[f](&buf); err != nil {
+				return err
+			}
+			_, err := io.WriteString(w, markWords.Replace(buf.String()))
+			return err
+		}
+	}
+	if err := write(out); err != nil {
 		return withCode(exitError, fmt.Errorf("write the result: %w", err))
 	}
 	return nil
@@ -119,3 +132,20 @@ func selectionOf(c *cli.Context) envelope.Selection {
 
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string { return envelope.ShellQuote(s) }
+
+// terminalMarks reports whether the table may carry Unicode status marks,
+// as a terminal shows them: out is a terminal, NO_COLOR
+// (https://no-color.org) is unset and TERM is not dumb. Like kubectl and
+// flux, the tool writes no colour at all; where the marks are off, they
+// are ASCII words, so that logs, pipes and files stay plain.
+func terminalMarks(out *os.File, getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	st, err := out.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// markWords are the ASCII words of the status marks, as wide as each
+// other so that columns stay aligned.
+var markWords = strings.NewReplacer("✔ ", "OK   ", "✘ ", "FAIL ")

@@ -77,7 +77,7 @@ func TestVerifyOnARealAPIServer(t *testing.T) {
 	// namespace prefix, and all of them must pass for the check to pass, so
 	// this test relies on being the only one creating Nodes in this package.
 	code, out := verify()
-	if code != exitBlocked || !strings.Contains(out, "✘ status") || !strings.Contains(out, "a pass is pending") {
+	if code != exitBlocked || !strings.Contains(out, "FAIL status") || !strings.Contains(out, "a pass is pending") {
 		t.Fatalf("verify with a pending pass: exit %d\n%s", code, out)
 	}
 	cm.Data["additional_reconciliation_required"] = "false"
@@ -88,7 +88,7 @@ func TestVerifyOnARealAPIServer(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("verify of the final state: exit %d\n%s", code, out)
 	}
-	for _, want := range []string{"✔ status", "✔ control-plane", "✔ workers", "✔ longhorn"} {
+	for _, want := range []string{"OK   status", "OK   control-plane", "OK   workers", "OK   longhorn"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("verify output lacks %q:\n%s", want, out)
 		}
