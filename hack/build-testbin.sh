@@ -3,7 +3,9 @@
 #
 #   kube-apiserver  built from k8s.io/kubernetes at $KUBERNETES_VERSION
 #   etcd            built from go.etcd.io/etcd/server/v3 at $ETCD_VERSION
-#   crds/           the Flux CRDs copied from the controllers' module zips
+#   crds/           the Flux CRDs copied from the controllers' module zips, and
+#                   the ServiceMonitor, PrometheusRule, Certificate and Issuer
+#                   CRDs from prometheus-operator's and cert-manager's
 #
 # Everything comes from the Go module proxy: the script generates throw-away
 # wrapper modules under .cache/testbin-src/ and builds them with the default
@@ -21,18 +23,22 @@ ETCD_VERSION=v3.7.3
 HELM_CONTROLLER_VERSION=v1.4.0
 KUSTOMIZE_CONTROLLER_VERSION=v1.9.6
 SOURCE_CONTROLLER_VERSION=v1.9.6
+# The CRDs of what config/prometheus creates: ServiceMonitor and
+# PrometheusRule, Certificate and Issuer.
+PROMETHEUS_OPERATOR_VERSION=v0.85.0
+CERT_MANAGER_VERSION=v1.21.2
 
 log_prefix=build-testbin
 # shellcheck source=hack/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 build_crds() {
-	local want="helm-controller@$HELM_CONTROLLER_VERSION kustomize-controller@$KUSTOMIZE_CONTROLLER_VERSION source-controller@$SOURCE_CONTROLLER_VERSION"
+	local want="helm-controller@$HELM_CONTROLLER_VERSION kustomize-controller@$KUSTOMIZE_CONTROLLER_VERSION source-controller@$SOURCE_CONTROLLER_VERSION prometheus-operator@$PROMETHEUS_OPERATOR_VERSION cert-manager@$CERT_MANAGER_VERSION"
 	if stamp_ok crds "$want" "$out/crds"; then
 		log "crds: up to date ($want)"
 		return
 	fi
-	log "crds: copying Flux CRDs ($want)"
+	log "crds: copying the CRDs ($want)"
 	local tmp=$out/crds.tmp m dir
 	rm -rf "$tmp"
 	mkdir -p "$tmp"
@@ -47,6 +53,10 @@ build_crds() {
 		fi
 		cp "$dir"/config/crd/bases/*.yaml "$tmp/"
 	done
+	dir=$(module_dir "github.com/prometheus-operator/prometheus-operator@$PROMETHEUS_OPERATOR_VERSION")
+	cp "$dir"/example/prometheus-operator-crd/monitoring.coreos.com_{servicemonitors,prometheusrules}.yaml "$tmp/"
+	dir=$(module_dir "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION")
+	cp "$dir"/deploy/crds/cert-manager.io_{certificates,issuers}.yaml "$tmp/"
 	chmod 0644 "$tmp"/*.yaml
 	rm -rf "$out/crds"
 	mv "$tmp" "$out/crds"
