@@ -201,8 +201,10 @@ func Interpret(obs Observation) Report {
 		r.add(CodeStaleReady, SeverityWarning, hr.Name, fmt.Sprintf("HelmRelease %s shows Ready=True for an older generation (generation %d, observed %d)", hr.Name, hr.Generation, readyGen(hr)))
 	}
 
-	// Progress and whether a pass can start: the readiness rule.
-	rd := Assess(obs)
+	// Progress and whether a pass can start: the readiness rule, on the
+	// request as RequestOf reads it (bound to the status write).
+	req, reqErr := RequestOf(obs)
+	rd := assess(obs, req, reqErr)
 	r.Progress, r.InProgress = rd.Progress, rd.InProgress()
 	progressWhy := rd.ProgressWhy
 	if r.Progress == ProgressUnknown && ks != nil {
@@ -214,7 +216,6 @@ func Interpret(obs Observation) Report {
 		r.PassRequest = ks.Annotations[AnnotationReconciliationRequested]
 	}
 	pending, pendingWhy := false, ""
-	req, reqErr := RequestOf(obs)
 	switch {
 	case reqErr != nil:
 		pending, pendingWhy = true, KeyAdditionalReconciliationRequired+` is "true" in the status`

@@ -150,10 +150,17 @@ const BlockerInProgress = "a release is being applied"
 // metadata.generation), neither Reconciling nor Stalled; and no release is
 // in progress.
 func Assess(obs Observation) Readiness {
+	req, err := RequestOf(obs)
+	return assess(obs, req, err)
+}
+
+// assess is Assess given RequestOf(obs), so that Interpret reads the
+// request once for both.
+func assess(obs Observation, req Request, reqErr error) Readiness {
 	cm, ks, hr := obs.ConfigMap, obs.Kustomization, obs.HelmRelease
 	var r Readiness
 	r.Progress, r.ProgressWhy = progress(cm, ks, obs.FluxRead)
-	if req, err := RequestOf(obs); err == nil && req.Handled() && !req.PickedUp && r.Progress != ProgressInProgress {
+	if reqErr == nil && req.Handled() && !req.PickedUp && r.Progress != ProgressInProgress {
 		r.Progress = ProgressInProgress
 		as := ""
 		if req.Token != req.Value {
