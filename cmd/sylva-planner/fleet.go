@@ -189,7 +189,7 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 		case errors.As(p.err, &ie) && ie.Field == "--to" && errors.Is(p.err, planner.ErrUnknownRelease):
 			return fmt.Errorf("--to %s: %w", in.To, p.err)
 		case p.err != nil:
-			row.TransitionError = p.err.Error()
+			row.TransitionError = releaseErrorText(p.err, row.Release)
 		default:
 			row.Transition = p.t
 		}
@@ -300,6 +300,9 @@ func planFleetAction(c *cli.Context) error {
 			// would be complete.
 			return withCode(exitError, err)
 		}
+		if err != nil {
+			err = errors.New(releaseErrorText(err, row.Release))
+		}
 		rows = append(rows, planner.FleetPlanRowOf(row, p, err, detail))
 		plans = append(plans, reconciler.NamespacedPlan{Namespace: row.Namespace, Plan: p})
 	}
@@ -346,6 +349,20 @@ func isReleaseError(err error) bool {
 	var ie *planner.InputError
 	var ne noReleaseError
 	return errors.As(err, &ie) || errors.As(err, &ne)
+}
+
+// releaseErrorText says why the release whose status names release
+// cannot be planned, in the words of a fleet row: the planner's errors
+// name --from, which the fleet reads from each status.
+func releaseErrorText(err error, release string) string {
+	var ie *planner.InputError
+	switch {
+	case errors.Is(err, planner.ErrDowngrade):
+		return fmt.Sprintf("the status names release %s, newer than the target: Sylva does not support downgrades", release)
+	case errors.As(err, &ie) && ie.Field == "--from":
+		return "the status names a release the catalog does not cover: " + strings.TrimPrefix(err.Error(), "--from: ")
+	}
+	return err.Error()
 }
 
 // noReleaseError is fixedStatus's refusal of a status that names no
