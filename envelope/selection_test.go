@@ -19,18 +19,34 @@ func TestSelectionCommand(t *testing.T) {
 		want    string
 	}{
 		{"the zero selection adds nothing", envelope.Selection{}, "status", nil, "sylva-planner status"},
-		{"status takes every selecting flag but the chart, the file as -f", full, "status", nil,
-			"sylva-planner status --kubeconfig kc.yaml --context 'kind mgmt' -n wc1 --catalog cat.yaml --to 1.6 -f cm.yaml"},
-		{"reconcile reads no file", full, "reconcile", nil,
-			"sylva-planner reconcile --kubeconfig kc.yaml --context 'kind mgmt' -n wc1 --catalog cat.yaml --to 1.6"},
-		{"plan names the file --status, and a --to in args is not repeated", full, "plan", []string{"--from", "1.4", "--to", "1.7"},
-			"sylva-planner plan --from 1.4 --to 1.7 --kubeconfig kc.yaml --context 'kind mgmt' -n wc1 --catalog cat.yaml --status cm.yaml"},
-		{"prune-audit takes the catalog and the chart only", full, "prune-audit", []string{"-f", "values.yaml"},
-			"sylva-planner prune-audit -f values.yaml --catalog cat.yaml --chart charts/sylva-units"},
-		{"drain-check takes the cluster only", full, "drain-check", nil,
-			"sylva-planner drain-check --kubeconfig kc.yaml --context 'kind mgmt'"},
-		{"the plugin's name", envelope.Selection{Program: "kubectl sylva-planner", Namespace: "it's"}, "status", nil,
-			`kubectl sylva-planner status -n 'it'\''s'`},
+		{
+			"status takes every selecting flag but the chart, the file as -f", full, "status", nil,
+			"sylva-planner status --kubeconfig kc.yaml --context 'kind mgmt' -n wc1 --catalog cat.yaml --to 1.6 -f cm.yaml",
+		},
+		{
+			"reconcile reads no file", full, "reconcile", nil,
+			"sylva-planner reconcile --kubeconfig kc.yaml --context 'kind mgmt' -n wc1 --catalog cat.yaml --to 1.6",
+		},
+		{
+			"plan names the file --status, and a --to in args is not repeated", full, "plan",
+			[]string{"--from", "1.4", "--to", "1.7"},
+			"sylva-planner plan --from 1.4 --to 1.7 --kubeconfig kc.yaml --context 'kind mgmt' -n wc1 --catalog cat.yaml --status cm.yaml",
+		},
+		{
+			"prune-audit takes the catalog and the chart only", full, "prune-audit",
+			[]string{"-f", "values.yaml"},
+			"sylva-planner prune-audit -f values.yaml --catalog cat.yaml --chart charts/sylva-units",
+		},
+		{
+			"drain-check takes the cluster only", full, "drain-check", nil,
+			"sylva-planner drain-check --kubeconfig kc.yaml --context 'kind mgmt'",
+		},
+		{
+			"the plugin's name",
+			envelope.Selection{Program: "kubectl sylva-planner", Namespace: "it's"},
+			"status", nil,
+			`kubectl sylva-planner status -n 'it'\''s'`,
+		},
 	} {
 		if got := tt.sel.Command(tt.command, tt.args...); got != tt.want {
 			t.Errorf("%s: Command(%q, %q) = %q, want %q", tt.name, tt.command, tt.args, got, tt.want)

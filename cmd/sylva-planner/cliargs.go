@@ -32,14 +32,6 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		return args, nil
 	}
 	rest := args[1:]
-	// A completion request keeps its flag last, where urfave/cli looks.
-	if rest[len(rest)-1] == completionFlag {
-		out, err := normalizeArgs(app, args[:len(args)-1])
-		if err != nil {
-			return append(slices.Clone(args[:len(args)-1]), completionFlag), nil //nolint:nilerr // complete what was typed
-		}
-		return append(out, completionFlag), nil
-	}
 	if rest[0] == "help" {
 		// `help`, `help plan`, `help values render`.
 		rest = append(slices.Clone(rest[1:]), "--help")

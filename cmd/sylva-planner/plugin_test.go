@@ -99,13 +99,12 @@ func TestTerminalMarksOnlyOnATerminal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	defer w.Close()
+	defer func() { _, _ = r.Close(), w.Close() }()
 	if terminalMarks(w, func(string) string { return "" }) {
 		t.Error("terminalMarks(pipe) = true, want false")
 	}
 	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
-		defer tty.Close()
+		defer func() { _ = tty.Close() }()
 		if !terminalMarks(tty, func(string) string { return "" }) {
 			t.Error("terminalMarks(/dev/tty) = false, want true")
 		}
