@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
@@ -87,7 +88,14 @@ func (s *fleetLive) Fleet(ctx context.Context) ([]status.FleetEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.ReadAll(ctx)
+	entries, err := r.ReadAll(ctx)
+	if apierrors.IsNotFound(err) {
+		// ConfigMaps are always served by a Kubernetes API server.
+		if e := checkAPIServer(ctx, cfg, ctxName); e != nil {
+			return nil, e
+		}
+	}
+	return entries, err
 }
 
 func (s *fleetLive) Input() string {
