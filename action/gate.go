@@ -167,14 +167,7 @@ func observedOf(f *inventory.Facts, rules []inventory.Rule) *planner.Observed {
 		Name: CheckInventory, Required: true, Status: planner.CheckAssessed,
 		Detail: fmt.Sprintf("files read: %d, objects: %d, components detected: %d", inv.Files, len(inv.Objects), len(obs.Components)),
 	}
-	switch {
-	case inv.Files == 0 || len(inv.Objects) == 0:
-		check.Status, check.Detail = planner.CheckNotAssessed, "no manifest found in "+strings.TrimPrefix(f.Source, manifestsIn)
-	case len(inv.Skipped) > 0:
-		check.Status = planner.CheckPartial
-		check.Detail += fmt.Sprintf("; %d files did not parse: %s", len(inv.Skipped), strings.Join(inv.Skipped, "; "))
-	}
-	obs.Checks = []planner.Check{check}
+	obs.Checks = []planner.Check{inv.Judge(check, strings.TrimPrefix(f.Source, manifestsIn))}
 	return obs
 }
 

@@ -2,6 +2,7 @@ package action
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 type suppressionsFile struct {
@@ -26,6 +28,11 @@ var decodeLine = regexp.MustCompile(`line [0-9]+`)
 // ParseSuppressions decodes a suppressions file (YAML, strict): rules of
 // code, subject glob, reason and an optional expiry date (YYYY-MM-DD).
 func ParseSuppressions(data []byte) ([]planner.Suppression, error) {
+	var dup *yamldoc.DuplicateKeyError
+	if errors.As(yamldoc.DuplicateKey(data), &dup) {
+		// Lines only: the file's content is not echoed.
+		return nil, fmt.Errorf("a key is given twice in the same map (lines %d and %d); give it once", dup.First, dup.Second)
+	}
 	var f suppressionsFile
 	if err := yaml.UnmarshalStrict(data, &f); err != nil {
 		// The decoder quotes what it could not place (an unknown field's
@@ -62,6 +69,9 @@ func ParseBaseline(data []byte) ([]planner.Finding, error) {
 	}
 	if err := json.Unmarshal(data, &prev); err != nil {
 		return nil, fmt.Errorf("not a JSON plan (sylva-planner plan -o json): %w", err)
+	}
+	if err := yamldoc.DuplicateKey(data); err != nil {
+		return nil, err
 	}
 	if prev.Kind != planner.Kind {
 		return nil, fmt.Errorf("kind %q, want %s (a report of sylva-planner plan -o json)", prev.Kind, planner.Kind)

@@ -229,6 +229,9 @@ func (f *Facts) join(part *Facts) {
 }
 
 func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {
+	if err := yamldoc.DuplicateKey(data); err != nil {
+		return err
+	}
 	for _, doc := range yamldoc.Split(data) {
 		var m map[string]any
 		if err := yaml.Unmarshal(doc, &m); err != nil {

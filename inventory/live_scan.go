@@ -42,15 +42,25 @@ func scan(fsys fs.FS, source string, workers int) (*Facts, error) {
 		Detail: fmt.Sprintf("%d files, %d objects: %d PodDisruptionBudgets, %d workloads, %d pods, %d nodes; statuses only where the manifests carry them",
 			inv.Files, len(inv.Objects), len(s.PDBs), len(s.Workloads), len(s.Pods), len(s.Nodes)),
 	}
+	f.Checks = []planner.Check{inv.Judge(check, source)}
+	return f, nil
+}
+
+// Judge returns check (assessed, its detail what was found) as the files
+// read from source allow: not assessed when no object was read (saying
+// why the files did not parse, when they did not), partial when some files
+// did not parse (naming them).
+func (inv *Inventory) Judge(check planner.Check, source string) planner.Check {
 	switch {
+	case len(inv.Objects) == 0 && len(inv.Skipped) > 0:
+		check.Status, check.Detail = planner.CheckNotAssessed, fmt.Sprintf("no manifest of %s parsed: %s", source, strings.Join(inv.Skipped, "; "))
 	case inv.Files == 0 || len(inv.Objects) == 0:
 		check.Status, check.Detail = planner.CheckNotAssessed, "no manifest found in "+source
 	case len(inv.Skipped) > 0:
 		check.Status = planner.CheckPartial
 		check.Detail += fmt.Sprintf("; %d files did not parse: %s", len(inv.Skipped), strings.Join(inv.Skipped, "; "))
 	}
-	f.Checks = []planner.Check{check}
-	return f, nil
+	return check
 }
 
 // addFile decodes a file's documents. Objects whose spec the checks do not
@@ -67,9 +77,13 @@ func (f *Facts) addFile(file string, data []byte) error {
 		// One conversion to JSON serves both the generic map (images,
 		// labels, Helm releases) and the typed drain model, which is
 		// decoded from the same bytes instead of re-encoding the map.
-		// The errors read as sigs.k8s.io/yaml.Unmarshal words them.
-		raw, err := yaml.YAMLToJSON(doc)
+		// The errors read as sigs.k8s.io/yaml.Unmarshal words them; a key
+		// given twice is refused (strict), named on one line.
+		raw, err := yaml.YAMLToJSONStrict(doc)
 		if err != nil {
+			if derr := yamldoc.DuplicateKey(doc); derr != nil {
+				return derr
+			}
 			return fmt.Errorf("error converting YAML to JSON: %w", err)
 		}
 		var m map[string]any

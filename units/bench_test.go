@@ -37,8 +37,11 @@ func generatedValues(n, t int) []byte {
 		if i%25 == 7 {
 			b.WriteString("    one_shot: true\n")
 		}
-		if i > 0 {
+		switch {
+		case i > 2:
 			fmt.Fprintf(&b, "    depends_on:\n      unit-%03d: true\n      unit-%03d: '{{ .Values.x }}'\n", i-1, i/2)
+		case i > 0:
+			fmt.Fprintf(&b, "    depends_on:\n      unit-%03d: true\n", i-1)
 		}
 		if i%3 == 0 {
 			b.WriteString("    enabled_conditions:\n      - '{{ .Values.cluster.enabled }}'\n")

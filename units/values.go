@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -290,6 +291,9 @@ func Merge(files ...File) (map[string]any, error) {
 		var doc any
 		if err := yaml.Unmarshal(f.Data, &doc); err != nil {
 			return nil, fmt.Errorf("values file %s is not valid YAML: %w", f.Name, cleanYAMLError(err))
+		}
+		if _, err := yaml.YAMLToJSONStrict(f.Data); err != nil {
+			return nil, fmt.Errorf("values file %s: %s", f.Name, duplicateKey(err))
 		}
 		switch m := doc.(type) {
 		case nil:
@@ -829,4 +833,17 @@ func cleanYAMLError(err error) error {
 		return err
 	}
 	return errors.New(msg)
+}
+
+// strictDuplicate finds, in the strict decoder's message, the key given
+// twice.
+var strictDuplicate = regexp.MustCompile(`line ([0-9]+): key "((?:[^"\\]|\\.)*)" already set in map`)
+
+// duplicateKey words the strict decoder's refusal of a key given twice on
+// one line, as yamldoc.DuplicateKey does for the other inputs.
+func duplicateKey(err error) string {
+	if m := strictDuplicate.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Sprintf("key %q is given twice in the same map (again on line %s); give it once", m[2], m[1])
+	}
+	return cleanYAMLError(err).Error()
 }

@@ -50,6 +50,9 @@ func (o *Objects) Len() int { return len(o.items) }
 // separated by `---`, each an object or a `kind: List` (or any `*List`) whose
 // items are objects. Every object needs apiVersion, kind and metadata.name.
 func ParseObjects(data []byte) ([]map[string]any, error) {
+	if err := yamldoc.DuplicateKey(data); err != nil {
+		return nil, err
+	}
 	var out []map[string]any
 	for i, doc := range yamldoc.Split(data) {
 		var m map[string]any
