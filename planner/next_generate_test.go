@@ -1,7 +1,10 @@
 package planner
 
 import (
+	"encoding/json"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
@@ -30,5 +33,26 @@ func TestGenerateCommandTakesThePlanFlagsValuesGenerateTakes(t *testing.T) {
 		if got := generateCommand(p, tt.rerun, tt.sel); got != tt.want {
 			t.Errorf("%s: generateCommand(%q) = %q, want %q", tt.name, tt.rerun, got, tt.want)
 		}
+	}
+}
+
+// A plan's JSON reads back into the same passes.
+func TestPassJSONRoundTrips(t *testing.T) {
+	paused := true
+	want := Pass{
+		Index: 1, Release: "1.6", Trigger: TriggerUpgrade, HopPass: 1, HopPasses: 2,
+		Values:         Values{SylvaRelease: "1.6", TransitionFromN2: true, K8sVersionShort: "1.32", MachineDeploymentsPaused: &paused, AdditionalReconciliationRequired: true},
+		ExpectedStatus: ExpectedStatus{SylvaRelease: "1.6", AdditionalReconciliationRequired: "true", TransitionFrom: "1.4", TransitionPass: "1"},
+	}
+	b, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got Pass
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("Unmarshal(%s): %v", b, err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Unmarshal(Marshal(pass)) (-want +got):\n%s", diff)
 	}
 }

@@ -92,6 +92,51 @@ func (ps Pass) MarshalJSON() ([]byte, error) {
 	})
 }
 
+// UnmarshalJSON reads a pass as MarshalJSON writes it.
+func (ps *Pass) UnmarshalJSON(data []byte) error {
+	var d passDocument
+	if err := json.Unmarshal(data, &d); err != nil {
+		return err
+	}
+	v := Values{SylvaRelease: d.Values.SylvaRelease, K8sVersionShort: d.Values.K8sVersionShort, LonghornVersion: d.Values.LonghornVersion}
+	var err error
+	if v.TransitionFromN2, err = parseBool("transition_from_n-2", d.Values.TransitionFromN2); err != nil {
+		return err
+	}
+	if v.AdditionalReconciliationRequired, err = parseBool("additional_reconciliation_required", d.Values.AdditionalReconciliationRequired); err != nil {
+		return err
+	}
+	if d.Values.MachineDeploymentsPaused != "" {
+		paused, err := parseBool("machine_deployments_paused", d.Values.MachineDeploymentsPaused)
+		if err != nil {
+			return err
+		}
+		v.MachineDeploymentsPaused = &paused
+	}
+	var st map[string]string
+	if err := yaml.Unmarshal([]byte(d.ExpectedStatus.Data.AdditionalInfo), &st); err != nil {
+		return fmt.Errorf("expectedStatus: data.additional-info: %w", err)
+	}
+	*ps = Pass{
+		Index: d.Index, Release: d.Release, Trigger: d.Trigger, HopPass: d.HopPass, HopPasses: d.HopPasses,
+		Values: v, ControlPlane: d.ControlPlane, Workers: d.Workers, Components: d.Components,
+		ExpectedStatus: ExpectedStatus{
+			SylvaRelease: st["sylva_release"], AdditionalReconciliationRequired: st["additional_reconciliation_required"],
+			TransitionFrom: st["transition_from"], TransitionPass: st["transition_pass"],
+		},
+		RequestsAnotherPass: d.RequestsAnotherPass,
+	}
+	return nil
+}
+
+func parseBool(name, s string) (bool, error) {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("values: %s: %q is not \"true\" or \"false\"", name, s)
+	}
+	return b, nil
+}
+
 // WriteJSON writes the plan as indented JSON.
 func (p *Plan) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, p) }
 
