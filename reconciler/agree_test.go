@@ -207,7 +207,7 @@ func TestStatusAndReconcileAgree(t *testing.T) {
 }
 
 // FuzzStatusAndReconcileAgree is TestStatusAndReconcileAgree driven by the
-// fuzzer's bytes (go test -fuzz FuzzStatusAndReconcileAgree ./flux).
+// fuzzer's bytes (go test -fuzz FuzzStatusAndReconcileAgree ./reconciler).
 func FuzzStatusAndReconcileAgree(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})

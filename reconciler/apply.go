@@ -205,7 +205,7 @@ type Result struct {
 // missing and invalid objects, is a Result.
 func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 	if a.Now == nil && !a.DryRun {
-		return Result{}, errors.New("flux.Applier: Now is required to write")
+		return Result{}, errors.New("reconciler.Applier: Now is required to write")
 	}
 	reader := a.Reader
 	var res Result

@@ -73,7 +73,7 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 		now = a.Now
 	}
 	if now == nil {
-		return Result{}, errors.New("flux.Drive: a clock (DriveOptions.Now or Applier.Now) is required")
+		return Result{}, errors.New("reconciler.Applier.Drive: a clock (DriveOptions.Now or Applier.Now) is required")
 	}
 	interval := o.Interval
 	if interval <= 0 {
