@@ -291,6 +291,25 @@ func (p *Plan) WriteTable(w io.Writer) error {
 		}
 		fmt.Fprintln(bw)
 	}
+	// The checks not fully assessed are what an unknown verdict (and the
+	// Next line's "see checks") points at.
+	var open []Check
+	for _, c := range p.Checks {
+		if c.Status != CheckAssessed {
+			open = append(open, c)
+		}
+	}
+	if len(open) > 0 {
+		fmt.Fprintln(bw, "Checks not fully assessed:")
+		for _, c := range open {
+			req := ""
+			if c.Required {
+				req = ", required"
+			}
+			fmt.Fprintf(bw, "  %s (%s%s): %s\n", c.Name, c.Status, req, c.Detail)
+		}
+		fmt.Fprintln(bw)
+	}
 	fmt.Fprintf(bw, "Verdict: %s (score %d)\n", strings.ToUpper(string(p.Verdict)), p.Score)
 	if g := p.gateLine(); g != "" {
 		fmt.Fprintln(bw, g)
