@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
@@ -242,7 +243,7 @@ func (f Fleet) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, head+"\tNEXT")
 	for _, r := range f.Releases {
-		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.Namespace, orDash(r.Release), orDash(r.ChartVersion), r.State, readyCell(r))
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.Namespace, cell.OrDash(r.Release), cell.OrDash(r.ChartVersion), r.State, readyCell(r))
 		if f.Target != "" {
 			line += "\t" + r.transitionCell()
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -127,7 +128,7 @@ func (r Report) WriteTable(w io.Writer) error {
 		tw = tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  KEY\tVALUE")
 		for _, kv := range cm.rows() {
-			fmt.Fprintf(tw, "  %s\t%s\n", kv[0], oneLine(kv[1]))
+			fmt.Fprintf(tw, "  %s\t%s\n", kv[0], escapedLine(kv[1]))
 		}
 		_ = tw.Flush()
 	}
@@ -140,7 +141,7 @@ func (r Report) WriteTable(w io.Writer) error {
 				continue
 			}
 			fmt.Fprintf(tw, "%s/%s\t%d/%d\t%s\t%s\t%s\n", f.Kind, f.Name, f.ObservedGeneration, f.Generation,
-				readyText(f), yesNo(f.Suspended), orDash(f.LastHandledReconcileAt))
+				readyText(f), yesNo(f.Suspended), cell.OrDash(f.LastHandledReconcileAt))
 		}
 		_ = tw.Flush()
 		if ks := r.Kustomization; ks != nil {
@@ -252,7 +253,9 @@ func qualified(ns, name string) string {
 	return ns + "/" + name
 }
 
-func oneLine(s string) string {
+// escapedLine shows a multi-line value on one line: its line breaks
+// written as \n (a final one dropped), cut to 120 runes.
+func escapedLine(s string) string {
 	s = strings.TrimRight(s, "\n")
 	s = strings.ReplaceAll(s, "\n", `\n`)
 	return truncate(s, 120)
@@ -263,13 +266,6 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // errWriter keeps the first write error so that the table code stays linear.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
@@ -26,7 +27,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintf(&b, "Prune audit, release unknown (catalog %s)\n", r.Metadata.CatalogVersion)
 	} else {
 		fmt.Fprintf(&b, "Prune audit for Sylva %s (supported upgrade sources: %s; catalog %s)\n",
-			r.Release, orDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion)
+			r.Release, cell.OrDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "Note: %s\n", n)
@@ -42,8 +43,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 			if u.State == StateUntracked {
 				meta = u.SuggestedMetadata
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.State, u.Name, orDash(meta), orDash(u.PrunableIn),
-				orDash(strings.Join(u.markedDependents(), ",")), u.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.State, u.Name, cell.OrDash(meta), cell.OrDash(u.PrunableIn),
+				cell.OrDash(strings.Join(u.markedDependents(), ",")), u.Reason)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -60,7 +61,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "UNIT\tFIELDS")
 		for _, g := range groups {
-			fmt.Fprintf(tw, "%s\t%s\n", orDash(g.unit), strings.Join(g.fields, ", "))
+			fmt.Fprintf(tw, "%s\t%s\n", cell.OrDash(g.unit), strings.Join(g.fields, ", "))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -83,7 +84,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "### Prune audit: Sylva %s\n\n", r.Release)
 		fmt.Fprintf(&b, "Supported upgrade sources of %s: %s. Catalog %s, sylva-planner %s.\n",
-			r.Release, orDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion, r.Metadata.ToolVersion)
+			r.Release, cell.OrDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion, r.Metadata.ToolVersion)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "\n> **Note:** %s\n", mdEscape(n))
@@ -217,7 +218,7 @@ func (r *Report) unresolvedByUnit() []unresolvedGroup {
 		if len(out) == 0 || out[len(out)-1].unit != u.Unit {
 			out = append(out, unresolvedGroup{unit: u.Unit})
 		}
-		f := oneLine(u.Field, 80)
+		f := cutLine(u.Field, 80)
 		if u.Kind != UnresolvedCondition {
 			f += " (" + string(u.Kind) + ")"
 		}
@@ -239,10 +240,10 @@ func (u AuditedUnit) markedDependents() []string {
 	return out
 }
 
-// oneLine folds whitespace and cuts s to at most n runes, marking a cut
-// with "…".
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+// cutLine folds s onto one line (cell.OneLine) and cuts it to at most n
+// runes, marking a cut with "…".
+func cutLine(s string, n int) string {
+	s = cell.OneLine(s)
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
@@ -276,11 +277,4 @@ func splitRelease(s string) [2]int {
 
 func mdEscape(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }

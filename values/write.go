@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
@@ -47,7 +48,7 @@ func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEVERITY\tCODE\tSUBJECT\tMESSAGE")
 	for _, f := range r.Findings {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Severity, f.Code, f.Subject, oneLine(f.Message))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Severity, f.Code, f.Subject, cell.OneLine(f.Message))
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -63,8 +64,6 @@ func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // WriteYAML writes rendered values as YAML (keys sorted).
 func WriteYAML(w io.Writer, vals map[string]any) error {
