@@ -113,7 +113,7 @@ func checkNames(p *planner.Plan) []string {
 func TestPlanFromFlagsReadsOnlyTheCatalog(t *testing.T) {
 	cat := defaultCatalog(t)
 	st := &fakeStatus{yaml: status14}
-	p, err := action.Plan(context.Background(), action.PlanRequest{Catalog: cat, CatalogInput: "catalog embedded", From: "1.4", To: "1.6", AsOf: asOf, Status: st})
+	p, err := action.PlanRequest{Catalog: cat, CatalogInput: "catalog embedded", From: "1.4", To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestPlanFromFlagsReadsOnlyTheCatalog(t *testing.T) {
 
 func TestPlanReadsTheInstalledReleaseFromTheStatusOnce(t *testing.T) {
 	st := &fakeStatus{yaml: status14}
-	p, err := action.Plan(context.Background(), action.PlanRequest{Catalog: defaultCatalog(t), To: "1.6", AsOf: asOf, Status: st})
+	p, err := action.PlanRequest{Catalog: defaultCatalog(t), To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestPlanRefusesWhatItCannotReadWithTheFlagToFix(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Catalog, tt.req.AsOf = cat, asOf
-			_, err := action.Plan(context.Background(), tt.req)
+			_, err := tt.req.Run(context.Background())
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Plan() error = %v, want one containing %q", err, tt.want)
 			}
@@ -169,10 +169,10 @@ func TestPlanRefusesWhatItCannotReadWithTheFlagToFix(t *testing.T) {
 
 func TestPlanWalksTheInventoryOnceAndJudgesItsAPIsPerPass(t *testing.T) {
 	fsys := &countingFS{MapFS: manifestFS, opens: map[string]int{}}
-	p, err := action.Plan(context.Background(), action.PlanRequest{
+	p, err := action.PlanRequest{
 		Catalog: defaultCatalog(t), CatalogInput: "catalog embedded", From: "1.4", To: "1.6", AsOf: asOf,
 		Inventory: action.Manifests{FS: fsys, Dir: "inv", Flag: "--inventory"},
-	})
+	}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestPlanOnceEqualsPlanningTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	cluster := &fakeFacts{facts: facts}
-	once, err := action.Plan(context.Background(), action.PlanRequest{Catalog: cat, From: "1.4", To: "1.6", AsOf: asOf, Cluster: cluster})
+	once, err := action.PlanRequest{Catalog: cat, From: "1.4", To: "1.6", AsOf: asOf, Cluster: cluster}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,10 +259,10 @@ func TestPlanOnceEqualsPlanningTwice(t *testing.T) {
 
 func TestPlanTwiceGivesTheSameBytes(t *testing.T) {
 	render := func() []byte {
-		p, err := action.Plan(context.Background(), action.PlanRequest{
+		p, err := action.PlanRequest{
 			Catalog: defaultCatalog(t), CatalogInput: "catalog embedded", To: "1.6", AsOf: asOf,
 			Status: &fakeStatus{yaml: status14}, Inventory: action.Manifests{FS: manifestFS, Dir: "inv", Flag: "--inventory"},
-		})
+		}.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +283,7 @@ func TestDrainCheckRewordsRemovedAPIsForOneTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &fakeFacts{facts: facts}
-	rep, err := action.DrainCheck(context.Background(), action.DrainRequest{Facts: src, Kubernetes: skew.MustParse("1.32.4")})
+	rep, err := action.DrainRequest{Facts: src, Kubernetes: skew.MustParse("1.32.4")}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -20,8 +21,8 @@ type DrainRequest struct {
 	Kubernetes skew.Version
 }
 
-// DrainCheck reads the facts once and judges whether the nodes drain.
-func DrainCheck(ctx context.Context, r DrainRequest) (availability.Report, error) {
+// Run reads the facts once and judges whether the nodes drain.
+func (r DrainRequest) Run(ctx context.Context) (availability.Report, error) {
 	facts, err := r.Facts.Facts(ctx)
 	if err != nil {
 		return availability.Report{}, err
@@ -45,4 +46,18 @@ func DrainCheck(ctx context.Context, r DrainRequest) (availability.Report, error
 		}
 	}
 	return availability.NewReport(facts.Source, checks, items), nil
+}
+
+// DrainOutcome is the outcome of a drain check: a blocked or held verdict
+// fails (a node that does not drain is acted on either way), and so does
+// unknown unless allowIncomplete.
+func DrainOutcome(rep availability.Report, allowIncomplete bool) Outcome {
+	switch rep.Verdict {
+	case planner.VerdictBlocked, planner.VerdictHeld:
+		return OutcomeFail
+	case planner.VerdictUnknown:
+		return failIf(!allowIncomplete)
+	case planner.VerdictReady:
+	}
+	return OutcomePass
 }

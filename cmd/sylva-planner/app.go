@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
@@ -55,6 +56,10 @@ func (e *codeError) ExitCode() int { return e.code }
 // withCode returns an error that makes run exit with code; a nil err exits
 // silently.
 func withCode(code int, err error) error { return &codeError{code: code, err: err} }
+
+// outcomeExit is the exit of every command that computed its result: the
+// exit code of the outcome (action.Outcome.ExitCode), silently.
+func outcomeExit(o action.Outcome) error { return withCode(o.ExitCode(), nil) }
 
 // env carries what the commands may read of the process environment, so
 // tests run them in-process.

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -108,7 +109,7 @@ func catalogList(c *cli.Context) error {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "RELEASE\tMANAGEMENT K8S\tWORKLOAD K8S\tCOMPONENTS\tUPGRADE FROM")
 		for _, r := range cat.Releases {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Release, r.Kubernetes.Management.Short(), minorSpan(r), componentList(r.Components), orDash(versionList(r.UpgradeFrom)))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Release, r.Kubernetes.Management.Short(), minorSpan(r), componentList(r.Components), cell.OrDash(versionList(r.UpgradeFrom)))
 		}
 		return tw.Flush()
 	}
@@ -173,7 +174,7 @@ func writeRelease(w io.Writer, cat *catalog.Catalog, r *catalog.Release) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Management cluster Kubernetes: %s\n", r.Kubernetes.Management.Short())
-	fmt.Fprintf(w, "Supported upgrade sources:     %s\n\n", orDash(versionList(r.UpgradeFrom)))
+	fmt.Fprintf(w, "Supported upgrade sources:     %s\n\n", cell.OrDash(versionList(r.UpgradeFrom)))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KUBERNETES\tKUBEADM\tRKE2")
 	for _, k := range r.Kubernetes.Versions {
@@ -202,7 +203,7 @@ func writeRelease(w io.Writer, cat *catalog.Catalog, r *catalog.Release) error {
 	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "UNIT\tVERSION\tCHART\tSOURCE")
 	for _, u := range r.Units {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Unit, u.Version, orDash(u.Chart), u.Source)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Unit, u.Version, cell.OrDash(u.Chart), u.Source)
 	}
 	return tw.Flush()
 }
@@ -232,7 +233,7 @@ func componentList(cs []catalog.ReleaseComponent) string {
 	for i, c := range cs {
 		parts[i] = c.Name + " " + c.Version.String()
 	}
-	return orDash(strings.Join(parts, ", "))
+	return cell.OrDash(strings.Join(parts, ", "))
 }
 
 func versionList(vs []skew.Version) string {
@@ -241,13 +242,6 @@ func versionList(vs []skew.Version) string {
 		parts[i] = v.String()
 	}
 	return strings.Join(parts, ", ")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func versionCommand() *cli.Command {

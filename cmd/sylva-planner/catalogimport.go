@@ -13,6 +13,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/catalog/importer"
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/ci"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
@@ -205,7 +206,7 @@ func writeImportTable(w io.Writer, results []*importer.Result) error {
 		for _, c := range r.Components {
 			comps = append(comps, c.Name+" "+c.Version.String())
 		}
-		fmt.Fprintf(bw, "  judged components: %s\n", orDash(strings.Join(comps, ", ")))
+		fmt.Fprintf(bw, "  judged components: %s\n", cell.OrDash(strings.Join(comps, ", ")))
 		for _, u := range r.Units {
 			chart := u.Chart
 			if chart == "" {
@@ -214,7 +215,7 @@ func writeImportTable(w io.Writer, results []*importer.Result) error {
 			fmt.Fprintf(bw, "  unit %-26s %-20s %s\n", u.Unit, u.Version, chart)
 		}
 		for _, n := range r.Notes {
-			fmt.Fprintf(bw, "  note: %s: %s\n", n.Source, strings.Join(strings.Fields(n.Text), " "))
+			fmt.Fprintf(bw, "  note: %s: %s\n", n.Source, cell.OneLine(n.Text))
 		}
 	}
 	return bw.Flush()

@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -134,8 +135,7 @@ func controllerGate(c *cli.Context) (func(planner.Progress) *planner.Plan, error
 	if to == "" {
 		return nil, nil
 	}
-	target, err := skew.Parse(to)
-	if err != nil {
+	if _, err := skew.Parse(to); err != nil {
 		return nil, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
 	}
 	cat, err := loadCatalog(c)
@@ -143,7 +143,8 @@ func controllerGate(c *cli.Context) (func(planner.Progress) *planner.Plan, error
 		return nil, err
 	}
 	return func(pr planner.Progress) *planner.Plan {
-		p, err := planner.Compute(planner.Input{Catalog: cat, To: target, Progress: &pr, AsOf: time.Now().UTC(), ToolVersion: version, FromSource: string(status.SourceSylvaRelease)})
+		// The plan the plan command makes from the same status.
+		p, err := action.PlanRequest{Catalog: cat, To: to, Progress: &pr, AsOf: time.Now().UTC(), ToolVersion: version}.Run(c.Context)
 		if err != nil {
 			return nil
 		}

@@ -10,7 +10,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
@@ -72,7 +71,7 @@ func drainCheckAction(c *cli.Context) error {
 		}
 		req.Facts = m
 	}
-	rep, err := action.DrainCheck(c.Context, req)
+	rep, err := req.Run(c.Context)
 	if errors.Is(err, kube.ErrNoCluster) {
 		// drain-check also reads manifests: say so.
 		err = fmt.Errorf("%w; or give --inventory DIR to check manifests", err)
@@ -93,13 +92,7 @@ func drainCheckAction(c *cli.Context) error {
 	if err := writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}
-	switch {
-	case rep.Verdict == planner.VerdictBlocked || rep.Verdict == planner.VerdictHeld:
-		return withCode(exitBlocked, nil)
-	case rep.Verdict == planner.VerdictUnknown && !c.Bool("allow-incomplete"):
-		return withCode(exitBlocked, nil)
-	}
-	return nil
+	return outcomeExit(action.DrainOutcome(rep, c.Bool("allow-incomplete")))
 }
 
 // inspectSameCluster has the kubectl commands of items (inspect, and the

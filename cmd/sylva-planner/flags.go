@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/action"
 )
 
 // format is an output format chosen with -o.
@@ -131,25 +133,26 @@ func addBefore(cmd *cli.Command, check cli.BeforeFunc) {
 	}
 }
 
-// failOn is the --fail-on threshold.
-type failOn string
-
-const (
-	failOnBlocker failOn = "blocker"
-	failOnWarning failOn = "warning"
-	failOnNever   failOn = "never"
-)
-
-func failOnFlag() *cli.GenericFlag {
+// failOnFlag is --fail-on with the thresholds a command accepts, the
+// first its default; every command reads it with failOnOf and maps the
+// outcome of its result to the exit code with outcomeExit.
+func failOnFlag(usage, envVar string, allowed ...action.FailOn) *cli.GenericFlag {
 	return &cli.GenericFlag{
 		Name:    "fail-on",
-		Usage:   "lowest finding severity that makes the exit code non-zero: blocker, warning, never",
-		Value:   &enumValue[failOn]{what: "--fail-on value", allowed: []failOn{failOnBlocker, failOnWarning, failOnNever}, value: failOnBlocker},
-		EnvVars: []string{"SYLVA_PLANNER_FAIL_ON"},
+		Usage:   usage,
+		Value:   &enumValue[action.FailOn]{what: "--fail-on value", allowed: allowed, value: allowed[0]},
+		EnvVars: []string{envVar},
 	}
 }
 
-func failOnOf(c *cli.Context) failOn { return enumOf[failOn](c, "fail-on") }
+// severityFailOnFlag is --fail-on of the commands whose findings have a
+// severity.
+func severityFailOnFlag() *cli.GenericFlag {
+	return failOnFlag("lowest finding severity that makes the exit code non-zero: blocker, warning, never", "SYLVA_PLANNER_FAIL_ON",
+		action.FailOnBlocker, action.FailOnWarning, action.FailOnNever)
+}
+
+func failOnOf(c *cli.Context) action.FailOn { return enumOf[action.FailOn](c, "fail-on") }
 
 func asOfFlag() *cli.StringFlag {
 	return &cli.StringFlag{

@@ -298,7 +298,7 @@ func planFleetAction(c *cli.Context) error {
 		r.Status = fixedStatus{obs: row.Report().ConfigMap, input: fs.Input(), ns: row.Namespace, rep: row.Report()}
 		r.Rerun = namespaceRerun(rerun, row.Namespace)
 		r.Selection = nsSel
-		p, err := action.Plan(c.Context, r)
+		p, err := r.Run(c.Context)
 		var ie *planner.InputError
 		if errors.As(err, &ie) && ie.Field == "--to" && errors.Is(err, planner.ErrUnknownRelease) {
 			return withCode(exitError, err)
@@ -328,26 +328,22 @@ func planFleetAction(c *cli.Context) error {
 			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
 		}
 	}
-	return withCode(fleetExitCode(fp), nil)
+	return outcomeExit(fleetOutcome(fp))
 }
 
-// fleetExitCode is the exit code of plan -A: as plan's for the worst gate
-// outcome of the plans (fail, then held), and 3 (the gate could not
-// evaluate) when a release that has a status could not be planned.
-func fleetExitCode(fp planner.FleetPlan) int {
-	switch fp.Outcome() {
-	case planner.GateFail:
-		return exitBlocked
-	case planner.GateHeld:
-		return exitHeld
-	case planner.GatePass:
+// fleetOutcome is the outcome of plan -A: the worst gate outcome of the
+// plans (fail, then held), and unevaluated when a release that has a
+// status could not be planned.
+func fleetOutcome(fp planner.FleetPlan) action.Outcome {
+	if o := fp.Outcome(); o != planner.GatePass {
+		return action.Outcome(o)
 	}
 	for _, r := range fp.Releases {
 		if r.Standing == planner.StandingUnplanned && r.State != status.StateNotInstalled && r.State != status.StateInstalling {
-			return exitGateFail
+			return action.OutcomeUnevaluated
 		}
 	}
-	return exitOK
+	return action.OutcomePass
 }
 
 // isReleaseError reports whether err is about one release's status (no

@@ -90,7 +90,7 @@ func gateFlags() []cli.Flag {
 		liveFlag("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
 		kubeconfigFlag(),
 		namespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace),
-		failOnFlag(),
+		severityFailOnFlag(),
 		&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}},
 		&cli.StringFlag{Name: "baseline", Usage: "a previous JSON report (`FILE`): findings it already had do not fail the gate again", EnvVars: []string{"SYLVA_PLANNER_BASELINE"}, TakesFile: true},
 		&cli.StringFlag{Name: "suppressions", Usage: "a YAML `FILE` of suppression rules (code, subject glob, reason, expires)", EnvVars: []string{"SYLVA_PLANNER_SUPPRESSIONS"}, TakesFile: true},
@@ -105,7 +105,7 @@ type gateOptions struct {
 	baseline, suppressions      string
 	metricsFile                 string
 	output                      format
-	failOn                      failOn
+	failOn                      action.FailOn
 	allowIncomplete             bool
 }
 
@@ -146,7 +146,7 @@ func gateAction(c *cli.Context, report bool) error {
 	req.AsOf = asOf
 	req.Gate = planner.GateOptions{FailOn: planner.FailOn(opts.failOn), AllowIncomplete: opts.allowIncomplete}
 	req.Rerun, req.Selection = rerunCommand(c), selectionOf(c)
-	p, err := action.Plan(c.Context, req)
+	p, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -164,10 +164,10 @@ func gateAction(c *cli.Context, report bool) error {
 			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
 		}
 	}
-	return withCode(gateExitCode(p.Gate), nil)
+	return outcomeExit(action.Outcome(p.Gate.Outcome))
 }
 
-// planRequest turns the flags into the request of action.Plan: the sources
+// planRequest turns the flags into the request of action.PlanRequest.Run: the sources
 // they name, and the suppressions and baseline files read. Errors name the
 // flag.
 func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions) (action.PlanRequest, error) {
@@ -230,19 +230,6 @@ func planWriters(p *planner.Plan, report bool) writers {
 		return writers{formatMarkdown: p.WriteReportMarkdown, formatHTML: p.WriteReportHTML, formatJSON: p.WriteJSON, formatYAML: p.WriteYAML}
 	}
 	return writers{formatTable: p.WriteTable, formatJSON: p.WriteJSON, formatYAML: p.WriteYAML, formatMarkdown: p.WriteMarkdown}
-}
-
-// gateExitCode is the exit code of docs/cli.md for the gate's decision,
-// which every output shows: pass → 0, fail → 2, held → 4.
-func gateExitCode(g planner.Gate) int {
-	switch g.Outcome {
-	case planner.GateFail:
-		return exitBlocked
-	case planner.GateHeld:
-		return exitHeld
-	case planner.GatePass:
-	}
-	return exitOK
 }
 
 // catalogInput names the catalog in a plan's header: "catalog embedded",

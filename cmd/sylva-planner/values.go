@@ -20,6 +20,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
@@ -115,7 +116,7 @@ func valuesCommand() *cli.Command {
 					"         sylva-planner values check --chart charts/sylva-units -f charts/sylva-units/management.values.yaml \\\n" +
 					"           --overlay helpers.yaml --from 1.2 --to 1.4 --skip-schema-validation",
 				ArgsUsage: " ",
-				Flags: append(append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON, formatYAML), failOnFlag(),
+				Flags: append(append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON, formatYAML), severityFailOnFlag(),
 					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},
 					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)"},
 					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json"},
@@ -531,16 +532,5 @@ func valuesCheckAction(c *cli.Context) error {
 	if err := writeOutput(c, writers{formatTable: table, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}
-	switch failOnOf(c) {
-	case failOnNever:
-	case failOnWarning:
-		if s := rep.Worst(); s == planner.SeverityBlocker || s == planner.SeverityWarning {
-			return withCode(exitBlocked, nil)
-		}
-	case failOnBlocker:
-		if rep.Blockers() > 0 {
-			return withCode(exitBlocked, nil)
-		}
-	}
-	return nil
+	return outcomeExit(action.SeverityOutcome(rep.Worst(), failOnOf(c)))
 }

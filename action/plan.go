@@ -15,6 +15,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 // CheckRemovedAPIs is the check of the removed-API findings.
@@ -38,6 +39,10 @@ type PlanRequest struct {
 	ToolVersion                 string
 	// Status gives the installed release when From is empty.
 	Status StatusSource
+	// Progress, when set, is a status already read (the controller's
+	// watch): the installed release and the transition in flight. From
+	// and Status are then not read.
+	Progress *planner.Progress
 	// Inventory is the manifests (--inventory): the running components
 	// judged against the route, the nodes' minor and provider, and the
 	// removed-API check.
@@ -58,16 +63,18 @@ type PlanRequest struct {
 	Selection envelope.Selection
 }
 
-// Plan reads the sources of r, each once, and computes the plan once.
+// Run reads the sources of r, each once, and computes the plan once.
 // Errors name the flag to fix.
-func Plan(ctx context.Context, r PlanRequest) (*planner.Plan, error) {
+func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	if r.To == "" {
 		return nil, fmt.Errorf("--to is required, for example: sylva-planner plan --from 1.4 --to %s", r.Catalog.Newest())
 	}
 	inputs := []string{strings.TrimSpace(r.CatalogInput + " " + r.Catalog.Version)}
 	fromSource := "flag"
 	var progress *planner.Progress
-	if r.From == "" {
+	if pr := r.Progress; pr != nil {
+		r.From, fromSource, progress = pr.Installed.String(), string(status.SourceSylvaRelease), pr
+	} else if r.From == "" {
 		v, src, pr, err := installedRelease(ctx, r.Status)
 		if err != nil {
 			return nil, err

@@ -1,0 +1,135 @@
+package action
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/units"
+)
+
+// PruneAuditRequest is what prune-audit is asked.
+type PruneAuditRequest struct {
+	Catalog *catalog.Catalog
+	// Files are the values files (-f), merged in order; ReadFile reads
+	// them, and the Chart.yaml beside the first.
+	Files    []string
+	ReadFile func(name string) ([]byte, error)
+	// Release is --release, unparsed; empty reads it from the values.
+	Release string
+	// Resolve, when set (--chart), returns the Resolver of the units for
+	// the files read.
+	Resolve     func(ctx context.Context, files []units.File) (units.Resolver, error)
+	ToolVersion string
+	// AsOf is the day of the report's metadata.
+	AsOf time.Time
+}
+
+// Run reads the values files and audits them against the catalog.
+func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
+	files := make([]units.File, len(r.Files))
+	for i, name := range r.Files {
+		data, err := r.ReadFile(name)
+		if err != nil {
+			return nil, fmt.Errorf("read values file (check the -f path): %w", err)
+		}
+		files[i] = units.File{Name: name, Data: data}
+	}
+	var resolver units.Resolver
+	if r.Resolve != nil {
+		var err error
+		if resolver, err = r.Resolve(ctx, files); err != nil {
+			return nil, err
+		}
+	}
+	values, err := units.ParseWith(resolver, files...)
+	if err != nil {
+		return nil, err
+	}
+	var rel skew.Version
+	var from, unknown string
+	if r.Release != "" {
+		if rel, err = skew.Parse(r.Release); err != nil {
+			return nil, fmt.Errorf("--release %q: %w; use MAJOR.MINOR, for example --release 1.7", r.Release, err)
+		}
+	} else {
+		d, err := units.ReleaseOf(values, chartVersion(r.Files[0], r.ReadFile))
+		switch {
+		case errors.Is(err, units.ErrNoRelease):
+			unknown = strings.TrimPrefix(err.Error(), units.ErrNoRelease.Error()+": ")
+		case err != nil:
+			return nil, err
+		}
+		rel, from = d.Release, d.From
+	}
+	report, err := units.Audit(units.AuditInput{
+		Values: values, Release: rel, ReleaseFrom: from, ReleaseUnknown: unknown, Policy: policyOf(r.Catalog),
+		ToolVersion: r.ToolVersion, CatalogVersion: r.Catalog.Version, AsOf: r.AsOf, Files: r.Files,
+	})
+	if err != nil {
+		if errors.Is(err, units.ErrUnknownRelease) {
+			if from != "" {
+				err = fmt.Errorf("%s: %w", from, err)
+			}
+			return nil, fmt.Errorf("%w; pass --release with one of %s or later", err, strings.Join(r.Catalog.ReleaseNames(), ", "))
+		}
+		return nil, err
+	}
+	if merged, err := units.Merge(files...); err == nil && merged["units"] == nil {
+		// An empty or unrelated file would otherwise audit as "nothing to prune".
+		return nil, fmt.Errorf("-f %s: no `units:` map, so these are not the sylva-units values; pass the chart's charts/sylva-units/values.yaml (and its overrides)", strings.Join(r.Files, ", "))
+	}
+	return report, nil
+}
+
+// PruneOutcome is the outcome of an audit against --fail-on: prunable
+// fails on a prunable, blocked or malformed unit, malformed on a
+// malformed one, never passes.
+func PruneOutcome(rep *units.Report, f FailOn) Outcome {
+	switch f {
+	case FailOnMalformed:
+		return failIf(rep.Count(units.StateMalformed) > 0)
+	case FailOnNever:
+		return OutcomePass
+	case FailOnPrunable, FailOnBlocker, FailOnWarning:
+	}
+	return failIf(rep.Count(units.StatePrunable)+rep.Count(units.StateBlocked)+rep.Count(units.StateMalformed) > 0)
+}
+
+// chartVersion returns the version of the Chart.yaml beside the first values
+// file (charts/sylva-units/values.yaml sits beside charts/sylva-units/Chart.yaml),
+// or "" when there is none.
+func chartVersion(valuesFile string, readFile func(string) ([]byte, error)) string {
+	if valuesFile == fileio.StdinName {
+		return "" // standard input has no directory
+	}
+	data, err := readFile(filepath.Join(filepath.Dir(valuesFile), "Chart.yaml"))
+	if err != nil {
+		return ""
+	}
+	var chart struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	if yaml.Unmarshal(data, &chart) != nil || chart.Name != "sylva-units" {
+		return ""
+	}
+	return chart.Version
+}
+
+// policyOf is the upgrade-support policy of the catalog.
+func policyOf(cat *catalog.Catalog) units.Policy {
+	p := units.Policy{Releases: make([]units.PolicyRelease, len(cat.Releases))}
+	for i, r := range cat.Releases {
+		p.Releases[i] = units.PolicyRelease{Release: r.Release, UpgradeFrom: r.UpgradeFrom}
+	}
+	return p
+}
