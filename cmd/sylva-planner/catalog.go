@@ -14,6 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
@@ -166,9 +167,9 @@ func writeRelease(w io.Writer, cat *catalog.Catalog, r *catalog.Release) error {
 	fmt.Fprintf(w, "Sylva %s\n", r.Release)
 	switch {
 	case r.ImportedFrom != nil && r.Development:
-		fmt.Fprintf(w, "Development line, imported from sylva-core %s (commit %s)\n", r.ImportedFrom.Ref, shortCommit(r.ImportedFrom.Commit))
+		fmt.Fprintf(w, "Development line, imported from sylva-core %s (commit %s)\n", r.ImportedFrom.Ref, action.ShortCommit(r.ImportedFrom.Commit))
 	case r.ImportedFrom != nil:
-		fmt.Fprintf(w, "Imported from sylva-core %s (commit %s)\n", r.ImportedFrom.Ref, shortCommit(r.ImportedFrom.Commit))
+		fmt.Fprintf(w, "Imported from sylva-core %s (commit %s)\n", r.ImportedFrom.Ref, action.ShortCommit(r.ImportedFrom.Commit))
 	case r.Development:
 		fmt.Fprintln(w, "Development line")
 	}

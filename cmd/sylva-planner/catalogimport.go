@@ -1,23 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/catalog/importer"
-	"gitlab.com/sylva-projects/sylva-planner/cell"
-	"gitlab.com/sylva-projects/sylva-planner/ci"
-	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/fileio"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/action"
 )
 
 func catalogImportCommand() *cli.Command {
@@ -49,26 +39,6 @@ func catalogImportCommand() *cli.Command {
 	}
 }
 
-// importReport is the JSON and YAML form of an import.
-type importReport struct {
-	envelope.Header
-	Refs     []importedRef     `json:"refs"`
-	Releases []catalog.Release `json:"releases"`
-}
-
-type importedRef struct {
-	Ref          string                     `json:"ref"`
-	Commit       string                     `json:"commit"`
-	Release      string                     `json:"release"`
-	Development  bool                       `json:"development,omitempty"`
-	Management   string                     `json:"management,omitempty"`
-	Source       string                     `json:"management_source,omitempty"`
-	KubeVersions []catalog.KubeVersion      `json:"kubernetes_versions"`
-	Components   []catalog.ReleaseComponent `json:"components"`
-	Units        []catalog.UnitVersion      `json:"units"`
-	Notes        []importer.Note            `json:"notes"`
-}
-
 func catalogImport(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
@@ -79,151 +49,26 @@ func catalogImport(c *cli.Context) error {
 		return usageError(c, errors.New("--sylva-core is required: give a sylva-core git checkout, for example --sylva-core ../sylva-core"), true)
 	}
 	e := envOf(c)
-	cat, err := loadCatalog(c)
+	req := action.CatalogImportRequest{
+		SylvaCore: c.String("sylva-core"), SylvaCorePath: e.path(c.String("sylva-core")),
+		Refs: c.StringSlice("ref"), Update: c.String("update"),
+	}
+	if req.Update != "" {
+		req.UpdatePath = e.path(req.Update)
+	}
+	var err error
+	if req.Catalog, err = loadCatalog(c); err != nil {
+		return withCode(exitError, err)
+	}
+	if req.Metadata, err = metadataOf(c, req.Catalog); err != nil {
+		return withCode(exitError, err)
+	}
+	rep, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	dir := c.String("sylva-core")
-	repo := ci.Checkout{Dir: e.path(dir)}
-	specs := c.StringSlice("ref")
-	if len(specs) == 0 {
-		tags, branches, err := repo.Refs(c.Context)
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("--sylva-core %s: %w", dir, err))
-		}
-		for _, t := range tags {
-			if v, err := skew.Parse(t); err == nil && v.HasPatch && !strings.HasPrefix(t, "v") {
-				specs = append(specs, t)
-			}
-		}
-		specs = append(specs, branches...)
+	if req.Update != "" {
+		fmt.Fprintf(e.stderr, "updated %s: %s\n", req.Update, strings.Join(rep.Updated, ", "))
 	}
-	var refs []importer.Ref
-	for _, spec := range specs {
-		name, rel, hasRel := strings.Cut(spec, "=")
-		ref := importer.Ref{Name: name}
-		if hasRel {
-			v, err := skew.Parse(rel)
-			if err != nil || v.HasPatch {
-				return withCode(exitError, fmt.Errorf("--ref %s: release %q: want X.Y", spec, rel))
-			}
-			ref.Release = v
-		}
-		commit, err := repo.Resolve(c.Context, name)
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("--sylva-core %s: %w", dir, err))
-		}
-		ref.Commit, ref.FS = commit, repo.FS(c.Context, commit)
-		refs = append(refs, ref)
-	}
-	results, err := importer.ImportAll(refs, cat)
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("--sylva-core %s: %w", dir, err))
-	}
-	rels, err := importer.Releases(results)
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("--sylva-core %s: %w", dir, err))
-	}
-	if file := c.String("update"); file != "" {
-		if err := updateCatalogFile(e.path(file), rels, results); err != nil {
-			return withCode(exitError, fmt.Errorf("--update %s: %w", file, err))
-		}
-		var names []string
-		for _, r := range rels {
-			names = append(names, fmt.Sprintf("%s (from %s)", r.Release, r.ImportedFrom.Ref))
-		}
-		fmt.Fprintf(e.stderr, "updated %s: %s\n", file, strings.Join(names, ", "))
-	}
-	md, err := metadataOf(c, cat)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	rep := importReport{Header: envelope.NewHeader("CatalogImport", md), Releases: rels}
-	for _, r := range results {
-		rep.Refs = append(rep.Refs, importedRef{
-			Ref: r.Ref, Commit: r.Commit, Release: r.Release.String(), Development: r.Development,
-			Management: shortOrEmpty(r.Management), Source: r.ManagementSource,
-			KubeVersions: r.KubeVersions, Components: r.Components, Units: r.Units, Notes: r.Notes,
-		})
-	}
-	table := func(w io.Writer) error { return writeImportTable(w, results) }
-	return writeOutput(c, documentWriters(table, rep))
-}
-
-func shortOrEmpty(v skew.Version) string {
-	if v.IsZero() {
-		return ""
-	}
-	return v.Short()
-}
-
-// updateCatalogFile rewrites the imported blocks of file, then checks that
-// the catalog of its directory still loads.
-func updateCatalogFile(file string, rels []catalog.Release, results []*importer.Result) error {
-	data, err := fileio.ReadFile(file, fileio.DefaultMaxSize)
-	if err != nil {
-		return err
-	}
-	notes := map[string][]importer.Note{}
-	for _, r := range results {
-		notes[r.Ref] = r.Notes
-	}
-	out, err := importer.Update(data, rels, notes)
-	if err != nil {
-		return err
-	}
-	if err := fileio.WriteFile(file, out, 0o644); err != nil {
-		return err
-	}
-	// The catalog of the file's directory must still load; if not, the
-	// file is put back as it was.
-	if _, err := catalog.Load(os.DirFS(filepath.Dir(file))); err != nil {
-		return errors.Join(fmt.Errorf("the updated catalog does not load, so %s was left unchanged: %w", file, err), fileio.WriteFile(file, data, 0o644))
-	}
-	return nil
-}
-
-func writeImportTable(w io.Writer, results []*importer.Result) error {
-	bw := bufio.NewWriter(w)
-	for i, r := range results {
-		if i > 0 {
-			fmt.Fprintln(bw)
-		}
-		kind := "release"
-		if r.Development {
-			kind = "development line"
-		}
-		fmt.Fprintf(bw, "%s (commit %s): Sylva %s, %s\n", r.Ref, shortCommit(r.Commit), r.Release.Short(), kind)
-		if r.Management.IsZero() {
-			fmt.Fprintln(bw, "  management Kubernetes: not read")
-		} else {
-			fmt.Fprintf(bw, "  management Kubernetes: %s  (%s)\n", r.Management.Short(), r.ManagementSource)
-		}
-		for _, k := range r.KubeVersions {
-			fmt.Fprintf(bw, "  Kubernetes %s: kubeadm %s, rke2 %s\n", k.Minor.Short(), k.Kubeadm, k.RKE2)
-		}
-		var comps []string
-		for _, c := range r.Components {
-			comps = append(comps, c.Name+" "+c.Version.String())
-		}
-		fmt.Fprintf(bw, "  judged components: %s\n", cell.OrDash(strings.Join(comps, ", ")))
-		for _, u := range r.Units {
-			chart := u.Chart
-			if chart == "" {
-				chart = "release"
-			}
-			fmt.Fprintf(bw, "  unit %-26s %-20s %s\n", u.Unit, u.Version, chart)
-		}
-		for _, n := range r.Notes {
-			fmt.Fprintf(bw, "  note: %s: %s\n", n.Source, cell.OneLine(n.Text))
-		}
-	}
-	return bw.Flush()
-}
-
-func shortCommit(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
+	return writeOutput(c, documentWriters(rep.WriteTable, rep))
 }

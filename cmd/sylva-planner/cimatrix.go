@@ -3,11 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"io/fs"
 
 	"github.com/urfave/cli/v2"
 
-	"gitlab.com/sylva-projects/sylva-planner/ci"
+	"gitlab.com/sylva-projects/sylva-planner/action"
 )
 
 func ciMatrixCommand() *cli.Command {
@@ -49,71 +48,29 @@ func ciMatrixAction(c *cli.Context) error {
 		return err
 	}
 	e := envOf(c)
-	asOf, err := asOfOf(c)
+	req := action.CIMatrixRequest{
+		Target: c.String("target"), SylvaCore: c.String("sylva-core"),
+		Extends: c.String("extends"), Infra: c.String("infra"), Bootstrap: c.String("bootstrap"), OS: c.String("os"),
+		ToolVersion: version,
+	}
+	var err error
+	if req.AsOf, err = asOfOf(c); err != nil {
+		return withCode(exitError, err)
+	}
+	if req.Catalog, err = loadCatalog(c); err != nil {
+		return withCode(exitError, err)
+	}
+	if req.SylvaCore != "" {
+		req.SylvaCorePath = e.path(req.SylvaCore)
+	}
+	res, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return withCode(exitError, err)
+	for _, w := range res.Warnings {
+		fmt.Fprintln(e.stderr, w)
 	}
-	branch, release, err := ci.ParseTarget(c.String("target"))
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("--target: %w", err))
-	}
-	opts := ci.Options{ToolVersion: version, AsOf: asOf, Source: "catalog " + cat.Version}
-	if dir := c.String("sylva-core"); dir != "" {
-		repo, err := ci.ReadRepo(c.Context, e.path(dir))
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("--sylva-core %s: %w", dir, err))
-		}
-		opts.Branches = repo.Names()
-		opts.Source = "branches of " + dir
-		if branch == "main" && release.IsZero() {
-			r, how, ok := repo.MainRelease()
-			if !ok {
-				return withCode(exitError, fmt.Errorf("--sylva-core %s: main says no sylva_release and there is no release branch; give --target 1.X-pre", dir))
-			}
-			release, opts.Source = r, opts.Source+" ("+how+")"
-		}
-		if !repo.Has(branch) {
-			return withCode(exitError, fmt.Errorf("--target %s: no such branch in %s", branch, dir))
-		}
-		conv, err := ciConventions(c, ci.Checkout{Dir: e.path(dir)}, branch)
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("--sylva-core %s: %w", dir, err))
-		}
-		if conv == nil {
-			fmt.Fprintf(e.stderr, "%s has no %s at %s: the jobs extend %s\n", dir, ci.CIDir, branch, c.String("extends"))
-		}
-		opts.Conventions = conv
-	}
-	if release.IsZero() {
-		// Without a checkout, main carries the newest release of the catalog.
-		release = ci.WithPre(cat.Newest())
-	}
-	m, err := ci.Compute(cat, ci.Target{Branch: branch, Release: release}, opts)
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("--target %s: %w", c.String("target"), err))
-	}
-	gitlab := func(w io.Writer) error { return m.WriteGitLabCI(w, c.String("extends")) }
+	m := res.Matrix
+	gitlab := func(w io.Writer) error { return m.WriteGitLabCI(w, req.Extends) }
 	return writeOutput(c, writers{formatGitLabCI: gitlab, formatJSON: m.WriteJSON, formatYAML: m.WriteYAML, formatMarkdown: m.WriteMarkdown})
-}
-
-// ciConventions reads the CI templates of the checkout at branch; nil when
-// the branch has no .gitlab/ci.
-func ciConventions(c *cli.Context, repo ci.Checkout, branch string) (*ci.Conventions, error) {
-	commit, err := repo.Resolve(c.Context, branch)
-	if err != nil {
-		return nil, err
-	}
-	fsys := repo.FS(c.Context, commit)
-	if _, err := fs.Stat(fsys, ci.CIDir); err != nil {
-		return nil, nil //nolint:nilerr // no CI files: the generic jobs
-	}
-	tpls, err := ci.ReadTemplates(fsys)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", branch, err)
-	}
-	return &ci.Conventions{Templates: tpls, Infra: c.String("infra"), Bootstrap: c.String("bootstrap"), OS: c.String("os")}, nil
 }

@@ -1,0 +1,204 @@
+package action
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/catalog/importer"
+	"gitlab.com/sylva-projects/sylva-planner/cell"
+	"gitlab.com/sylva-projects/sylva-planner/ci"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// CatalogImportRequest is what catalog import is asked.
+type CatalogImportRequest struct {
+	Catalog *catalog.Catalog
+	// SylvaCore names the checkout given (--sylva-core) in messages;
+	// SylvaCorePath is where it is.
+	SylvaCore, SylvaCorePath string
+	// Refs are the --ref values (REF or REF=RELEASE); none reads every
+	// release tag and branch, and main.
+	Refs []string
+	// Update names the ReleaseCatalog file to rewrite (--update), at
+	// UpdatePath; empty rewrites nothing.
+	Update, UpdatePath string
+	Metadata           envelope.Metadata
+}
+
+// CatalogImport is the result of an import: its JSON and YAML document,
+// and what the table shows.
+type CatalogImport struct {
+	envelope.Header
+	Refs     []ImportedRef     `json:"refs"`
+	Releases []catalog.Release `json:"releases"`
+	// Updated lists the releases written into the --update file, as
+	// "1.4 (from release-1.4)".
+	Updated []string `json:"-"`
+
+	results []*importer.Result
+}
+
+// ImportedRef is what one ref proves.
+type ImportedRef struct {
+	Ref          string                     `json:"ref"`
+	Commit       string                     `json:"commit"`
+	Release      string                     `json:"release"`
+	Development  bool                       `json:"development,omitempty"`
+	Management   string                     `json:"management,omitempty"`
+	Source       string                     `json:"management_source,omitempty"`
+	KubeVersions []catalog.KubeVersion      `json:"kubernetes_versions"`
+	Components   []catalog.ReleaseComponent `json:"components"`
+	Units        []catalog.UnitVersion      `json:"units"`
+	Notes        []importer.Note            `json:"notes"`
+}
+
+// Run reads every ref of the checkout, and rewrites the --update file.
+func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
+	dir := r.SylvaCore
+	repo := ci.Checkout{Dir: r.SylvaCorePath}
+	specs := r.Refs
+	if len(specs) == 0 {
+		tags, branches, err := repo.Refs(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
+		}
+		for _, t := range tags {
+			if v, err := skew.Parse(t); err == nil && v.HasPatch && !strings.HasPrefix(t, "v") {
+				specs = append(specs, t)
+			}
+		}
+		specs = append(specs, branches...)
+	}
+	var refs []importer.Ref
+	for _, spec := range specs {
+		name, rel, hasRel := strings.Cut(spec, "=")
+		ref := importer.Ref{Name: name}
+		if hasRel {
+			v, err := skew.Parse(rel)
+			if err != nil || v.HasPatch {
+				return nil, fmt.Errorf("--ref %s: release %q: want X.Y", spec, rel)
+			}
+			ref.Release = v
+		}
+		commit, err := repo.Resolve(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
+		}
+		ref.Commit, ref.FS = commit, repo.FS(ctx, commit)
+		refs = append(refs, ref)
+	}
+	results, err := importer.ImportAll(refs, r.Catalog)
+	if err != nil {
+		return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
+	}
+	rels, err := importer.Releases(results)
+	if err != nil {
+		return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
+	}
+	out := &CatalogImport{Header: envelope.NewHeader("CatalogImport", r.Metadata), Releases: rels, results: results}
+	if r.Update != "" {
+		if err := updateCatalogFile(r.UpdatePath, rels, results); err != nil {
+			return nil, fmt.Errorf("--update %s: %w", r.Update, err)
+		}
+		for _, rel := range rels {
+			out.Updated = append(out.Updated, fmt.Sprintf("%s (from %s)", rel.Release, rel.ImportedFrom.Ref))
+		}
+	}
+	for _, res := range results {
+		out.Refs = append(out.Refs, ImportedRef{
+			Ref: res.Ref, Commit: res.Commit, Release: res.Release.String(), Development: res.Development,
+			Management: shortOrEmpty(res.Management), Source: res.ManagementSource,
+			KubeVersions: res.KubeVersions, Components: res.Components, Units: res.Units, Notes: res.Notes,
+		})
+	}
+	return out, nil
+}
+
+func shortOrEmpty(v skew.Version) string {
+	if v.IsZero() {
+		return ""
+	}
+	return v.Short()
+}
+
+// updateCatalogFile rewrites the imported blocks of file, then checks that
+// the catalog of its directory still loads.
+func updateCatalogFile(file string, rels []catalog.Release, results []*importer.Result) error {
+	data, err := fileio.ReadFile(file, fileio.DefaultMaxSize)
+	if err != nil {
+		return err
+	}
+	notes := map[string][]importer.Note{}
+	for _, r := range results {
+		notes[r.Ref] = r.Notes
+	}
+	out, err := importer.Update(data, rels, notes)
+	if err != nil {
+		return err
+	}
+	if err := fileio.WriteFile(file, out, 0o644); err != nil {
+		return err
+	}
+	// The catalog of the file's directory must still load; if not, the
+	// file is put back as it was.
+	if _, err := catalog.Load(os.DirFS(filepath.Dir(file))); err != nil {
+		return errors.Join(fmt.Errorf("the updated catalog does not load, so %s was left unchanged: %w", file, err), fileio.WriteFile(file, data, 0o644))
+	}
+	return nil
+}
+
+// WriteTable writes what each ref proves, for people.
+func (c *CatalogImport) WriteTable(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for i, r := range c.results {
+		if i > 0 {
+			fmt.Fprintln(bw)
+		}
+		kind := "release"
+		if r.Development {
+			kind = "development line"
+		}
+		fmt.Fprintf(bw, "%s (commit %s): Sylva %s, %s\n", r.Ref, ShortCommit(r.Commit), r.Release.Short(), kind)
+		if r.Management.IsZero() {
+			fmt.Fprintln(bw, "  management Kubernetes: not read")
+		} else {
+			fmt.Fprintf(bw, "  management Kubernetes: %s  (%s)\n", r.Management.Short(), r.ManagementSource)
+		}
+		for _, k := range r.KubeVersions {
+			fmt.Fprintf(bw, "  Kubernetes %s: kubeadm %s, rke2 %s\n", k.Minor.Short(), k.Kubeadm, k.RKE2)
+		}
+		var comps []string
+		for _, c := range r.Components {
+			comps = append(comps, c.Name+" "+c.Version.String())
+		}
+		fmt.Fprintf(bw, "  judged components: %s\n", cell.OrDash(strings.Join(comps, ", ")))
+		for _, u := range r.Units {
+			chart := u.Chart
+			if chart == "" {
+				chart = "release"
+			}
+			fmt.Fprintf(bw, "  unit %-26s %-20s %s\n", u.Unit, u.Version, chart)
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(bw, "  note: %s: %s\n", n.Source, cell.OneLine(n.Text))
+		}
+	}
+	return bw.Flush()
+}
+
+// ShortCommit is the first 12 hex digits of a commit, as the tables show it.
+func ShortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
