@@ -4,43 +4,29 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"sync"
 	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
-	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/record"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
-// Kinds of the Flux objects read.
+// Kinds of the Flux objects read (kube.KustomizationKind,
+// kube.HelmReleaseKind).
 var (
-	KustomizationKind = kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind)
-	HelmReleaseKind   = helmv2.GroupVersion.WithKind(helmv2.HelmReleaseKind)
+	KustomizationKind = kube.KustomizationKind
+	HelmReleaseKind   = kube.HelmReleaseKind
 )
 
-// Scheme returns the scheme of the kinds read and written: Kubernetes'
-// own, helm-controller's HelmRelease and kustomize-controller's
+// Scheme returns the scheme of the kinds read and written (kube.Scheme):
+// Kubernetes' own, helm-controller's HelmRelease and kustomize-controller's
 // Kustomization. Clients and event recorders given to an Applier use it.
-// It is built on first use, so that commands that never talk to a cluster
-// do not pay for it.
-var Scheme = sync.OnceValue(func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(helmv2.AddToScheme(s))
-	utilruntime.Must(kustomizev1.AddToScheme(s))
-	return s
-})
+var Scheme = kube.Scheme
 
 // EventReason is the reason of the Event recorded on the HelmRelease when a
 // pass is requested.
@@ -60,20 +46,8 @@ var (
 	ErrRequestUnknown = errors.New("whether the request was made is unknown")
 )
 
-// Target names the objects of one release namespace.
-type Target struct {
-	Namespace string
-	// HelmRelease is the name of the sylva-units HelmRelease;
-	// status.DefaultHelmRelease when empty.
-	HelmRelease string
-}
-
-func (t Target) helmRelease() string {
-	if t.HelmRelease == "" {
-		return status.DefaultHelmRelease
-	}
-	return t.HelmRelease
-}
+// Target names the objects of one release namespace (kube.Target).
+type Target = kube.Target
 
 // Snapshot is what Fetch read: the input of Decide and what a write needs.
 type Snapshot struct {
@@ -85,65 +59,22 @@ type Snapshot struct {
 	ConfigMapVersion string
 }
 
-// Fetch reads the status ConfigMap, the sylva-units-status Kustomization
-// and the HelmRelease of t through r. Absent objects are nil in the
-// Observation; a malformed one sets Input.Invalid. Errors are those of the
-// API (unreachable, forbidden), with the object named.
+// Fetch reads the objects of t through r with kube.Fetch, the one reader
+// of a release namespace that the status command uses too, and under its
+// rule: absent objects, and kinds not served, are nil in the Observation; a
+// malformed status ConfigMap sets Input.Invalid (Decide's OutcomeInvalid);
+// errors are those of the API (unreachable, forbidden), with the object
+// named.
 func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
-	ns := t.Namespace
-	s := Snapshot{Input: Input{Observation: status.Observation{Namespace: ns, FluxRead: true}}}
-	var invalid []string
-
-	cm := &corev1.ConfigMap{}
-	switch err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: status.ConfigMapName}, cm); {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return Snapshot{}, fmt.Errorf("read ConfigMap %s/%s: %w", ns, status.ConfigMapName, err)
-	default:
-		s.ConfigMapVersion = cm.ResourceVersion
-		decoded, err := status.FromConfigMap(cm)
-		if err != nil {
-			invalid = append(invalid, fmt.Sprintf("ConfigMap %s/%s: %v", ns, status.ConfigMapName, err))
-		}
-		s.Input.Observation.ConfigMap = decoded
-	}
-
-	ks := &kustomizev1.Kustomization{}
-	found, err := get(ctx, r, ns, status.KustomizationName, ks)
+	s, err := kube.Fetch(ctx, r, t)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	if found {
-		s.Input.Observation.Kustomization = status.FromKustomization(ks)
+	snap := Snapshot{Input: Input{Observation: s.Observation}, HelmRelease: s.HelmRelease, ConfigMapVersion: s.ConfigMapVersion}
+	if s.Invalid != nil {
+		snap.Input.Invalid = s.Invalid.Error()
 	}
-
-	hr := &helmv2.HelmRelease{}
-	found, err = get(ctx, r, ns, t.helmRelease(), hr)
-	if err != nil {
-		return Snapshot{}, err
-	}
-	if found {
-		s.Input.Observation.HelmRelease, s.HelmRelease = status.FromHelmRelease(hr), hr
-	}
-
-	if len(invalid) > 0 {
-		s.Input.Invalid = strings.Join(invalid, "; ")
-	}
-	return s, nil
-}
-
-// get reads one Flux object into obj; false when it, or its kind, does not
-// exist.
-func get(ctx context.Context, r client.Reader, ns, name string, obj client.Object) (bool, error) {
-	err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, obj)
-	switch {
-	case apierrors.IsNotFound(err), meta.IsNoMatchError(err):
-		return false, nil
-	case err != nil:
-		gvk, _ := apiutil.GVKForObject(obj, Scheme())
-		return false, fmt.Errorf("read %s %s/%s: %w", gvk.Kind, ns, name, err)
-	}
-	return true, nil
+	return snap, nil
 }
 
 // Applier reads, decides and, when Decide says so, requests the pass.
@@ -235,22 +166,22 @@ func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 			made, rerr := a.readBack(ctx, t, token, tracked)
 			switch {
 			case rerr != nil:
-				return res, fmt.Errorf("patch HelmRelease %s/%s: %w, and reading it back failed (%w): %w", t.Namespace, t.helmRelease(), err, rerr, ErrRequestUnknown)
+				return res, fmt.Errorf("patch HelmRelease %s/%s: %w, and reading it back failed (%w): %w", t.Namespace, t.HelmReleaseName(), err, rerr, ErrRequestUnknown)
 			case !made:
-				return res, fmt.Errorf("patch HelmRelease %s/%s: %w (read back: the request was not made)", t.Namespace, t.helmRelease(), err)
+				return res, fmt.Errorf("patch HelmRelease %s/%s: %w (read back: the request was not made)", t.Namespace, t.HelmReleaseName(), err)
 			}
 			res.LostReply = err
 			res.Decision.Reason += fmt.Sprintf(" (the reply to the patch was lost: %v; the HelmRelease was read back and carries the request)", err)
 			err = nil
 		}
 		if err != nil {
-			return res, fmt.Errorf("patch HelmRelease %s/%s: %w", t.Namespace, t.helmRelease(), err)
+			return res, fmt.Errorf("patch HelmRelease %s/%s: %w", t.Namespace, t.HelmReleaseName(), err)
 		}
 		res.Triggered = true
 		res.EventErr = a.recordEvent(ctx, snap.HelmRelease, res.Decision)
 		return res, nil
 	}
-	return res, fmt.Errorf("patch HelmRelease %s/%s after %d conflicts: %w", t.Namespace, t.helmRelease(), res.Conflicts, ErrConflict)
+	return res, fmt.Errorf("patch HelmRelease %s/%s after %d conflicts: %w", t.Namespace, t.HelmReleaseName(), res.Conflicts, ErrConflict)
 }
 
 // eventFlushTimeout bounds the wait for a one-shot Event to be written.
@@ -318,8 +249,8 @@ func (a *Applier) readBack(ctx context.Context, t Target, token, tracked string)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readBackTimeout)
 	defer cancel()
 	hr := &helmv2.HelmRelease{}
-	if err := reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.helmRelease()}, hr); err != nil {
-		return false, fmt.Errorf("read HelmRelease %s/%s: %w", t.Namespace, t.helmRelease(), err)
+	if err := reader.Get(ctx, client.ObjectKey{Namespace: t.Namespace, Name: t.HelmReleaseName()}, hr); err != nil {
+		return false, fmt.Errorf("read HelmRelease %s/%s: %w", t.Namespace, t.HelmReleaseName(), err)
 	}
 	ann := hr.Annotations
 	return ann[AnnotationRequestedAt] == token && ann[AnnotationForceAt] == token && ann[AnnotationHandledRequest] == tracked, nil

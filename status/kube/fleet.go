@@ -6,11 +6,12 @@ import (
 	"maps"
 	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -25,12 +26,13 @@ const ListPageSize = 500
 // the HelmReleases named Options.HelmRelease of all namespaces, with one
 // List of each kind across the cluster (selected by metadata.name, paged by
 // ListPageSize). A namespace holding any of them is a release namespace;
-// entries are sorted by namespace. An object that does not decode (a
-// malformed value of a status ConfigMap, say) is its namespace's Err, not
-// an error of ReadAll. A Flux kind the cluster does not serve reads as
-// absent in every namespace, as Read has it. Listing needs the right to
-// list the three kinds in all namespaces; a refusal is an error naming the
-// kind and how to read one namespace instead.
+// entries are sorted by namespace. Fetch's rule holds for each namespace:
+// an object or a kind absent is nil; what would make Fetch's Snapshot
+// Invalid or fail for one object (a malformed value of a status ConfigMap,
+// a Flux object the API types cannot hold) is its namespace's Err, not an
+// error of ReadAll. Listing needs the right to list the three kinds in all
+// namespaces; a refusal is an error naming the kind and how to read one
+// namespace instead.
 func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 	obs := map[string]*status.Observation{}
 	errs := map[string]error{}
@@ -40,11 +42,10 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 		}
 		return obs[ns]
 	}
-	sel := fields.OneTermEqualSelector("metadata.name", status.ConfigMapName).String()
-	opts := metav1.ListOptions{FieldSelector: sel, Limit: ListPageSize}
+	opts := &client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", status.ConfigMapName), Limit: ListPageSize}
 	for {
-		list, err := r.core.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, opts)
-		if err != nil {
+		list := &corev1.ConfigMapList{}
+		if err := r.client.List(ctx, list, opts); err != nil {
 			// ConfigMaps are core: a 404 here is no absence but a server
 			// that is not a Kubernetes API server.
 			return nil, r.listError("ConfigMaps named "+status.ConfigMapName, err)
@@ -54,7 +55,7 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 			o := at(cm.Namespace)
 			s, err := status.FromConfigMap(cm)
 			if err != nil {
-				errs[cm.Namespace] = fmt.Errorf("ConfigMap %s/%s: %w", cm.Namespace, cm.Name, err)
+				errs[cm.Namespace] = &InvalidError{Object: fmt.Sprintf("ConfigMap %s/%s", cm.Namespace, cm.Name), Err: err}
 				continue
 			}
 			o.ConfigMap = s
@@ -64,31 +65,33 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 		}
 	}
 	for _, k := range []struct {
-		gvr  schema.GroupVersionResource
+		gvk  schema.GroupVersionKind
+		res  schema.GroupVersionResource
 		name string
-	}{{KustomizationResource, status.KustomizationName}, {HelmReleaseResource, r.opts.HelmRelease}} {
-		opts := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", k.name).String(), Limit: ListPageSize}
+	}{{KustomizationKind, KustomizationResource, status.KustomizationName}, {HelmReleaseKind, HelmReleaseResource, r.opts.HelmRelease}} {
+		opts := &client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", k.name), Limit: ListPageSize}
 		for {
-			list, err := r.dynamic.Resource(k.gvr).Namespace(metav1.NamespaceAll).List(ctx, opts)
-			if apierrors.IsNotFound(err) {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
+			err := r.client.List(ctx, list, opts)
+			if absent(err) {
 				// The kind is not served (no Flux CRD): absent everywhere.
 				break
 			}
 			if err != nil {
-				return nil, r.listError(fmt.Sprintf("%s.%s named %s", k.gvr.Resource, k.gvr.Group, k.name), err)
+				return nil, r.listError(fmt.Sprintf("%s.%s named %s", k.res.Resource, k.res.Group, k.name), err)
 			}
 			for i := range list.Items {
 				u := &list.Items[i]
-				f, err := r.fluxObject(k.gvr, u)
+				f, err := convertFlux(k.gvk.Kind, u.Object)
+				o := at(u.GetNamespace())
 				if err != nil {
 					if errs[u.GetNamespace()] == nil {
-						errs[u.GetNamespace()] = err
+						errs[u.GetNamespace()] = fmt.Errorf("%s.%s %s/%s: %w", k.res.Resource, k.res.Group, u.GetNamespace(), u.GetName(), err)
 					}
-					at(u.GetNamespace())
 					continue
 				}
-				o := at(u.GetNamespace())
-				if k.gvr == HelmReleaseResource {
+				if k.gvk == HelmReleaseKind {
 					o.HelmRelease = f
 				} else {
 					o.Kustomization = f
@@ -108,15 +111,6 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 		out = append(out, status.FleetEntry{Namespace: ns, Observation: *obs[ns]})
 	}
 	return out, nil
-}
-
-// fluxObject converts a listed Flux object; the error names it.
-func (r *Reader) fluxObject(gvr schema.GroupVersionResource, u *unstructured.Unstructured) (*status.FluxObject, error) {
-	f, err := convertFlux(gvr, u.Object)
-	if err != nil {
-		return nil, fmt.Errorf("%s.%s %s/%s: %w", gvr.Resource, gvr.Group, u.GetNamespace(), u.GetName(), err)
-	}
-	return f, nil
 }
 
 // listError names what could not be listed and the context; a refusal

@@ -18,14 +18,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes"
-	kubefake "k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/rest"
-	clienttesting "k8s.io/client-go/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
@@ -225,18 +224,21 @@ func grantReadIn(t *testing.T, cfg *rest.Config, ns, user string) {
 // TestReadAllWithoutFluxKinds: a cluster that does not serve the Flux kinds
 // (no CRD) reads them as absent in every namespace, as Read does.
 func TestReadAllWithoutFluxKinds(t *testing.T) {
-	core := kubefake.NewClientset(&corev1.ConfigMap{
+	cm := &corev1.ConfigMap{
 		ObjectMeta: metav1.ObjectMeta{Name: status.ConfigMapName, Namespace: "wc1"},
 		Data:       map[string]string{status.KeySylvaRelease: "1.6"},
-	})
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
-		kube.KustomizationResource: "KustomizationList",
-		kube.HelmReleaseResource:   "HelmReleaseList",
-	})
-	dyn.PrependReactor("list", "*", func(a clienttesting.Action) (bool, runtime.Object, error) {
-		return true, nil, apierrors.NewNotFound(a.GetResource().GroupResource(), "")
-	})
-	all, err := kube.NewReaderForClients(core, dyn, kube.Options{}).ReadAll(context.Background())
+	}
+	c := fake.NewClientBuilder().WithScheme(kube.Scheme()).WithObjects(cm).WithInterceptorFuncs(interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, _ ...client.ListOption) error {
+			if u, ok := list.(*unstructured.UnstructuredList); ok {
+				return apierrors.NewNotFound(schema.GroupResource{Group: u.GroupVersionKind().Group}, "")
+			}
+			// The fake client needs an index for a field selector; the
+			// only ConfigMap is the status one.
+			return c.List(ctx, list)
+		},
+	}).Build()
+	all, err := kube.NewReaderForClient(c, kube.Options{}).ReadAll(context.Background())
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
 	}

@@ -11,14 +11,10 @@ import (
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -52,11 +48,11 @@ type Options struct {
 	Context string
 }
 
-// Reader reads an Observation from a cluster.
+// Reader reads an Observation from a cluster: Fetch over a
+// controller-runtime client that reads the API server directly (no cache).
 type Reader struct {
-	core    kubernetes.Interface
-	dynamic dynamic.Interface
-	opts    Options
+	client client.Reader
+	opts   Options
 }
 
 // NewReader returns a Reader for the cluster cfg points at. It does not
@@ -69,75 +65,43 @@ func NewReader(cfg *rest.Config, opts Options) (*Reader, error) {
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = "sylva-planner"
 	}
-	core, err := kubernetes.NewForConfig(cfg)
+	c, err := client.New(cfg, client.Options{Scheme: Scheme(), Mapper: restMapper()})
 	if err != nil {
 		return nil, fmt.Errorf("build a client%s: %w", contextText(opts.Context), err)
 	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("build a dynamic client%s: %w", contextText(opts.Context), err)
-	}
-	return NewReaderForClients(core, dyn, opts), nil
+	return NewReaderForClient(c, opts), nil
 }
 
-// NewReaderForClients returns a Reader over the given clients (fakes in
-// tests).
-func NewReaderForClients(core kubernetes.Interface, dyn dynamic.Interface, opts Options) *Reader {
+// NewReaderForClient returns a Reader over c (a fake in tests). ReadAll
+// needs c to list unstructured objects too.
+func NewReaderForClient(c client.Reader, opts Options) *Reader {
 	if opts.HelmRelease == "" {
 		opts.HelmRelease = status.DefaultHelmRelease
 	}
-	return &Reader{core: core, dynamic: dyn, opts: opts}
+	return &Reader{client: c, opts: opts}
 }
 
 // Read reads the sylva-units-status ConfigMap, the sylva-units-status
-// Kustomization and the HelmRelease in namespace. Absent objects are nil in
-// the Observation, whose FluxRead is true. A ConfigMap with a malformed value
-// is an error naming the key (a *status.KeyError in the chain).
+// Kustomization and the HelmRelease in namespace with Fetch. Absent objects
+// are nil in the Observation, whose FluxRead is true. A ConfigMap with a
+// malformed value (Snapshot.Invalid) is an error naming the key (a
+// *status.KeyError in the chain), the object and the context.
 func (r *Reader) Read(ctx context.Context, namespace string) (status.Observation, error) {
-	obs := status.Observation{Namespace: namespace, FluxRead: true}
-	cm, err := r.core.CoreV1().ConfigMaps(namespace).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return status.Observation{}, r.wrap(fmt.Sprintf("read ConfigMap %s/%s", namespace, status.ConfigMapName), err)
-	default:
-		s, err := status.FromConfigMap(cm)
-		if err != nil {
-			return status.Observation{}, r.wrap(fmt.Sprintf("ConfigMap %s/%s", namespace, status.ConfigMapName), err)
-		}
-		obs.ConfigMap = s
-	}
-	if obs.Kustomization, err = r.flux(ctx, KustomizationResource, namespace, status.KustomizationName); err != nil {
+	s, err := Fetch(ctx, r.client, Target{Namespace: namespace, HelmRelease: r.opts.HelmRelease, Context: r.opts.Context})
+	if err != nil {
 		return status.Observation{}, err
 	}
-	if obs.HelmRelease, err = r.flux(ctx, HelmReleaseResource, namespace, r.opts.HelmRelease); err != nil {
-		return status.Observation{}, err
+	if s.Invalid != nil {
+		return status.Observation{}, s.Invalid
 	}
-	return obs, nil
+	return s.Observation, nil
 }
 
-// flux reads one Flux object; nil when it, or its kind, does not exist.
-func (r *Reader) flux(ctx context.Context, gvr schema.GroupVersionResource, namespace, name string) (*status.FluxObject, error) {
-	u, err := r.dynamic.Resource(gvr).Namespace(namespace).Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	what := fmt.Sprintf("%s.%s %s/%s", gvr.Resource, gvr.Group, namespace, name)
-	if err != nil {
-		return nil, r.wrap("read "+what, err)
-	}
-	f, err := convertFlux(gvr, u.Object)
-	if err != nil {
-		return nil, r.wrap(what, err)
-	}
-	return f, nil
-}
-
-// convertFlux converts a HelmRelease (gvr HelmReleaseResource) or a
+// convertFlux converts a HelmRelease (kind HelmReleaseKind) or a
 // Kustomization from its unstructured form through the Flux API types.
-func convertFlux(gvr schema.GroupVersionResource, obj map[string]any) (*status.FluxObject, error) {
+func convertFlux(kind string, obj map[string]any) (*status.FluxObject, error) {
 	conv := runtime.DefaultUnstructuredConverter
-	if gvr == HelmReleaseResource {
+	if kind == HelmReleaseKind.Kind {
 		var hr helmv2.HelmRelease
 		if err := conv.FromUnstructured(obj, &hr); err != nil {
 			return nil, err
