@@ -336,3 +336,36 @@ func TestParseSuppressionsAndBaselineRefuseWhatTheyCannotUse(t *testing.T) {
 		t.Errorf("ParseSuppressions = %v, %v; want one rule expiring 2027-01-02", s, err)
 	}
 }
+
+func TestTheControllersGatePlansAsPlanDoesFromTheSameStatus(t *testing.T) {
+	cat := defaultCatalog(t)
+	st := &fakeStatus{yaml: status14}
+	fromStatus, err := action.PlanRequest{Catalog: cat, To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := (&fakeStatus{yaml: status14}).Observation(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := planner.ProgressOf(obs.ConfigMap)
+	gate, err := action.PlanRequest{Catalog: cat, To: "1.6", AsOf: asOf, Progress: &pr}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gate.Gate != fromStatus.Gate || gate.Verdict != fromStatus.Verdict || gate.Metadata.FromSource != fromStatus.Metadata.FromSource {
+		t.Errorf("gate from progress = %+v %s (%s), want %+v %s (%s) as from the status",
+			gate.Gate, gate.Verdict, gate.Metadata.FromSource, fromStatus.Gate, fromStatus.Verdict, fromStatus.Metadata.FromSource)
+	}
+	if diff := cmp.Diff(codes(fromStatus), codes(gate)); diff != "" {
+		t.Errorf("findings (-status +progress):\n%s", diff)
+	}
+}
+
+func TestEachOutcomeExitsWithItsDocumentedCode(t *testing.T) {
+	for o, want := range map[action.Outcome]int{action.OutcomePass: 0, action.OutcomeFail: 2, action.OutcomeHeld: 4, action.OutcomeUnevaluated: 3} {
+		if got := o.ExitCode(); got != want {
+			t.Errorf("Outcome(%s).ExitCode() = %d, want %d", o, got, want)
+		}
+	}
+}

@@ -74,14 +74,6 @@ func planFlags() []cli.Flag {
 	}
 }
 
-// planInputOf turns planFlags into a planner.Input, refusing what does not
-// parse with the flag's name and the fix.
-func planInputOf(c *cli.Context, cat *catalog.Catalog) (planner.Input, error) {
-	in, err := action.Input(cat, c.String("from"), c.String("to"), c.String("workers"), c.String("bootstrap-provider"))
-	in.ToolVersion = version
-	return in, err
-}
-
 // gateFlags are the flags plan and report share.
 func gateFlags() []cli.Flag {
 	return append(append(planFlags(), liveFlags()...),

@@ -7,8 +7,15 @@ import (
 	"path/filepath"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
@@ -134,4 +141,79 @@ func manifests(e *env, flag, dir string) (action.Manifests, error) {
 		return action.Manifests{}, fmt.Errorf("%s %s: not a readable directory", flag, dir)
 	}
 	return action.Manifests{FS: e.dirFS(dir), Dir: filepath.ToSlash(dir), Flag: flag}, nil
+}
+
+// liveSource reads objects from a cluster, read-only.
+type liveSource struct {
+	dyn    dynamic.Interface
+	mapper meta.RESTMapper
+}
+
+func newLiveSource(e *env, kubeconfig, context string) (*liveSource, error) {
+	cfg, _, err := e.restConfig(kubeconfig, context)
+	if err != nil {
+		return nil, err
+	}
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("cluster client: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("discovery client: %w", err)
+	}
+	return &liveSource{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}, nil
+}
+
+func (s *liveSource) resource(apiVersion, kind, namespace string) (dynamic.ResourceInterface, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	m, err := s.mapper.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
+	if err != nil {
+		return nil, err
+	}
+	r := s.dyn.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace && namespace != "" {
+		return r.Namespace(namespace), nil
+	}
+	return r, nil
+}
+
+func (s *liveSource) Get(ctx context.Context, apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
+	r, err := s.resource(apiVersion, kind, namespace)
+	if meta.IsNoMatchError(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	obj, err := r.Get(ctx, name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return obj.Object, true, nil
+}
+
+func (s *liveSource) List(ctx context.Context, apiVersion, kind, namespace string) ([]map[string]any, error) {
+	r, err := s.resource(apiVersion, kind, namespace)
+	if meta.IsNoMatchError(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	list, err := r.List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, 0, len(list.Items))
+	for _, it := range list.Items {
+		out = append(out, it.Object)
+	}
+	return out, nil
 }

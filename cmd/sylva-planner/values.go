@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,19 +10,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/restmapper"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
-	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
@@ -128,36 +116,35 @@ func valuesCommand() *cli.Command {
 	}
 }
 
-func valuesPlanInput(c *cli.Context) (planner.Input, error) {
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return planner.Input{}, err
+// releasesOf are the release flags of a command that plans offline.
+func releasesOf(c *cli.Context) (action.Releases, error) {
+	r := action.Releases{From: c.String("from"), To: c.String("to"), Workers: c.String("workers"), Provider: c.String("bootstrap-provider"), ToolVersion: version}
+	var err error
+	if r.Catalog, err = loadCatalog(c); err != nil {
+		return r, err
 	}
-	in, err := planInputOf(c, cat)
-	if err != nil {
-		return in, err
+	// The release flags are refused before --as-of, as every command
+	// that plans refuses them.
+	if _, err := action.Input(r.Catalog, r.From, r.To, r.Workers, r.Provider); err != nil {
+		return r, err
 	}
-	in.AsOf, err = asOfOf(c)
-	return in, err
+	r.AsOf, err = asOfOf(c)
+	return r, err
 }
 
 func valuesGenerateAction(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	in, err := valuesPlanInput(c)
+	rel, err := releasesOf(c)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	var ch *values.TargetChart
-	if name := c.String("chart"); name != "" {
-		loaded, err := values.LoadChart(envOf(c).path(name))
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("--chart %s: %w; give the charts/sylva-units directory of a sylva-core checkout", name, err))
-		}
-		ch = loaded.Target()
+	req := action.ValuesGenerateRequest{Releases: rel, Chart: c.String("chart")}
+	if req.Chart != "" {
+		req.ChartPath = envOf(c).path(req.Chart)
 	}
-	g, err := values.GenerateFor(in, ch)
+	g, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -229,132 +216,49 @@ func valuesRenderAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if c.String("chart") != "" {
-		return valuesRenderChart(c, files)
+	req := action.ValuesRenderRequest{
+		Files: files, Chart: c.String("chart"), KubeVersion: c.String("kube-version"), To: c.String("to"),
+		AllowLookup: c.StringSlice("allow-lookup"), Lookup: func() (values.Source, error) { return lookupSource(c) },
+		SkipSchemaValidation: c.Bool("skip-schema-validation"), Validate: c.Bool("validate"),
 	}
-	if len(files) == 0 {
+	if req.Chart == "" && len(files) == 0 {
 		return usageError(c, errors.New("values render needs at least one -f FILE"), true)
 	}
-	docs := make([]map[string]any, 0, len(files))
-	for _, f := range files {
-		d, err := values.Parse(f.Data)
-		if err != nil {
-			return withCode(exitError, fmt.Errorf("%s: %w", f.Name, err))
+	if req.Chart == "" && req.KubeVersion == "" {
+		// The default --kube-version is the management minor of --to.
+		if req.Catalog, err = loadCatalog(c); err != nil {
+			return withCode(exitError, err)
 		}
-		docs = append(docs, d)
 	}
-	ns, err := namespaceOf(c)
-	if err != nil {
+	if req.Namespace, err = namespaceOf(c); err != nil {
 		return withCode(exitError, err)
 	}
-	opts := values.RenderOptions{Namespace: ns}
-	if opts.KubeVersion, err = renderKubeVersion(c); err != nil {
-		return withCode(exitError, err)
-	}
-	if opts.Allow, opts.Source, err = lookupOptions(c, ns); err != nil {
-		return err
-	}
-	res, err := values.Render(c.Context, units.MergeValues(docs...), opts)
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("values render: %w", err))
-	}
-	return writeRendered(c, res.Values, res.Warnings)
-}
-
-// valuesRenderChart is `values render --chart`: the chart's own
-// interpretation of the values, read from its sylva-units-values Secret.
-func valuesRenderChart(c *cli.Context, files []values.File) error {
-	ns, err := namespaceOf(c)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	opts := values.ChartOptions{
-		Namespace:            ns,
-		KubeVersion:          c.String("kube-version"),
-		SkipSchemaValidation: c.Bool("skip-schema-validation"),
-		Validate:             c.Bool("validate"),
-	}
-	if opts.KubeVersion != "" && !values.ValidKubeVersion(opts.KubeVersion) {
-		return withCode(exitError, fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion))
-	}
-	if opts.Allow, opts.Source, err = lookupOptions(c, ns); err != nil {
-		return err
-	}
-	// The chart's interpretation allocates heavily and briefly: a larger
-	// heap between collections costs some memory (still a fraction of
-	// helm template's) for less CPU.
-	defer debug.SetGCPercent(debug.SetGCPercent(400))
-	chartPath := envOf(c).path(c.String("chart"))
-	p := startProgress(c, "values render --chart")
-	p.say("rendering %s", c.String("chart"))
-	res, err := values.RenderChart(c.Context, chartPath, files, opts)
-	p.say("rendered")
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("values render --chart %s: %w", c.String("chart"), err))
-	}
-	return writeRendered(c, res.Values, res.Warnings)
-}
-
-// lookupOptions is what `lookup` may read (the default allow list of the
-// namespace and every --allow-lookup) and where it reads it from, shared
-// by both renderings.
-func lookupOptions(c *cli.Context, ns string) ([]values.AllowRule, values.Source, error) {
-	allow := values.DefaultAllowList(ns)
-	for _, s := range c.StringSlice("allow-lookup") {
-		r, err := values.ParseAllowRule(s)
-		if err != nil {
-			return nil, nil, withCode(exitError, fmt.Errorf("--allow-lookup: %w", err))
+	if req.Chart != "" {
+		req.ChartPath = envOf(c).path(req.Chart)
+		// The chart's interpretation allocates heavily and briefly: a
+		// larger heap between collections costs some memory (still a
+		// fraction of helm template's) for less CPU.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+		if p := startProgress(c, "values render --chart"); p != nil {
+			req.Progress = func(s string) { p.say("%s", s) }
 		}
-		allow = append(allow, r)
 	}
-	src, err := lookupSource(c)
+	res, err := req.Run(c.Context)
 	if err != nil {
-		return nil, nil, withCode(exitError, err)
+		return withCode(exitError, err)
 	}
-	return allow, src, nil
-}
-
-// writeRendered prints the warnings on stderr and the rendered values in
-// the -o format on stdout.
-func writeRendered(c *cli.Context, vals map[string]any, warnings []string) error {
-	for _, w := range warnings {
+	for _, w := range res.Warnings {
 		fmt.Fprintf(envOf(c).stderr, "warning: %s\n", w)
 	}
-	var err error
 	if outputOf(c) == formatJSON {
-		err = values.WriteJSON(envOf(c).stdout, vals)
+		err = values.WriteJSON(envOf(c).stdout, res.Values)
 	} else {
-		err = values.WriteYAML(envOf(c).stdout, vals)
+		err = values.WriteYAML(envOf(c).stdout, res.Values)
 	}
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	return nil
-}
-
-// renderKubeVersion is --kube-version, or the management minor of --to.
-func renderKubeVersion(c *cli.Context) (string, error) {
-	if kv := c.String("kube-version"); kv != "" {
-		if !values.ValidKubeVersion(kv) {
-			return "", fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", kv)
-		}
-		return kv, nil
-	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return "", err
-	}
-	to := cat.Newest()
-	if s := c.String("to"); s != "" {
-		if to, err = skew.Parse(s); err != nil {
-			return "", fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
-		}
-	}
-	rel, ok := cat.Release(to.MinorOnly())
-	if !ok {
-		return "", fmt.Errorf("--to %s is not in catalog %s (releases: %s)", to, cat.Version, cat.ReleaseNames())
-	}
-	return rel.Kubernetes.Management.Short(), nil
 }
 
 // lookupSource serves lookup from --status/--object files, or from a live
@@ -390,135 +294,47 @@ func lookupSource(c *cli.Context) (values.Source, error) {
 	return src, nil
 }
 
-// liveSource reads objects from a cluster, read-only.
-type liveSource struct {
-	dyn    dynamic.Interface
-	mapper meta.RESTMapper
-}
-
-func newLiveSource(e *env, kubeconfig, context string) (*liveSource, error) {
-	cfg, _, err := e.restConfig(kubeconfig, context)
-	if err != nil {
-		return nil, err
-	}
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("cluster client: %w", err)
-	}
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("discovery client: %w", err)
-	}
-	return &liveSource{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}, nil
-}
-
-func (s *liveSource) resource(apiVersion, kind, namespace string) (dynamic.ResourceInterface, error) {
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return nil, err
-	}
-	m, err := s.mapper.RESTMapping(gv.WithKind(kind).GroupKind(), gv.Version)
-	if err != nil {
-		return nil, err
-	}
-	r := s.dyn.Resource(m.Resource)
-	if m.Scope.Name() == meta.RESTScopeNameNamespace && namespace != "" {
-		return r.Namespace(namespace), nil
-	}
-	return r, nil
-}
-
-func (s *liveSource) Get(ctx context.Context, apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
-	r, err := s.resource(apiVersion, kind, namespace)
-	if meta.IsNoMatchError(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	obj, err := r.Get(ctx, name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return obj.Object, true, nil
-}
-
-func (s *liveSource) List(ctx context.Context, apiVersion, kind, namespace string) ([]map[string]any, error) {
-	r, err := s.resource(apiVersion, kind, namespace)
-	if meta.IsNoMatchError(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	list, err := r.List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]map[string]any, 0, len(list.Items))
-	for _, it := range list.Items {
-		out = append(out, it.Object)
-	}
-	return out, nil
-}
-
-// valuesCheckChart runs values check --chart.
-func valuesCheckChart(c *cli.Context, in planner.Input, files []values.File) (*values.Report, error) {
-	e := envOf(c)
-	ch, err := values.LoadChart(e.path(c.String("chart")))
-	if err != nil {
-		return nil, fmt.Errorf("values check --chart %s: %w; give the sylva-units chart directory of --to (charts/sylva-units) or its archive", c.String("chart"), err)
-	}
-	// The renders allocate heavily and briefly: collecting half as often
-	// saves about a third of the CPU of a check (measured by make
-	// bench-chart), and two scenarios at once still peak at well under half
-	// of one helm template's memory.
-	defer debug.SetGCPercent(debug.SetGCPercent(200))
-	ci := values.ChartCheckInput{Plan: in, Chart: ch, Files: files, Namespace: c.String("namespace"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
-	if p := startProgress(c, "values check --chart"); p != nil {
-		ci.Progress = func(done, total int, scenario string, finished bool) {
-			if finished {
-				p.say("scenario %d of %d rendered: %s", done, total, scenario)
-			} else {
-				p.say("rendering %s", scenario)
-			}
-		}
-	}
-	if name := c.String("overlay"); name != "" {
-		data, err := e.readFile("--overlay", name)
-		if err != nil {
-			return nil, err
-		}
-		ci.Overlay = &values.File{Name: name, Data: data}
-	}
-	return values.CheckChart(c.Context, ci)
-}
-
 func valuesCheckAction(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	in, err := valuesPlanInput(c)
+	e := envOf(c)
+	rel, err := releasesOf(c)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	in.ToolVersion = version
-	files, err := readValuesFiles(c)
-	if err != nil {
+	req := action.ValuesCheckRequest{Releases: rel, Namespace: c.String("namespace"), Chart: c.String("chart"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
+	if req.Files, err = readValuesFiles(c); err != nil {
 		return withCode(exitError, err)
 	}
-	var rep *values.Report
-	if c.String("chart") != "" {
-		rep, err = valuesCheckChart(c, in, files)
-	} else {
-		if c.String("overlay") != "" || c.Bool("skip-schema-validation") {
-			return usageError(c, errors.New("--overlay and --skip-schema-validation go with --chart"), true)
+	if req.Chart == "" && (c.String("overlay") != "" || req.SkipSchemaValidation) {
+		return usageError(c, errors.New("--overlay and --skip-schema-validation go with --chart"), true)
+	}
+	if req.Chart != "" {
+		req.ChartPath = e.path(req.Chart)
+		// The renders allocate heavily and briefly: collecting half as
+		// often saves about a third of the CPU of a check (measured by make
+		// bench-chart), and two scenarios at once still peak at well under
+		// half of one helm template's memory.
+		defer debug.SetGCPercent(debug.SetGCPercent(200))
+		if p := startProgress(c, "values check --chart"); p != nil {
+			req.Progress = func(done, total int, scenario string, finished bool) {
+				if finished {
+					p.say("scenario %d of %d rendered: %s", done, total, scenario)
+				} else {
+					p.say("rendering %s", scenario)
+				}
+			}
 		}
-		rep, err = values.Check(c.Context, values.CheckInput{Plan: in, Files: files, Namespace: c.String("namespace")})
+		if name := c.String("overlay"); name != "" {
+			data, err := e.readFile("--overlay", name)
+			if err != nil {
+				return withCode(exitError, err)
+			}
+			req.Overlay = &values.File{Name: name, Data: data}
+		}
 	}
+	rep, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}

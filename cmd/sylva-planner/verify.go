@@ -2,9 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 	corev1 "k8s.io/api/core/v1"
@@ -12,16 +11,9 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/ci"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
-	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
-
-// controlPlaneLabel marks control-plane nodes (kubeadm and RKE2 both set it).
-const controlPlaneLabel = "node-role.kubernetes.io/control-plane"
 
 func verifyCommand() *cli.Command {
 	return &cli.Command{
@@ -51,120 +43,60 @@ func verifyAction(c *cli.Context) error {
 		return err
 	}
 	e := envOf(c)
-	cat, err := loadCatalog(c)
+	req, err := verifyRequest(c, e)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	in, err := planInputOf(c, cat)
+	v, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if in.AsOf, err = asOfOf(c); err != nil {
-		return withCode(exitError, err)
-	}
-	p, err := planner.Compute(in)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	rules, err := action.DetectionRules(cat)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	var facts ci.Facts
-	if c.String("status") != "" || c.String("inventory") != "" {
-		facts, err = offlineFacts(e, c.String("status"), c.String("inventory"), rules)
-	} else {
-		facts, err = liveFacts(c.Context, e, statusOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), namespace: c.String("namespace"), helmRelease: status.DefaultHelmRelease}, rules)
-	}
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	v := ci.Verify(p, facts)
 	if err := writeOutput(c, writers{formatTable: v.WriteTable, formatJSON: v.WriteJSON, formatYAML: v.WriteYAML}); err != nil {
 		return err
 	}
-	if !v.OK {
-		return withCode(exitBlocked, nil)
-	}
-	return nil
+	return outcomeExit(action.VerifyOutcome(v))
 }
 
-func statusFacts(f *ci.Facts, cm *status.Status) {
-	f.StatusFound = cm != nil
-	if cm == nil {
-		return
+// verifyRequest turns the flags into the request of verify: offline the
+// status file and the manifests, else the cluster.
+func verifyRequest(c *cli.Context, e *env) (action.VerifyRequest, error) {
+	rel, err := releasesOf(c)
+	req := action.VerifyRequest{Releases: rel}
+	if err != nil {
+		return req, err
 	}
-	if v, _, ok := cm.Release(); ok {
-		f.StatusRelease = v
+	file, dir := c.String("status"), c.String("inventory")
+	o := statusOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), namespace: c.String("namespace"), helmRelease: status.DefaultHelmRelease}
+	if file == "" && dir == "" {
+		req.Status, req.Facts = statusSource(e, o), &nodeFacts{e: e, kubeconfig: o.kubeconfig, context: o.context}
+		return req, nil
 	}
-	f.StatusPending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
+	if file == "" || dir == "" {
+		return req, errors.New("offline verification needs both --status FILE and --inventory DIR")
+	}
+	o.file, o.fileFlag = file, "--status"
+	req.Status, req.StatusFile = statusSource(e, o), file
+	m, err := manifests(e, "--inventory", dir)
+	req.Facts = m
+	return req, err
 }
 
-func offlineFacts(e *env, statusFile, dir string, rules []inventory.Rule) (ci.Facts, error) {
-	f := ci.Facts{Source: "files", Components: map[string]skew.Version{}}
-	if statusFile == "" || dir == "" {
-		return f, fmt.Errorf("offline verification needs both --status FILE and --inventory DIR")
-	}
-	data, err := e.readFile("--status", statusFile)
-	if err != nil {
-		return f, err
-	}
-	obs, err := status.DecodeObservation(data, status.DefaultHelmRelease)
-	if err != nil {
-		return f, fmt.Errorf("--status %s: %w", statusFile, err)
-	}
-	statusFacts(&f, obs.ConfigMap)
-	root := e.path(dir)
-	if st, err := os.Stat(root); err != nil || !st.IsDir() {
-		return f, fmt.Errorf("--inventory %s: not a readable directory", dir)
-	}
-	inv, err := inventory.Read(e.dirFS(dir))
-	if err != nil {
-		return f, fmt.Errorf("--inventory %s: %w", dir, err)
-	}
-	f.Source = fmt.Sprintf("%s and manifests in %s", filepath.ToSlash(statusFile), filepath.ToSlash(dir))
-	for _, o := range inv.Objects {
-		if o.Kind != "Node" {
-			continue
-		}
-		v, err := skew.Parse(o.KubeletVersion)
-		if err != nil {
-			return f, fmt.Errorf("--inventory %s: node %s: kubelet version: %w", dir, o.Name, err)
-		}
-		_, cp := o.Labels[controlPlaneLabel]
-		f.Nodes = append(f.Nodes, ci.Node{Name: o.Name, Kubelet: v, ControlPlane: cp})
-	}
-	for _, d := range inv.Detect(rules) {
-		if !d.Version.IsZero() {
-			f.Components[d.Component] = d.Version
-		}
-	}
-	return f, nil
+// nodeFacts reads the Nodes and the DaemonSets' images of a live cluster:
+// what verify checks, with no more rights than listing them.
+type nodeFacts struct {
+	e                   *env
+	kubeconfig, context string
 }
 
-// liveFacts reads the status, the Nodes and the workloads' images.
-func liveFacts(ctx context.Context, e *env, o statusOptions, rules []inventory.Rule) (ci.Facts, error) {
-	f := ci.Facts{Components: map[string]skew.Version{}}
-	cfg, ctxName, err := e.restConfig(o.kubeconfig, o.context)
+func (s *nodeFacts) Facts(ctx context.Context) (*inventory.Facts, error) {
+	cfg, ctxName, err := s.e.restConfig(s.kubeconfig, s.context)
 	if err != nil {
-		return f, err
+		return nil, err
 	}
-	f.Source = "cluster " + ctxName
-	r, err := kube.NewReader(cfg, kube.Options{HelmRelease: o.helmRelease, Context: ctxName})
-	if err != nil {
-		return f, err
-	}
-	obs, err := r.Read(ctx, o.namespace)
-	if err == nil && obs.ConfigMap == nil {
-		err = checkAPIServer(ctx, cfg, ctxName)
-	}
-	if err != nil {
-		return f, err
-	}
-	statusFacts(&f, obs.ConfigMap)
+	f := &inventory.Facts{Source: "cluster " + ctxName, Inventory: &inventory.Inventory{}}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		return f, err
+		return nil, err
 	}
 	nodes, err := listAll(ctx, func(opts metav1.ListOptions) ([]corev1.Node, string, error) {
 		l, err := cs.CoreV1().Nodes().List(ctx, opts)
@@ -174,35 +106,27 @@ func liveFacts(ctx context.Context, e *env, o statusOptions, rules []inventory.R
 		return l.Items, l.Continue, nil
 	})
 	if err != nil {
-		return f, fmt.Errorf("list nodes (context %s): %w", ctxName, err)
+		return nil, fmt.Errorf("list nodes (context %s): %w", ctxName, err)
 	}
 	for _, n := range nodes {
-		v, err := skew.Parse(n.Status.NodeInfo.KubeletVersion)
-		if err != nil {
-			return f, fmt.Errorf("node %s: kubelet version: %w", n.Name, err)
-		}
-		_, cp := n.Labels[controlPlaneLabel]
-		f.Nodes = append(f.Nodes, ci.Node{Name: n.Name, Kubelet: v, ControlPlane: cp})
+		o := inventory.Object{Kind: "Node", Name: n.Name, Labels: n.Labels, KubeletVersion: n.Status.NodeInfo.KubeletVersion}
+		f.Inventory.Objects = append(f.Inventory.Objects, o)
 	}
-	inv := &inventory.Inventory{}
 	dss, err := cs.AppsV1().DaemonSets(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
 	if err != nil {
-		return f, fmt.Errorf("list daemonsets (context %s): %w", ctxName, err)
+		return nil, fmt.Errorf("list daemonsets (context %s): %w", ctxName, err)
 	}
 	for _, ds := range dss.Items {
 		o := inventory.Object{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name, Labels: ds.Labels}
 		for _, ctr := range ds.Spec.Template.Spec.Containers {
 			o.Images = append(o.Images, ctr.Image)
 		}
-		inv.Objects = append(inv.Objects, o)
-	}
-	for _, d := range inv.Detect(rules) {
-		if !d.Version.IsZero() {
-			f.Components[d.Component] = d.Version
-		}
+		f.Inventory.Objects = append(f.Inventory.Objects, o)
 	}
 	return f, nil
 }
+
+func (s *nodeFacts) Input() string { return "cluster live" }
 
 // listAll pages through a list with Limit and Continue.
 func listAll[T any](ctx context.Context, page func(metav1.ListOptions) ([]T, string, error)) ([]T, error) {

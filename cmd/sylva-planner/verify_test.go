@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 )
 
@@ -31,7 +32,7 @@ func TestVerifyOnARealAPIServer(t *testing.T) {
 		t.Helper()
 		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: prefix + name, Labels: map[string]string{"test": ns}}}
 		if cp {
-			n.Labels[controlPlaneLabel] = ""
+			n.Labels[action.ControlPlaneLabel] = ""
 		}
 		created, err := cs.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
 		if err != nil {

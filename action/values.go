@@ -1,0 +1,220 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/units"
+	"gitlab.com/sylva-projects/sylva-planner/values"
+)
+
+// Releases are the release flags of a command that plans without reading
+// a cluster (values generate and check, verify), unparsed.
+type Releases struct {
+	Catalog                     *catalog.Catalog
+	From, To, Workers, Provider string
+	AsOf                        time.Time
+	ToolVersion                 string
+}
+
+// input is the planner's input of the flags.
+func (r Releases) input() (planner.Input, error) {
+	in, err := Input(r.Catalog, r.From, r.To, r.Workers, r.Provider)
+	in.ToolVersion, in.AsOf = r.ToolVersion, r.AsOf
+	return in, err
+}
+
+// ValuesGenerateRequest is what values generate is asked.
+type ValuesGenerateRequest struct {
+	Releases
+	// Chart names the sylva-units chart of --to (--chart) in messages, at
+	// ChartPath; empty takes Longhorn's chart version from the catalog.
+	Chart, ChartPath string
+}
+
+// Run plans and generates the helper values of the plan.
+func (r ValuesGenerateRequest) Run(context.Context) (*values.Generated, error) {
+	in, err := r.input()
+	if err != nil {
+		return nil, err
+	}
+	var ch *values.TargetChart
+	if r.Chart != "" {
+		loaded, err := values.LoadChart(r.ChartPath)
+		if err != nil {
+			return nil, fmt.Errorf("--chart %s: %w; give the charts/sylva-units directory of a sylva-core checkout", r.Chart, err)
+		}
+		ch = loaded.Target()
+	}
+	return values.GenerateFor(in, ch)
+}
+
+// ValuesRenderRequest is what values render is asked.
+type ValuesRenderRequest struct {
+	Catalog *catalog.Catalog
+	Files   []values.File
+	// Chart names the chart (--chart) at ChartPath; empty renders the
+	// values' own gotpl.
+	Chart, ChartPath string
+	Namespace        string
+	// KubeVersion is --kube-version; empty is the management minor of To
+	// (else of the newest release) without a chart, Helm's default with
+	// one.
+	KubeVersion, To string
+	// AllowLookup are the --allow-lookup rules, unparsed, added to the
+	// default allow list of the namespace; Lookup returns what serves
+	// lookup (files or a cluster), once the rules parse.
+	AllowLookup []string
+	Lookup      func() (values.Source, error)
+	// SkipSchemaValidation and Validate are the chart's options.
+	SkipSchemaValidation, Validate bool
+	// Progress, when set, is told what is being done.
+	Progress func(string)
+}
+
+// ValuesRendered is the values rendered, and the warnings of refused
+// lookups.
+type ValuesRendered struct {
+	Values   map[string]any
+	Warnings []string
+}
+
+// Run renders the values, with the chart when given.
+func (r ValuesRenderRequest) Run(ctx context.Context) (ValuesRendered, error) {
+	if r.Chart != "" {
+		return r.runChart(ctx)
+	}
+	docs := make([]map[string]any, 0, len(r.Files))
+	for _, f := range r.Files {
+		d, err := values.Parse(f.Data)
+		if err != nil {
+			return ValuesRendered{}, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		docs = append(docs, d)
+	}
+	opts := values.RenderOptions{Namespace: r.Namespace}
+	var err error
+	if opts.KubeVersion, err = r.kubeVersion(); err != nil {
+		return ValuesRendered{}, err
+	}
+	if opts.Allow, opts.Source, err = r.lookup(); err != nil {
+		return ValuesRendered{}, err
+	}
+	res, err := values.Render(ctx, units.MergeValues(docs...), opts)
+	if err != nil {
+		return ValuesRendered{}, fmt.Errorf("values render: %w", err)
+	}
+	return ValuesRendered{Values: res.Values, Warnings: res.Warnings}, nil
+}
+
+// runChart is values render --chart: the chart's own interpretation of
+// the values, read from its sylva-units-values Secret.
+func (r ValuesRenderRequest) runChart(ctx context.Context) (ValuesRendered, error) {
+	opts := values.ChartOptions{
+		Namespace:            r.Namespace,
+		KubeVersion:          r.KubeVersion,
+		SkipSchemaValidation: r.SkipSchemaValidation,
+		Validate:             r.Validate,
+	}
+	if opts.KubeVersion != "" && !values.ValidKubeVersion(opts.KubeVersion) {
+		return ValuesRendered{}, fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion)
+	}
+	var err error
+	if opts.Allow, opts.Source, err = r.lookup(); err != nil {
+		return ValuesRendered{}, err
+	}
+	r.say("rendering %s", r.Chart)
+	res, err := values.RenderChart(ctx, r.ChartPath, r.Files, opts)
+	r.say("rendered")
+	if err != nil {
+		return ValuesRendered{}, fmt.Errorf("values render --chart %s: %w", r.Chart, err)
+	}
+	return ValuesRendered{Values: res.Values, Warnings: res.Warnings}, nil
+}
+
+func (r ValuesRenderRequest) say(format string, args ...any) {
+	if r.Progress != nil {
+		r.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// lookup is what lookup may read (the default allow list of the
+// namespace and every --allow-lookup) and where it reads it from.
+func (r ValuesRenderRequest) lookup() ([]values.AllowRule, values.Source, error) {
+	allow := values.DefaultAllowList(r.Namespace)
+	for _, s := range r.AllowLookup {
+		rule, err := values.ParseAllowRule(s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--allow-lookup: %w", err)
+		}
+		allow = append(allow, rule)
+	}
+	if r.Lookup == nil {
+		return allow, nil, nil
+	}
+	src, err := r.Lookup()
+	return allow, src, err
+}
+
+// kubeVersion is --kube-version, or the management minor of --to.
+func (r ValuesRenderRequest) kubeVersion() (string, error) {
+	if kv := r.KubeVersion; kv != "" {
+		if !values.ValidKubeVersion(kv) {
+			return "", fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", kv)
+		}
+		return kv, nil
+	}
+	cat := r.Catalog
+	to := cat.Newest()
+	if r.To != "" {
+		var err error
+		if to, err = skew.Parse(r.To); err != nil {
+			return "", fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+		}
+	}
+	rel, ok := cat.Release(to.MinorOnly())
+	if !ok {
+		return "", fmt.Errorf("--to %s is not in catalog %s (releases: %s)", to, cat.Version, cat.ReleaseNames())
+	}
+	return rel.Kubernetes.Management.Short(), nil
+}
+
+// ValuesCheckRequest is what values check is asked.
+type ValuesCheckRequest struct {
+	Releases
+	Files     []values.File
+	Namespace string
+	// Chart names the sylva-units chart of --to (--chart) at ChartPath;
+	// empty checks the helper values' gotpl alone.
+	Chart, ChartPath string
+	// Overlay (--overlay) and SkipSchemaValidation go with Chart.
+	Overlay              *values.File
+	SkipSchemaValidation bool
+	// Progress, when set, is told of each scenario rendered with the
+	// chart.
+	Progress func(done, total int, scenario string, finished bool)
+}
+
+// Run simulates the chart across the plan's passes and lints the helper
+// values.
+func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
+	in, err := r.input()
+	if err != nil {
+		return nil, err
+	}
+	if r.Chart == "" {
+		return values.Check(ctx, values.CheckInput{Plan: in, Files: r.Files, Namespace: r.Namespace})
+	}
+	ch, err := values.LoadChart(r.ChartPath)
+	if err != nil {
+		return nil, fmt.Errorf("values check --chart %s: %w; give the sylva-units chart directory of --to (charts/sylva-units) or its archive", r.Chart, err)
+	}
+	return values.CheckChart(ctx, values.ChartCheckInput{
+		Plan: in, Chart: ch, Files: r.Files, Namespace: r.Namespace, SkipSchemaValidation: r.SkipSchemaValidation,
+		Overlay: r.Overlay, Progress: r.Progress,
+	})
+}

@@ -1,0 +1,97 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"gitlab.com/sylva-projects/sylva-planner/ci"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
+
+// ControlPlaneLabel marks control-plane nodes (kubeadm and RKE2 both set
+// it).
+const ControlPlaneLabel = "node-role.kubernetes.io/control-plane"
+
+// VerifyRequest is what verify is asked: the plan whose final state the
+// cluster must have reached, and where to read the cluster.
+type VerifyRequest struct {
+	Releases
+	// Status is the sylva-units-status ConfigMap; StatusFile names it when
+	// it is a file (the facts' source then names it too).
+	Status     StatusSource
+	StatusFile string
+	// Facts gives the Nodes (kubelet version, control-plane label) and the
+	// workloads whose images tell the components' versions.
+	Facts FactsSource
+}
+
+// Run computes the plan, reads the status and the facts once each, and
+// checks the cluster against the plan's final state.
+func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
+	in, err := r.input()
+	if err != nil {
+		return nil, err
+	}
+	p, err := planner.Compute(in)
+	if err != nil {
+		return nil, err
+	}
+	rules, err := DetectionRules(r.Catalog)
+	if err != nil {
+		return nil, err
+	}
+	obs, err := r.Status.Observation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	facts, err := r.Facts.Facts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f := ci.Facts{Source: facts.Source, Components: map[string]skew.Version{}}
+	if r.StatusFile != "" {
+		f.Source = filepath.ToSlash(r.StatusFile) + " and " + facts.Source
+	}
+	statusFacts(&f, obs.ConfigMap)
+	// A kubelet version that does not parse names the manifests it was
+	// read from.
+	where := ""
+	if m, ok := r.Facts.(Manifests); ok {
+		where = m.Flag + " " + m.Dir + ": "
+	}
+	inv := facts.Inventory
+	for _, o := range inv.Objects {
+		if o.Kind != "Node" {
+			continue
+		}
+		v, err := skew.Parse(o.KubeletVersion)
+		if err != nil {
+			return nil, fmt.Errorf("%snode %s: kubelet version: %w", where, o.Name, err)
+		}
+		_, cp := o.Labels[ControlPlaneLabel]
+		f.Nodes = append(f.Nodes, ci.Node{Name: o.Name, Kubelet: v, ControlPlane: cp})
+	}
+	for _, d := range inv.Detect(rules) {
+		if !d.Version.IsZero() {
+			f.Components[d.Component] = d.Version
+		}
+	}
+	return ci.Verify(p, f), nil
+}
+
+// VerifyOutcome fails when a check of the verification failed.
+func VerifyOutcome(v *ci.Verification) Outcome { return failIf(!v.OK) }
+
+func statusFacts(f *ci.Facts, cm *status.Status) {
+	f.StatusFound = cm != nil
+	if cm == nil {
+		return
+	}
+	if v, _, ok := cm.Release(); ok {
+		f.StatusRelease = v
+	}
+	f.StatusPending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
+}
