@@ -2,14 +2,12 @@ package reconciler
 
 import (
 	"io"
-	"maps"
-	"slices"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/common/expfmt"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
@@ -33,112 +31,34 @@ var (
 		Help: "Unix time of the last reconciliation requested on a HelmRelease.",
 	})
 	// gate holds the gate's gauges of each namespace watched.
-	gate         = NewGateGauges("namespace")
+	gate         = gatemetrics.New("namespace")
 	registerOnce sync.Once
 )
 
-// GateGauges are the upgrade gate's gauges of docs/gate.md, defined once:
-// the controller serves them on /metrics with a namespace label, and plan
-// and report write them to --metrics-file without it (WriteGateMetrics).
-type GateGauges struct {
-	extra                                 []string
-	blocked, held, verdict, score, passes *prometheus.GaugeVec
-}
+// GateGauges are the gate's gauges (gatemetrics.Gauges).
+type GateGauges = gatemetrics.Gauges
 
-// NewGateGauges returns the gauges, labelled by extra (such as
-// "namespace"), then from and to.
-func NewGateGauges(extra ...string) *GateGauges {
-	labels := append(slices.Clone(extra), "from", "to")
-	gauge := func(name, help string, labels []string) *prometheus.GaugeVec {
-		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
-	}
-	return &GateGauges{
-		extra:   extra,
-		blocked: gauge("sylva_planner_upgrade_blocked", "1 when an actionable blocker stops the upgrade (act on it).", labels),
-		held:    gauge("sylva_planner_upgrade_held", "1 when every blocker waits on upstream or is pinned (nothing to act on).", labels),
-		verdict: gauge("sylva_planner_verdict", "1 for the plan's verdict, 0 for the others.", append(slices.Clone(labels), "verdict")),
-		score:   gauge("sylva_planner_score", "Readiness score 0-100 (for trends, not for gating).", labels),
-		passes:  gauge("sylva_planner_passes", "Reconciliation passes of the sylva-units HelmRelease the plan needs.", labels),
-	}
-}
-
-func (g *GateGauges) vecs() []*prometheus.GaugeVec {
-	return []*prometheus.GaugeVec{g.blocked, g.held, g.verdict, g.score, g.passes}
-}
-
-// Describe implements prometheus.Collector.
-func (g *GateGauges) Describe(ch chan<- *prometheus.Desc) {
-	for _, v := range g.vecs() {
-		v.Describe(ch)
-	}
-}
-
-// Collect implements prometheus.Collector.
-func (g *GateGauges) Collect(ch chan<- prometheus.Metric) {
-	for _, v := range g.vecs() {
-		v.Collect(ch)
-	}
-}
-
-// Set exports the verdict of plan p under the extra label values, after
-// removing what was exported under them before; a nil plan only removes.
-func (g *GateGauges) Set(p *planner.Plan, extra ...string) {
-	l := prometheus.Labels{}
-	for i, name := range g.extra {
-		l[name] = extra[i]
-	}
-	if len(l) > 0 {
-		for _, v := range g.vecs() {
-			v.DeletePartialMatch(l)
-		}
-	}
-	if p == nil {
-		return
-	}
-	l["from"], l["to"] = p.From.Release, p.To.Release
-	g.blocked.With(l).Set(b2f(p.Verdict == planner.VerdictBlocked))
-	g.held.With(l).Set(b2f(p.Verdict == planner.VerdictHeld))
-	g.score.With(l).Set(float64(p.Score))
-	g.passes.With(l).Set(float64(len(p.Passes)))
-	for _, v := range []planner.Verdict{planner.VerdictBlocked, planner.VerdictHeld, planner.VerdictReady, planner.VerdictUnknown} {
-		vl := maps.Clone(l)
-		vl["verdict"] = string(v)
-		g.verdict.With(vl).Set(b2f(p.Verdict == v))
-	}
-}
+// NewGateGauges returns the gate's gauges labelled by extra, then from and
+// to (gatemetrics.New).
+func NewGateGauges(extra ...string) *GateGauges { return gatemetrics.New(extra...) }
 
 // WriteGateMetrics writes the gate's gauges of plan p to w in the
-// Prometheus text format (families sorted by name), for node-exporter's
-// textfile collector; the caller writes the file.
-func WriteGateMetrics(w io.Writer, p *planner.Plan) error {
-	g := NewGateGauges()
-	g.Set(p)
-	reg := prometheus.NewPedanticRegistry()
-	if err := reg.Register(g); err != nil {
-		return err
-	}
-	mfs, err := reg.Gather()
-	if err != nil {
-		return err
-	}
-	for _, mf := range mfs {
-		if _, err := expfmt.MetricFamilyToText(w, mf); err != nil {
-			return err
-		}
-	}
-	return nil
+// Prometheus text format (gatemetrics.Write).
+func WriteGateMetrics(w io.Writer, p *planner.Plan) error { return gatemetrics.Write(w, p) }
+
+// NamespacedPlan is the plan of the release of one namespace
+// (gatemetrics.NamespacedPlan).
+type NamespacedPlan = gatemetrics.NamespacedPlan
+
+// WriteFleetGateMetrics writes the gate's gauges of each plan to w,
+// labelled by its namespace (gatemetrics.WriteFleet).
+func WriteFleetGateMetrics(w io.Writer, plans []NamespacedPlan) error {
+	return gatemetrics.WriteFleet(w, plans)
 }
 
 // setGateGauges exports the verdict of plan p for namespace ns, replacing
 // what was exported for it before; a nil plan clears them.
 func setGateGauges(ns string, p *planner.Plan) { gate.Set(p, ns) }
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
 
 // registerMetrics adds the controller's metrics to controller-runtime's
 // registry, which its metrics server serves; once per process.

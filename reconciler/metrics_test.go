@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -20,34 +19,25 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
+// TestGateGaugesFollowTheNamespacesPlan: the controller's gauges hold the
+// plan of each namespace it set, and none once the plan is gone.
 func TestGateGaugesFollowTheNamespacesPlan(t *testing.T) {
 	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := func(from, to string) *planner.Plan {
-		p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse(from), To: skew.MustParse(to), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
+	p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
 	}
-	setGateGauges("ns-a", plan("1.4", "1.6"))
-	l := prometheus.Labels{"namespace": "ns-a", "from": "1.4", "to": "1.6"}
-	if got := testutil.ToFloat64(gate.blocked.With(l)); got != 0 {
-		t.Errorf("blocked = %v, want 0", got)
+	before := testutil.CollectAndCount(gate, "sylva_planner_score")
+	setGateGauges("ns-follow", p)
+	if n := testutil.CollectAndCount(gate, "sylva_planner_score"); n != before+1 {
+		t.Errorf("score series = %d, want %d once ns-follow is planned", n, before+1)
 	}
-	if got := testutil.ToFloat64(gate.verdict.With(prometheus.Labels{"namespace": "ns-a", "from": "1.4", "to": "1.6", "verdict": "ready"})); got != 1 {
-		t.Errorf("verdict{ready} = %v, want 1", got)
-	}
-	// The namespace moves on to 1.5: the 1.4 series go away.
-	setGateGauges("ns-a", plan("1.5", "1.6"))
-	if n := testutil.CollectAndCount(gate.score); n != 1 {
-		t.Errorf("score series = %d, want 1 after the release changed", n)
-	}
-	setGateGauges("ns-a", nil)
-	if n := testutil.CollectAndCount(gate.verdict); n != 0 {
-		t.Errorf("verdict series = %d, want 0 once the plan is gone", n)
+	setGateGauges("ns-follow", nil)
+	if n := testutil.CollectAndCount(gate, "sylva_planner_score"); n != before {
+		t.Errorf("score series = %d, want %d once the plan is gone", n, before)
 	}
 }
 

@@ -1,4 +1,4 @@
-package reconciler
+package gatemetrics_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -26,12 +27,12 @@ func TestWriteFleetGateMetricsLabelsEachNamespace(t *testing.T) {
 		}
 		return p
 	}
-	plans := []NamespacedPlan{{"wc2", plan("1.5")}, {"sylva-system", plan("1.4")}, {"wc3", nil}}
+	plans := []gatemetrics.NamespacedPlan{{"wc2", plan("1.5")}, {"sylva-system", plan("1.4")}, {"wc3", nil}}
 	var first, second bytes.Buffer
-	if err := WriteFleetGateMetrics(&first, plans); err != nil {
+	if err := gatemetrics.WriteFleet(&first, plans); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFleetGateMetrics(&second, plans); err != nil {
+	if err := gatemetrics.WriteFleet(&second, plans); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(first.Bytes(), second.Bytes()) {
