@@ -6,6 +6,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/finding"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -204,44 +205,28 @@ type Summary struct {
 	Line string `json:"line"`
 }
 
-// Severity ranks a finding.
-type Severity string
+// Severity ranks a finding (finding.Severity, the one severity of every
+// command).
+type Severity = finding.Severity
 
 // Severities, highest first.
 const (
-	SeverityBlocker Severity = "blocker"
-	SeverityWarning Severity = "warning"
-	SeverityInfo    Severity = "info"
+	SeverityBlocker = finding.SeverityBlocker
+	SeverityWarning = finding.SeverityWarning
+	SeverityInfo    = finding.SeverityInfo
 )
 
-// Rank orders severities: 0 for a blocker, 1 a warning, 2 information, 3
-// anything else.
-func (s Severity) Rank() int {
-	switch s {
-	case SeverityBlocker:
-		return 0
-	case SeverityWarning:
-		return 1
-	case SeverityInfo:
-		return 2
-	}
-	return 3
-}
-
-// AtLeast reports whether s is as severe as t or more.
-func (s Severity) AtLeast(t Severity) bool { return s.Rank() <= t.Rank() }
-
-// Class says what a blocker waits for.
-type Class string
+// Class says what a blocker waits for (finding.Class).
+type Class = finding.Class
 
 // Classes of blockers.
 const (
 	// ClassActionable: acting (upgrading, fixing) clears the blocker.
-	ClassActionable Class = "actionable"
+	ClassActionable = finding.ClassActionable
 	// ClassWaiting: nothing can clear it until upstream ships a version.
-	ClassWaiting Class = "waiting"
+	ClassWaiting = finding.ClassWaiting
 	// ClassPinned: held on purpose by the catalog.
-	ClassPinned Class = "pinned"
+	ClassPinned = finding.ClassPinned
 )
 
 // Finding is one typed result of a check. Code is stable: tests and

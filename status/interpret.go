@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/finding"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -43,31 +44,22 @@ const (
 	ProgressUnknown Progress = "unknown"
 )
 
-// Severity ranks a Finding.
-type Severity string
+// Severity ranks a Finding (finding.Severity); status reports warnings
+// and information only.
+type Severity = finding.Severity
 
+// Severities of the status findings.
 const (
 	// SeverityWarning needs attention.
-	SeverityWarning Severity = "warning"
+	SeverityWarning = finding.SeverityWarning
 	// SeverityInfo is worth knowing.
-	SeverityInfo Severity = "info"
+	SeverityInfo = finding.SeverityInfo
 )
 
-func (s Severity) rank() int {
-	if s == SeverityWarning {
-		return 0
-	}
-	return 1
-}
-
-// Finding is one remark about the observed state. Code is stable; tests
-// and tools assert on it.
-type Finding struct {
-	Code     string   `json:"code"`
-	Severity Severity `json:"severity"`
-	Subject  string   `json:"subject,omitempty"`
-	Message  string   `json:"message"`
-}
+// Finding is one remark about the observed state (finding.Finding): Code,
+// Severity, Subject (omitted when the remark is about the namespace as a
+// whole) and Message. Code is stable; tests and tools assert on it.
+type Finding = finding.Finding
 
 // Finding codes.
 const (
@@ -248,7 +240,7 @@ func Interpret(obs Observation) Report {
 
 	r.Summary = r.summary(cm, progressWhy, pendingWhy, ns)
 	slices.SortFunc(r.Findings, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(a.Severity.rank(), b.Severity.rank()), cmp.Compare(a.Code, b.Code),
+		return cmp.Or(cmp.Compare(a.Severity.Rank(), b.Severity.Rank()), cmp.Compare(a.Code, b.Code),
 			cmp.Compare(a.Subject, b.Subject), cmp.Compare(a.Message, b.Message))
 	})
 	return r

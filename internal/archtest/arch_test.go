@@ -23,7 +23,7 @@ const module = "gitlab.com/sylva-projects/sylva-planner"
 // links Helm's engine, which brings client-go; it still builds no client).
 // A listed folder that is missing fails the tests: rename it here and in
 // docs/architecture.md together.
-var pureCore = []string{"skew", "catalog", "units", "planner", "status", "values", "availability", "removedapis", "fileio", "envelope", "yamldoc", "cell", "gatemetrics"}
+var pureCore = []string{"skew", "catalog", "units", "planner", "status", "values", "availability", "removedapis", "fileio", "envelope", "yamldoc", "cell", "gatemetrics", "finding"}
 
 // application lists the packages between cmd and the core (docs/
 // architecture.md): they hold the core's rules too (no clock, environment,
