@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -271,7 +272,7 @@ func (f FleetPlan) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAMESPACE\tFROM\tSTANDING\tVERDICT\tPOSITION\tNEXT")
 	for _, r := range f.Releases {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, orDash(r.Release), r.Standing, orDash(string(r.Verdict)), orDash(r.Position), r.Next)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, cell.OrDash(r.Release), r.Standing, cell.OrDash(string(r.Verdict)), cell.OrDash(r.Position), r.Next)
 	}
 	_ = tw.Flush()
 	first := true

@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
@@ -371,7 +372,7 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 			if f.InBaseline {
 				sev += " (" + inBaselineNote + ")"
 			}
-			fmt.Fprintf(bw, "| %s | %s | `%s` | %s | %s | %s |\n", sev, orDash(string(f.Class)), f.Code, mdCell(f.Subject), mdCell(f.Message), mdCell(orDash(f.Remediation)))
+			fmt.Fprintf(bw, "| %s | %s | `%s` | %s | %s | %s |\n", sev, cell.OrDash(string(f.Class)), f.Code, mdCell(f.Subject), mdCell(f.Message), mdCell(cell.OrDash(f.Remediation)))
 		}
 	}
 	fmt.Fprintln(bw)
@@ -391,13 +392,6 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "\n**Next:** %s\n", p.Next)
 	return bw.Flush()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
