@@ -11,7 +11,7 @@ import (
 )
 
 // TestReportsPerVerdict renders the nightly report (Markdown, HTML) of one
-// plan per verdict; the gauges of --metrics-file are reconciler.WriteGateMetrics.
+// plan per verdict; the gauges of --metrics-file are gatemetrics.Write.
 func TestReportsPerVerdict(t *testing.T) {
 	tests := []struct {
 		name    string
