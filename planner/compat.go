@@ -17,15 +17,25 @@ const (
 	componentCompatibilityMsg = "component versions against each pass's Kubernetes minors"
 )
 
-// incompatible is the finding for a component version v that does not
-// support the Kubernetes minor k during subject ("pass N"). mergeRanges
-// later folds the findings of one component version into one.
-func incompatible(comp *catalog.Component, v skew.Version, r skew.Range, k skew.Version, subject string) Finding {
-	f := Finding{
-		Code: CodeComponentK8sRange, Severity: SeverityBlocker, Subject: comp.Name,
-		rng: &rangeMiss{comp: comp, version: v, supports: r, minors: []skew.Version{k}, passes: []string{subject}},
+// incompatible is what a component version v that does not support the
+// Kubernetes minor k during subject ("pass N") misses. mergeRanges later
+// folds the findings of one component version into one.
+func incompatible(comp *catalog.Component, v skew.Version, r skew.Range, k skew.Version, subject string) *rangeMiss {
+	return &rangeMiss{comp: comp, version: v, supports: r, minors: []skew.Version{k}, passes: []string{subject}}
+}
+
+// rangeIndex keeps, by message, what each component-k8s-range finding is
+// about, so that mergeRanges can fold them: the finding itself is the plain
+// finding.Finding every output writes.
+type rangeIndex map[string]*rangeMiss
+
+// note records m and returns its finding.
+func (x *rangeIndex) note(m *rangeMiss) Finding {
+	f := m.finding()
+	if *x == nil {
+		*x = rangeIndex{}
 	}
-	f.classify()
+	(*x)[f.Message] = m
 	return f
 }
 
@@ -38,12 +48,12 @@ type rangeMiss struct {
 	passes   []string
 }
 
-// classify sets the message, class and remediation from f.rng: actionable
-// when a newer catalog version supports every minor the plan needs (the
-// finding names it), pinned when that version exists but the component is
-// pinned, waiting when no known version supports them yet.
-func (f *Finding) classify() {
-	m := f.rng
+// finding is the component-k8s-range finding of m: actionable when a
+// newer catalog version supports every minor the plan needs (the finding
+// names it), pinned when that version exists but the component is pinned,
+// waiting when no known version supports them yet.
+func (m *rangeMiss) finding() Finding {
+	f := Finding{Code: CodeComponentK8sRange, Severity: SeverityBlocker, Subject: m.comp.Name}
 	minors := make([]string, len(m.minors))
 	for i, k := range m.minors {
 		minors[i] = k.Short()
@@ -68,39 +78,49 @@ func (f *Finding) classify() {
 		f.Class = ClassWaiting
 		f.Remediation = fmt.Sprintf("no released %s version supports Kubernetes %s yet; wait for upstream", m.comp.Name, top.Short())
 	}
+	return f
 }
 
 // mergeRanges folds the component-k8s-range findings of one component
-// version into one finding listing every minor and pass, keeping the first
-// one's place.
-func mergeRanges(fs []Finding) []Finding {
+// version (those ranges noted) into one finding listing every minor and
+// pass, keeping the first one's place.
+func mergeRanges(fs []Finding, ranges rangeIndex) []Finding {
 	var out []Finding
-	seen := map[string]int{}
+	type merged struct {
+		at   int
+		miss *rangeMiss
+	}
+	seen := map[string]merged{}
 	for _, f := range fs {
-		if f.rng == nil {
+		r := ranges[f.Message]
+		if f.Code != CodeComponentK8sRange || r == nil {
 			out = append(out, f)
 			continue
 		}
-		key := f.rng.comp.Name + "\x00" + f.rng.version.String()
-		i, ok := seen[key]
+		key := r.comp.Name + "\x00" + r.version.String()
+		s, ok := seen[key]
 		if !ok {
-			seen[key] = len(out)
+			m := *r
+			m.minors, m.passes = slices.Clone(r.minors), slices.Clone(r.passes)
+			seen[key] = merged{at: len(out), miss: &m}
 			out = append(out, f)
 			continue
 		}
-		m := out[i].rng
-		for _, k := range f.rng.minors {
+		m := s.miss
+		for _, k := range r.minors {
 			if !slices.ContainsFunc(m.minors, k.Equal) {
 				m.minors = append(m.minors, k)
 			}
 		}
-		for _, ps := range f.rng.passes {
+		for _, ps := range r.passes {
 			if !slices.Contains(m.passes, ps) {
 				m.passes = append(m.passes, ps)
 			}
 		}
 		slices.SortFunc(m.minors, skew.Version.Compare)
-		out[i].classify()
+		inBaseline := out[s.at].InBaseline
+		out[s.at] = m.finding()
+		out[s.at].InBaseline = inBaseline
 	}
 	return out
 }
@@ -170,13 +190,14 @@ func isAre(n int) string {
 }
 
 // rangeFindings checks that both versions of a component live during a pass
-// support both control-plane minors of the pass.
-func rangeFindings(cat *catalog.Catalog, subject, name string, before, after, cpBefore, cpAfter skew.Version) []Finding {
+// support both control-plane minors of the pass, and returns what each
+// misses.
+func rangeFindings(cat *catalog.Catalog, subject, name string, before, after, cpBefore, cpAfter skew.Version) []*rangeMiss {
 	comp, ok := cat.Component(name)
 	if !ok {
 		return nil
 	}
-	var out []Finding
+	var out []*rangeMiss
 	for _, v := range uniqueVersions(before, after) {
 		cv, ok := comp.Version(v)
 		if !ok {

@@ -133,6 +133,12 @@ func Compute(in Input) (*Plan, error) {
 		for _, f := range best.findings {
 			p.add(f)
 		}
+		for msg, m := range best.ranges {
+			if p.ranges == nil {
+				p.ranges = rangeIndex{}
+			}
+			p.ranges[msg] = m
+		}
 		if best.workerRollouts > 1 && !slices.ContainsFunc(best.findings, func(f Finding) bool { return f.Code == CodeWorkerExtraRollout }) {
 			p.add(Finding{
 				Code: CodeWorkerExtraRollout, Severity: SeverityWarning, Subject: to.Release.String(),
@@ -178,7 +184,7 @@ func Compute(in Input) (*Plan, error) {
 // finish merges, applies suppressions and the baseline, then judges and
 // sorts.
 func (p *Plan) finish(in Input) {
-	p.Findings = mergeRanges(p.Findings)
+	p.Findings = mergeRanges(p.Findings, p.ranges)
 	p.applySuppressions(in.Suppressions, in.AsOf)
 	p.markBaseline(in.Baseline)
 	p.judge()

@@ -125,7 +125,7 @@ func (p *Plan) observedFindings(obs *Observed, cat *catalog.Catalog, final map[s
 			for _, k := range uniqueVersions(skew.MustParse(ps.ControlPlane.From), skew.MustParse(ps.ControlPlane.To)) {
 				cv, _ := comp.Version(oc.Version)
 				if !cv.Kubernetes().Contains(k) {
-					p.add(incompatible(comp, oc.Version, cv.Kubernetes(), k, fmt.Sprintf("pass %d", ps.Index)))
+					p.add(p.ranges.note(incompatible(comp, oc.Version, cv.Kubernetes(), k, fmt.Sprintf("pass %d", ps.Index))))
 				}
 			}
 		}

@@ -83,7 +83,9 @@ func (h *hop) passComponents(st *state, ps *Pass, subject string, i int, cpBefor
 				h.add(Finding{Code: CodeStepSkip, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject, Message: v.Message})
 			}
 		}
-		h.add(rangeFindings(h.cat, subject, name, before, after, cpBefore, cpAfter)...)
+		for _, m := range rangeFindings(h.cat, subject, name, before, after, cpBefore, cpAfter) {
+			h.add(h.c.ranges.note(m))
+		}
 		from := before.String()
 		if before.IsZero() {
 			from = "-"

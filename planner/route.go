@@ -13,6 +13,7 @@ type candidate struct {
 	route          []string
 	passes         []Pass
 	findings       []Finding
+	ranges         rangeIndex
 	blockers       int
 	workerRollouts int
 }

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"cmp"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
@@ -90,6 +89,10 @@ type Plan struct {
 	Position *Position `json:"position,omitempty"`
 	// Next is the next command or action for the operator.
 	Next string `json:"next"`
+
+	// ranges holds what each component-k8s-range finding is about, until
+	// finish merges them.
+	ranges rangeIndex
 }
 
 // Metadata is the header of a plan document: the metadata of every
@@ -229,34 +232,14 @@ const (
 	ClassPinned = finding.ClassPinned
 )
 
-// Finding is one typed result of a check. Code is stable: tests and
-// machines match on it.
-type Finding struct {
-	Code        string   `json:"code"`
-	Severity    Severity `json:"severity"`
-	Class       Class    `json:"class,omitempty"`
-	Subject     string   `json:"subject"`
-	Message     string   `json:"message"`
-	Remediation string   `json:"remediation,omitempty"`
-	// InBaseline is true when the --baseline report had the same code and
-	// subject: the finding is not new and does not fail the gate again
-	// (it still counts in the verdict and the score).
-	InBaseline bool `json:"inBaseline,omitempty"`
-
-	// rng is set on component-k8s-range findings until they are merged.
-	rng *rangeMiss
-}
+// Finding is one typed result of a check (finding.Finding, the one
+// finding type of every command). Code is stable: tests and machines match
+// on it.
+type Finding = finding.Finding
 
 // CompareFindings is the total order of findings in every output:
 // severity, subject, code, message.
-func CompareFindings(a, b Finding) int {
-	return cmp.Or(
-		cmp.Compare(a.Severity.Rank(), b.Severity.Rank()),
-		cmp.Compare(a.Subject, b.Subject),
-		cmp.Compare(a.Code, b.Code),
-		cmp.Compare(a.Message, b.Message),
-	)
-}
+func CompareFindings(a, b Finding) int { return finding.Compare(a, b) }
 
 // Verdict is the plan's overall answer.
 type Verdict string
