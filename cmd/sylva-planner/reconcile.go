@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -55,58 +54,32 @@ func reconcileCommand() *cli.Command {
 	}
 }
 
-type reconcileOptions struct {
-	namespace, helmRelease string
-	// file is the offline input (--file); empty for a live cluster.
-	file string
-	// locate places the cluster in the plan to --to from the status it
-	// read; nil without --to.
-	locate              func(*status.Status) (*status.Transition, error)
-	kubeconfig, context string
-	dryRun, wait        bool
-	timeout, interval   time.Duration
-	// output is the format of the decisions: the table prints each as it
-	// is made, JSON and YAML one document once the command is done.
-	output   format
-	metadata envelope.Metadata
-}
-
-// reconcileDocument is `reconcile -o json|yaml`: every decision made, in
-// order (one without --wait).
-type reconcileDocument struct {
-	envelope.Header
-	Namespace   string                `json:"namespace"`
-	HelmRelease string                `json:"helmRelease"`
-	DryRun      bool                  `json:"dryRun"`
-	Decisions   []reconciler.Decision `json:"decisions"`
-	// Transition is where the cluster stands in the plan to --to, from the
-	// status read for the first decision; absent without --to.
-	Transition *status.Transition `json:"transition,omitempty"`
-}
-
 func reconcileAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usageError(c, fmt.Errorf("reconcile takes no argument, got %q", c.Args().First()), true)
 	}
-	o := reconcileOptions{
-		namespace: c.String("namespace"), helmRelease: c.String("helmrelease"),
-		kubeconfig: c.String("kubeconfig"), context: c.String("context"),
-		dryRun: c.Bool("dry-run"), wait: c.Bool("wait"),
-		timeout: c.Duration("timeout"), interval: c.Duration("poll-interval"),
+	namespace, helmRelease := c.String("namespace"), c.String("helmrelease")
+	kubeconfig, kubeContext := c.String("kubeconfig"), c.String("context")
+	output := outputOf(c)
+	req := action.ReconcileRequest{
+		Target: reconciler.Target{Namespace: namespace, HelmRelease: helmRelease},
+		DryRun: c.Bool("dry-run"), Wait: c.Bool("wait"),
+		Timeout: c.Duration("timeout"), Interval: c.Duration("poll-interval"),
+		Document: output == formatJSON || output == formatYAML,
 	}
-	if o.namespace == "" {
+	if namespace == "" {
 		return usageError(c, errors.New("--namespace must not be empty"), true)
 	}
-	if o.wait && o.timeout <= 0 {
-		return usageError(c, fmt.Errorf("--timeout %s: want a positive duration such as 2h", o.timeout), true)
+	if req.Wait && req.Timeout <= 0 {
+		return usageError(c, fmt.Errorf("--timeout %s: want a positive duration such as 2h", req.Timeout), true)
 	}
-	if o.file = c.String("file"); o.file != "" {
+	if req.File = c.String("file"); req.File != "" {
 		switch {
-		case !o.dryRun:
+		case !req.DryRun:
 			return usageError(c, errors.New("--file decides from a file and cannot patch it: add --dry-run"), true)
-		case o.wait:
+		case req.Wait:
 			return usageError(c, errors.New("--wait follows a cluster; it does not go with --file"), true)
-		case o.kubeconfig != "" || o.context != "":
+		case kubeconfig != "" || kubeContext != "":
 			return usageError(c, errors.New("give either --file or --kubeconfig/--context, not both"), true)
 		}
 	}
@@ -114,150 +87,80 @@ func reconcileAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if o.metadata, err = metadataOf(c, cat); err != nil {
+	if req.Metadata, err = metadataOf(c, cat); err != nil {
 		return withCode(exitError, err)
 	}
 	if to := c.String("to"); to != "" {
-		o.locate = func(cm *status.Status) (*status.Transition, error) { return transition(c, to, cm) }
+		req.Locate = func(cm *status.Status) (*status.Transition, error) { return transition(c, to, cm) }
 	}
-	o.output = outputOf(c)
-	if o.file != "" {
-		return reconcileFile(c.Context, envOf(c), o)
+	e := envOf(c)
+	if req.Document {
+		req.OnDecision = func(r reconciler.Result, _ *status.Transition) {
+			// The decisions go into the document; warnings still go to
+			// stderr.
+			printDecision(io.Discard, e.stderr, r, req.DryRun)
+		}
+	} else {
+		req.OnDecision = func(r reconciler.Result, t *status.Transition) {
+			printDecision(e.stdout, e.stderr, r, req.DryRun)
+			if t != nil {
+				fmt.Fprintln(e.stdout, t.Line())
+			}
+		}
 	}
-	return runReconcile(c.Context, envOf(c), o)
-}
-
-// reconcileFile decides, as a dry run, from the objects of a file: the
-// decision reconcile would take on a cluster holding them.
-func reconcileFile(ctx context.Context, e *env, o reconcileOptions) error {
-	obs, err := statusSource(e, statusOptions{file: o.file, helmRelease: o.helmRelease, namespace: o.namespace}).Observation(ctx)
-	if err != nil {
-		return withCode(exitError, err)
+	req.OnProgress = func(p reconciler.Progress) {
+		pass := ""
+		if p.Request != "" {
+			pass = fmt.Sprintf("pass %q: ", p.Request)
+		}
+		fmt.Fprintf(e.stderr, "[%s] %s%s\n", p.Elapsed.Round(time.Second), pass, p.State)
 	}
-	if obs.Namespace == "" {
-		obs.Namespace = o.namespace
-	}
-	r := reconciler.Result{Decision: reconciler.Decide(reconciler.Input{Observation: obs})}
-	doc := reconcileDocument{Header: envelope.NewHeader("Reconciliation", o.metadata), Namespace: o.namespace, HelmRelease: o.helmRelease, DryRun: true, Decisions: []reconciler.Decision{}}
-	if o.locate != nil {
-		if doc.Transition, err = o.locate(obs.ConfigMap); err != nil {
+	if req.File != "" {
+		req.Status = statusSource(e, statusOptions{file: req.File, helmRelease: helmRelease, namespace: namespace})
+	} else {
+		rec, err := reconcileClient(e, &req, kubeconfig, kubeContext)
+		if err != nil {
 			return withCode(exitError, err)
 		}
+		defer rec.Close()
 	}
-	if out := r.Decision.Outcome; out == reconciler.OutcomeMissing || out == reconciler.OutcomeInvalid {
-		return withCode(exitError, fmt.Errorf("--file %s: %s", o.file, r.Decision))
-	}
-	if o.output == formatJSON || o.output == formatYAML {
-		doc.Decisions = append(doc.Decisions, r.Decision.DryRun())
-		if err := documentWriters(nil, doc)[o.output](e.stdout); err != nil {
-			return withCode(exitError, fmt.Errorf("write the result: %w", err))
-		}
-		return nil
-	}
-	printDecision(e.stdout, e.stderr, r, true)
-	if doc.Transition != nil {
-		fmt.Fprintln(e.stdout, doc.Transition.Line())
-	}
-	return nil
-}
-
-func runReconcile(ctx context.Context, e *env, o reconcileOptions) error {
-	cfg, contextName, err := e.restConfig(o.kubeconfig, o.context)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	where := reconcileWhere(contextName)
-	cfg.UserAgent = "sylva-planner/" + version
-	cl, err := client.New(cfg, client.Options{Scheme: reconciler.Scheme()})
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("build a client%s: %w", where, err))
-	}
-	core, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("build a client%s: %w", where, err))
-	}
-	rec := reconciler.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
-	defer rec.Close()
-	a := &reconciler.Applier{Reader: cl, Writer: cl, Recorder: rec, DryRun: o.dryRun, Now: time.Now}
-	target := reconciler.Target{Namespace: o.namespace, HelmRelease: o.helmRelease}
-
-	start := time.Now()
-	parent, waitCtx := ctx, ctx
-	if o.wait {
-		var cancel context.CancelFunc
-		waitCtx, cancel = context.WithTimeout(ctx, o.timeout)
-		defer cancel()
-	}
-	doc := reconcileDocument{Header: envelope.NewHeader("Reconciliation", o.metadata), Namespace: o.namespace, HelmRelease: o.helmRelease, DryRun: o.dryRun, Decisions: []reconciler.Decision{}}
-	var locateErr error
-	locate := func(r reconciler.Result) {
-		if o.locate == nil || doc.Transition != nil || locateErr != nil {
-			return
-		}
-		doc.Transition, locateErr = o.locate(r.Snapshot.Input.Observation.ConfigMap)
-	}
-	onDecision := func(r reconciler.Result) {
-		printDecision(e.stdout, e.stderr, r, o.dryRun)
-		if doc.Transition == nil && locateErr == nil && o.locate != nil {
-			if locate(r); doc.Transition != nil {
-				fmt.Fprintln(e.stdout, doc.Transition.Line())
-			}
-		}
-	}
-	if o.output == formatJSON || o.output == formatYAML {
-		onDecision = func(r reconciler.Result) {
-			// The decisions the table would print, into the document;
-			// warnings still go to stderr.
-			if d := r.Decision; d.Outcome != reconciler.OutcomeMissing && d.Outcome != reconciler.OutcomeInvalid {
-				if o.dryRun {
-					d = d.DryRun()
-				}
-				doc.Decisions = append(doc.Decisions, d)
-				locate(r)
-			}
-			printDecision(io.Discard, e.stderr, r, o.dryRun)
-		}
-	}
-	res, err := a.Drive(waitCtx, target, reconciler.DriveOptions{
-		Wait:       o.wait,
-		Interval:   o.interval,
-		OnDecision: onDecision,
-		OnProgress: func(p reconciler.Progress) {
-			pass := ""
-			if p.Request != "" {
-				pass = fmt.Sprintf("pass %q: ", p.Request)
-			}
-			fmt.Fprintf(e.stderr, "[%s] %s%s\n", p.Elapsed.Round(time.Second), pass, p.State)
-		},
-	})
-	if len(doc.Decisions) > 0 {
+	doc, out, err := req.Run(c.Context)
+	if req.Document && len(doc.Decisions) > 0 {
 		// What was decided is the result, also when the wait then failed.
-		if werr := documentWriters(nil, doc)[o.output](e.stdout); werr != nil {
+		if werr := documentWriters(nil, doc)[output](e.stdout); werr != nil {
 			return withCode(exitError, fmt.Errorf("write the result: %w", werr))
 		}
 	}
-	if err == nil && locateErr != nil {
-		return withCode(exitError, locateErr)
-	}
 	switch {
-	case err == nil:
-	case parent.Err() != nil:
-		// A signal: an operational interruption, not a gate result.
-		return withCode(exitError, fmt.Errorf("interrupted%s", where))
-	case o.wait && errors.Is(err, reconciler.ErrWaitTimeout):
-		// Only --wait running out of --timeout is "the pass did not
-		// finish"; a request timing out (--request-timeout) before it, with
-		// or without --wait, is an unreachable cluster: exit 1.
-		return withCode(exitBlocked, fmt.Errorf("timed out after %s (--timeout %s)%s: %w", time.Since(start).Round(time.Second), o.timeout, where, err))
-	case errors.Is(err, reconciler.ErrPassFailed):
-		return withCode(exitBlocked, fmt.Errorf("namespace %s%s: %w", o.namespace, where, err))
-	default:
-		return withCode(exitError, fmt.Errorf("namespace %s%s: %w", o.namespace, where, err))
+	case err != nil && out == action.OutcomeFail:
+		return withCode(out.ExitCode(), err)
+	case err != nil:
+		return withCode(exitError, err)
 	}
-	if o := res.Decision.Outcome; o == reconciler.OutcomeMissing || o == reconciler.OutcomeInvalid {
-		return withCode(exitError, fmt.Errorf("%s%s", res.Decision, where))
+	return outcomeExit(out)
+}
+
+// reconcileClient sets the Applier and Where of req: a client of the
+// cluster of kubeconfig and kubeContext, and an Event recorder to close
+// once done.
+func reconcileClient(e *env, req *action.ReconcileRequest, kubeconfig, kubeContext string) (*reconciler.OneShotRecorder, error) {
+	cfg, contextName, err := e.restConfig(kubeconfig, kubeContext)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	req.Where = reconcileWhere(contextName)
+	cfg.UserAgent = "sylva-planner/" + version
+	cl, err := client.New(cfg, client.Options{Scheme: reconciler.Scheme()})
+	if err != nil {
+		return nil, fmt.Errorf("build a client%s: %w", req.Where, err)
+	}
+	core, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("build a client%s: %w", req.Where, err)
+	}
+	rec := reconciler.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
+	req.Applier = &reconciler.Applier{Reader: cl, Writer: cl, Recorder: rec, Now: time.Now}
+	return rec, nil
 }
 
 // printDecision writes a decision on stdout; missing and invalid objects

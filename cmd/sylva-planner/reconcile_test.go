@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -105,7 +106,7 @@ func TestReconcileCommandOnARealAPIServer(t *testing.T) {
 	// JSON and YAML: one document with the decision, the same envelope as
 	// every other command.
 	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--dry-run", "-o", "json")
-	var doc reconcileDocument
+	var doc action.ReconcileDocument
 	if err := json.Unmarshal([]byte(out), &doc); code != exitOK || err != nil {
 		t.Fatalf("reconcile --dry-run -o json: exit %d, %v\nstdout: %s\nstderr: %s", code, err, out, errOut)
 	}
