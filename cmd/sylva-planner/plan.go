@@ -10,8 +10,8 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -149,7 +149,7 @@ func gateAction(c *cli.Context, report bool) error {
 		// Only once the result is on stdout: a failed write leaves the
 		// previous metrics in place.
 		var buf bytes.Buffer
-		if err := reconciler.WriteGateMetrics(&buf, p); err != nil {
+		if err := gatemetrics.Write(&buf, p); err != nil {
 			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
 		}
 		if err := fileio.WriteFile(e.path(opts.metricsFile), buf.Bytes(), 0o644); err != nil {

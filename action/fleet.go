@@ -1,0 +1,294 @@
+package action
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
+	"gitlab.com/sylva-projects/sylva-planner/inventory"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/values"
+)
+
+// FleetSource reads the objects of every release namespace of a cluster
+// (status -A, plan -A): from a List in a file or a live cluster, each kind
+// read once.
+type FleetSource interface {
+	Fleet(ctx context.Context) ([]status.FleetEntry, error)
+	// Input names what was read, as StatusSource.Input; it is asked after
+	// Fleet, and names "all namespaces" where one namespace's input names
+	// NAMESPACE/sylva-units-status.
+	Input() string
+}
+
+// FleetStatusRequest is what status -A is asked.
+type FleetStatusRequest struct {
+	Source    FleetSource
+	Selection envelope.Selection
+	Metadata  envelope.Metadata
+	// To, when set, places each release in the plan to it (as status --to
+	// places one), with Catalog, AsOf and ToolVersion.
+	To          skew.Version
+	Catalog     *catalog.Catalog
+	AsOf        time.Time
+	ToolVersion string
+}
+
+// Run reads every release namespace once and interprets each, placing it
+// in the plan to To when given.
+func (r FleetStatusRequest) Run(ctx context.Context) (status.Fleet, error) {
+	entries, err := r.Source.Fleet(ctx)
+	if err != nil {
+		return status.Fleet{}, err
+	}
+	fleet := status.InterpretFleet(entries, r.Selection)
+	fleet.Metadata = r.Metadata
+	if !r.To.IsZero() {
+		if err := placeFleet(&fleet, planner.Input{Catalog: r.Catalog, To: r.To, AsOf: r.AsOf, ToolVersion: r.ToolVersion}); err != nil {
+			return status.Fleet{}, err
+		}
+	}
+	return fleet, nil
+}
+
+// placeFleet places each readable release of f in the plan to in.To, as
+// status --to does for one (planner.Locate); releases whose status says the
+// same are placed once. A release that cannot be placed (its status names
+// a release newer than the target, say) says why in its row; a target the
+// catalog does not know is an error.
+func placeFleet(f *status.Fleet, in planner.Input) error {
+	type placed struct {
+		t   *status.Transition
+		err error
+	}
+	seen := map[planner.Progress]placed{}
+	for i := range f.Releases {
+		row := &f.Releases[i]
+		if row.Error != "" {
+			continue
+		}
+		pr := planner.ProgressOf(row.Report().ConfigMap)
+		p, ok := seen[pr]
+		if !ok {
+			p.t, p.err = transitionOf(in, pr)
+			seen[pr] = p
+		}
+		switch {
+		case unknownTarget(p.err):
+			return fmt.Errorf("--to %s: %w", in.To, p.err)
+		case p.err != nil:
+			row.TransitionError = releaseErrorText(p.err, row.Release)
+		default:
+			row.Transition = p.t
+		}
+	}
+	return nil
+}
+
+// transitionOf is where a release whose status says pr stands in the plan
+// to in.To, with the helper values of its next pass.
+func transitionOf(in planner.Input, pr planner.Progress) (*status.Transition, error) {
+	pos, err := planner.Locate(in, pr)
+	if err != nil {
+		return nil, err
+	}
+	t := &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Summary: pos.Summary}
+	if pos.Next != nil {
+		if t.NextValues, err = values.PassValues(pos.Next.Values); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// FleetPlanRequest is what plan -A is asked: each release found is planned
+// as plan --live plans one namespace.
+type FleetPlanRequest struct {
+	// Plan is the request of every release; Status, Rerun and Selection
+	// are set per release, and Cluster, when set, is read once for all.
+	Plan   PlanRequest
+	Source FleetSource
+	// FromFile says the fleet came from a file (--status): the command
+	// that plans one release alone then plans it offline.
+	FromFile bool
+	// Rerun is the plan -A command line; each release's plan names it with
+	// --namespace NAMESPACE for --all-namespaces.
+	Rerun     string
+	Selection envelope.Selection
+}
+
+// Run reads every release namespace once and plans each release from its
+// own status. A release that cannot be planned (no status, a release the
+// catalog lacks, a downgrade) says why in its row; a target the catalog
+// does not know, or facts of the cluster that cannot be read, are errors.
+// It also returns each plan computed, by namespace, for the gauges.
+func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemetrics.NamespacedPlan, error) {
+	req := r.Plan
+	if req.Cluster != nil {
+		req.Cluster = &onceFacts{src: req.Cluster}
+	}
+	entries, err := r.Source.Fleet(ctx)
+	if err != nil {
+		return planner.FleetPlan{}, nil, err
+	}
+	fleet := status.InterpretFleet(entries, r.Selection)
+	rows := make([]planner.FleetPlanRow, 0, len(fleet.Releases))
+	var plans []gatemetrics.NamespacedPlan
+	for _, row := range fleet.Releases {
+		sel := r.Selection
+		sel.Namespace = row.Namespace
+		detail := planDetail(sel, row, r.FromFile)
+		if row.Error != "" {
+			rows = append(rows, planner.FleetPlanRowOf(row, nil, nil, detail))
+			continue
+		}
+		one := req
+		one.Status = fixedStatus{obs: row.Report().ConfigMap, input: r.Source.Input(), ns: row.Namespace, rep: row.Report()}
+		one.Rerun = namespaceRerun(r.Rerun, row.Namespace)
+		one.Selection = sel
+		p, err := one.Run(ctx)
+		if unknownTarget(err) {
+			return planner.FleetPlan{}, nil, err
+		}
+		if err != nil && !isReleaseError(err) {
+			// Reading the cluster's facts failed: no plan of this run
+			// would be complete.
+			return planner.FleetPlan{}, nil, err
+		}
+		if err != nil {
+			err = errors.New(releaseErrorText(err, row.Release))
+		}
+		rows = append(rows, planner.FleetPlanRowOf(row, p, err, detail))
+		plans = append(plans, gatemetrics.NamespacedPlan{Namespace: row.Namespace, Plan: p})
+	}
+	fp := planner.NewFleetPlan(cmp.Or(skewShort(r.Plan.To), r.Plan.To), rows)
+	fp.Metadata = envelope.NewMetadata(r.Plan.ToolVersion, r.Plan.Catalog.Version, r.Plan.AsOf)
+	return fp, plans, nil
+}
+
+// FleetOutcome is the outcome of plan -A: the worst gate outcome of the
+// plans (fail, then held), and unevaluated when a release that has a
+// status could not be planned.
+func FleetOutcome(fp planner.FleetPlan) Outcome {
+	if o := fp.Outcome(); o != planner.GatePass {
+		return Outcome(o)
+	}
+	for _, r := range fp.Releases {
+		if r.Standing == planner.StandingUnplanned && r.State != status.StateNotInstalled && r.State != status.StateInstalling {
+			return OutcomeUnevaluated
+		}
+	}
+	return OutcomePass
+}
+
+// unknownTarget reports whether err says the catalog does not know the
+// target (--to): no release of the fleet can be planned.
+func unknownTarget(err error) bool {
+	var ie *planner.InputError
+	return errors.As(err, &ie) && ie.Field == "--to" && errors.Is(err, planner.ErrUnknownRelease)
+}
+
+// isReleaseError reports whether err is about one release's status (no
+// ConfigMap, a release it does not name or the catalog lacks, a
+// downgrade): that release is not planned, the others are.
+func isReleaseError(err error) bool {
+	var ie *planner.InputError
+	var ne noReleaseError
+	return errors.As(err, &ie) || errors.As(err, &ne)
+}
+
+// releaseErrorText says why the release whose status names release
+// cannot be planned, in the words of a fleet row: the planner's errors
+// name --from, which the fleet reads from each status.
+func releaseErrorText(err error, release string) string {
+	var ie *planner.InputError
+	switch {
+	case errors.Is(err, planner.ErrDowngrade):
+		return fmt.Sprintf("the status names release %s, newer than the target: Sylva does not support downgrades", release)
+	case errors.As(err, &ie) && ie.Field == "--from":
+		return "the status names a release the catalog does not cover: " + strings.TrimPrefix(err.Error(), "--from: ")
+	}
+	return err.Error()
+}
+
+// noReleaseError is fixedStatus's refusal of a status that names no
+// installed release.
+type noReleaseError string
+
+func (e noReleaseError) Error() string { return string(e) }
+
+// fixedStatus is one namespace's status, already read with the fleet.
+type fixedStatus struct {
+	obs   *status.Status
+	rep   status.Report
+	input string
+	ns    string
+}
+
+func (s fixedStatus) Observation(context.Context) (status.Observation, error) {
+	if s.obs == nil {
+		return status.Observation{}, noReleaseError("no sylva-units-status ConfigMap in " + s.ns + ": a fresh install has nothing to upgrade from")
+	}
+	if _, key, ok := s.obs.Release(); !ok {
+		return status.Observation{}, noReleaseError(fmt.Sprintf("the sylva-units-status ConfigMap of %s does not say which release is installed (%s)", s.ns, key))
+	}
+	return status.Observation{Namespace: s.ns, ConfigMap: s.obs, Kustomization: s.rep.Kustomization, HelmRelease: s.rep.HelmRelease, FluxRead: true}, nil
+}
+
+func (s fixedStatus) Input() string {
+	return strings.Replace(s.input, "all namespaces", s.ns+"/"+status.ConfigMapName, 1)
+}
+
+// onceFacts reads the facts of its source once, for every plan.
+type onceFacts struct {
+	src   FactsSource
+	read  bool
+	facts *inventory.Facts
+	err   error
+}
+
+func (o *onceFacts) Facts(ctx context.Context) (*inventory.Facts, error) {
+	if !o.read {
+		o.facts, o.err = o.src.Facts(ctx)
+		o.read = true
+	}
+	return o.facts, o.err
+}
+
+func (o *onceFacts) Input() string { return o.src.Input() }
+
+// planDetail is the command that plans the release of row alone: live
+// with -n NAMESPACE, or, when the fleet came from a file, offline from the
+// release its status names (a file of every namespace is no one release's
+// status).
+func planDetail(sel envelope.Selection, row status.FleetRow, fromFile bool) string {
+	if !fromFile {
+		return sel.Command("plan", "--live")
+	}
+	sel.State, sel.Namespace = "", ""
+	return sel.Command("plan", "--from", cmp.Or(row.Release, "RELEASE"))
+}
+
+// namespaceRerun is the plan -A command line rerun for one namespace:
+// --all-namespaces becomes --namespace NS.
+func namespaceRerun(rerun, ns string) string {
+	return strings.Replace(rerun, " --all-namespaces", " --namespace "+envelope.ShellQuote(ns), 1)
+}
+
+// skewShort is the release v names ("1.6" for "1.6.0"), "" when it does
+// not parse.
+func skewShort(v string) string {
+	r, err := skew.Parse(v)
+	if err != nil {
+		return ""
+	}
+	return r.MinorOnly().String()
+}
