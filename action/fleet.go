@@ -15,7 +15,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 // FleetSource reads the objects of every release namespace of a cluster
@@ -78,7 +77,7 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 		pr := planner.ProgressOf(row.Report().ConfigMap)
 		p, ok := seen[pr]
 		if !ok {
-			p.t, p.err = transitionOf(in, pr)
+			p.t, p.err = Transition(in, pr)
 			seen[pr] = p
 		}
 		switch {
@@ -91,22 +90,6 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 		}
 	}
 	return nil
-}
-
-// transitionOf is where a release whose status says pr stands in the plan
-// to in.To, with the helper values of its next pass.
-func transitionOf(in planner.Input, pr planner.Progress) (*status.Transition, error) {
-	pos, err := planner.Locate(in, pr)
-	if err != nil {
-		return nil, err
-	}
-	t := &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Summary: pos.Summary}
-	if pos.Next != nil {
-		if t.NextValues, err = values.PassValues(pos.Next.Values); err != nil {
-			return nil, err
-		}
-	}
-	return t, nil
 }
 
 // FleetPlanRequest is what plan -A is asked: each release found is planned

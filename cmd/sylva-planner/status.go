@@ -6,10 +6,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 func statusCommand() *cli.Command {
@@ -110,15 +110,9 @@ func transition(c *cli.Context, to string, cm *status.Status) (*status.Transitio
 	if err != nil {
 		return nil, err
 	}
-	pos, err := planner.Locate(planner.Input{Catalog: cat, To: target, AsOf: asOf, ToolVersion: version}, planner.ProgressOf(cm))
+	t, err := action.Transition(planner.Input{Catalog: cat, To: target, AsOf: asOf, ToolVersion: version}, planner.ProgressOf(cm))
 	if err != nil {
 		return nil, fmt.Errorf("--to %s: %w", to, err)
-	}
-	t := &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Summary: pos.Summary}
-	if pos.Next != nil {
-		if t.NextValues, err = values.PassValues(pos.Next.Values); err != nil {
-			return nil, err
-		}
 	}
 	return t, nil
 }
