@@ -172,18 +172,9 @@ func planFleetAction(c *cli.Context) error {
 	if opts.to == "" {
 		return usageError(c, errors.New("--to is required with --all-namespaces, for example: plan --all-namespaces --to 1.6"), true)
 	}
-	if opts.metricsFile != "" {
-		if err := fileio.CheckOutput(e.path(opts.metricsFile)); err != nil {
-			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
-		}
-	}
-	asOf, err := asOfOf(c)
+	asOf, cat, err := gateInputs(c, e, opts)
 	if err != nil {
-		return withCode(exitError, err)
-	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if _, err := action.Input(cat, opts.to, opts.to, "", opts.provider); err != nil {
 		return withCode(exitError, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -117,19 +118,9 @@ func gateAction(c *cli.Context, report bool) error {
 	}
 	e := envOf(c)
 	opts := gateOptionsOf(c)
-	if opts.metricsFile != "" {
-		// Refused before any work, written after stdout.
-		if err := fileio.CheckOutput(e.path(opts.metricsFile)); err != nil {
-			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
-		}
-	}
-	asOf, err := asOfOf(c)
+	asOf, cat, err := gateInputs(c, e, opts)
 	if err != nil {
-		return withCode(exitError, err)
-	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	req, err := planRequest(c, e, cat, opts)
 	if err != nil {
@@ -231,4 +222,25 @@ func catalogInput(c *cli.Context) string {
 		return "catalog " + filepath.ToSlash(name)
 	}
 	return "catalog embedded"
+}
+
+// gateInputs reads what plan and plan -A start from, after refusing a
+// --metrics-file that cannot be written (before any work; the file is
+// written after stdout): the --as-of date and the catalog. Errors carry
+// their exit code.
+func gateInputs(c *cli.Context, e *env, opts gateOptions) (time.Time, *catalog.Catalog, error) {
+	if opts.metricsFile != "" {
+		if err := fileio.CheckOutput(e.path(opts.metricsFile)); err != nil {
+			return time.Time{}, nil, withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
+		}
+	}
+	asOf, err := asOfOf(c)
+	if err != nil {
+		return time.Time{}, nil, withCode(exitError, err)
+	}
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return time.Time{}, nil, withCode(exitError, err)
+	}
+	return asOf, cat, nil
 }
