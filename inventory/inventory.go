@@ -229,12 +229,13 @@ func (f *Facts) join(part *Facts) {
 }
 
 func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {
-	if err := yamldoc.DuplicateKey(data); err != nil {
-		return err
-	}
 	for _, doc := range yamldoc.Split(data) {
 		var m map[string]any
-		if err := yaml.Unmarshal(doc, &m); err != nil {
+		// Strict: a key given twice is refused, named on one line.
+		if err := yaml.UnmarshalStrict(doc, &m); err != nil {
+			if derr := yamldoc.DuplicateKey(doc); derr != nil {
+				return derr
+			}
 			return err
 		}
 		if m != nil {

@@ -277,10 +277,17 @@ func (r *renderer) render(slots []slot) ([]string, error) {
 
 // needsOwnRun reports whether a string must render alone: it defines a
 // template (define or block), names one of the in-memory chart's
-// templates, or does not parse (its error is then its own).
+// templates, or holds one of those words and does not parse (its error is
+// then its own; any other parse error is reported from the shared run,
+// which names the string that failed first).
 func needsOwnRun(text string) bool {
 	if strings.Contains(text, chartName+"/") {
 		return true
+	}
+	// Only a define or a block action defines a template: the others, nearly
+	// every string, are not parsed twice.
+	if !strings.Contains(text, "define") && !strings.Contains(text, "block") {
+		return false
 	}
 	t := parse.New("s")
 	t.Mode = parse.SkipFuncCheck
