@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/internal/renderchild"
 )
 
 // defaultInterruptGrace is how long the work may take to stop after the
@@ -30,11 +31,11 @@ func interruptGrace() time.Duration {
 }
 
 func main() {
-	if startChild() {
-		// A budgeted child (budget.go): its codes are shifted so that the
+	if renderchild.Start() {
+		// A budgeted child (internal/renderchild): its codes are shifted so that the
 		// parent tells them from a crash.
 		code := run(context.Background(), os.Args, os.Stdout, os.Stderr, os.Getenv)
-		os.Exit(childCodeBase + code)
+		os.Exit(renderchild.Exit(code))
 	}
 	grace := interruptGrace()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,15 +1,15 @@
 //go:build !linux
 
-package main
+package renderchild
 
 import (
 	"errors"
 	"syscall"
 )
 
-// childSysProcAttr: only Linux has a parent-death signal; elsewhere a
+// sysProcAttr: only Linux has a parent-death signal; elsewhere a
 // killed parent leaves the child to its render budget's timeout.
-func childSysProcAttr() *syscall.SysProcAttr { return nil }
+func sysProcAttr() *syscall.SysProcAttr { return nil }
 
 // residentBytes is unknown without /proc: the memory budget is then the
 // child's soft memory limit only.

@@ -1,4 +1,4 @@
-package main
+package renderchild
 
 import (
 	"bytes"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// childSysProcAttr has the kernel kill the budgeted child when its parent
+// sysProcAttr has the kernel kill the child when its parent
 // dies, so that a parent killed with SIGKILL leaves no render running.
-func childSysProcAttr() *syscall.SysProcAttr {
+func sysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }
 
