@@ -262,4 +262,3 @@ func TestAPanicIsAnOperationalErrorNotAGateCode(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and one line", code, errOut.String())
 	}
 }
-
