@@ -28,22 +28,6 @@ type Observation struct {
 	FluxRead bool
 }
 
-// Progress says whether the last release of sylva-units finished.
-type Progress string
-
-const (
-	// ProgressDone means the Kustomization's target-* annotations match the status.
-	ProgressDone Progress = "done"
-	// ProgressInProgress means a release or a requested pass is being applied.
-	ProgressInProgress Progress = "in-progress"
-	// ProgressInstalling means no status yet, but a first release is being applied.
-	ProgressInstalling Progress = "installing"
-	// ProgressNotInstalled means no status and nothing being applied.
-	ProgressNotInstalled Progress = "not-installed"
-	// ProgressUnknown means the Kustomization was not read, or carries no target.
-	ProgressUnknown Progress = "unknown"
-)
-
 // Severity ranks a Finding (finding.Severity); status reports warnings
 // and information only.
 type Severity = finding.Severity
@@ -250,13 +234,6 @@ func (r *Report) add(code string, sev Severity, subject, msg string) {
 	r.Findings = append(r.Findings, Finding{Code: code, Severity: sev, Subject: subject, Message: msg})
 }
 
-func readyGen(f *FluxObject) int64 {
-	if f.Ready != nil && f.Ready.ObservedGeneration != 0 && f.Ready.ObservedGeneration != f.Generation {
-		return f.Ready.ObservedGeneration
-	}
-	return f.ObservedGeneration
-}
-
 func describeRelease(cm *Status, v skew.Version, src ReleaseSource) string {
 	switch {
 	case cm == nil:
@@ -309,77 +286,6 @@ func configMapFindings(cm *Status, v skew.Version, src ReleaseSource) []Finding 
 		}
 	}
 	return out
-}
-
-// progress compares the Kustomization's target-* annotations with the status.
-func progress(cm *Status, ks *FluxObject, fluxRead bool) (Progress, string) {
-	if ks == nil {
-		if cm == nil && fluxRead {
-			return ProgressNotInstalled, "no status ConfigMap and no sylva-units-status Kustomization"
-		}
-		if fluxRead {
-			return ProgressUnknown, "the sylva-units-status Kustomization is absent"
-		}
-		return ProgressUnknown, "the sylva-units-status Kustomization was not read"
-	}
-	targets := []struct{ annotation, key, have string }{
-		{AnnotationTargetReleaseRevision, KeyReleaseRevision, ""},
-		{AnnotationTargetChartVersion, KeyChartVersion, ""},
-		{AnnotationTargetValuesChecksum, KeyValuesChecksum, ""},
-	}
-	if cm != nil {
-		targets[0].have, targets[1].have, targets[2].have = cm.ReleaseRevision, cm.ChartVersion, cm.ValuesChecksum
-	}
-	var differ []string
-	seen := 0
-	for _, t := range targets {
-		want, ok := ks.Annotations[t.annotation]
-		if !ok {
-			continue
-		}
-		seen++
-		if want != t.have {
-			have := t.have
-			if have == "" {
-				have = "absent"
-			}
-			differ = append(differ, fmt.Sprintf("%s %s, status %s %s", t.annotation, short(want), t.key, short(have)))
-		}
-	}
-	switch {
-	case seen == 0 && cm == nil:
-		return ProgressInstalling, "no status yet; the sylva-units-status Kustomization exists"
-	case seen == 0:
-		return ProgressUnknown, "the Kustomization carries no target-* annotation"
-	case cm == nil:
-		return ProgressInstalling, "the first release is being applied (" + strings.Join(differ, "; ") + ")"
-	case len(differ) > 0:
-		return ProgressInProgress, strings.Join(differ, "; ")
-	}
-	return ProgressDone, "the Kustomization's targets match the status"
-}
-
-func short(s string) string {
-	return truncate(s, 16)
-}
-
-// Text describes c for a message: " (Reason: Message)", " (no Ready
-// condition)" when c is nil, or "" when it carries neither.
-func (c *Condition) Text() string {
-	if c == nil {
-		return " (no Ready condition)"
-	}
-	var parts []string
-	if c.Reason != "" {
-		parts = append(parts, c.Reason)
-	}
-	if c.Message != "" {
-		parts = append(parts, c.Message)
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ": ") + ")"
 }
 
 func (r *Report) summary(cm *Status, progressWhy, pendingWhy, ns string) []string {

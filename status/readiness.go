@@ -13,6 +13,23 @@ import (
 // the controller) both answer from it, so they cannot disagree on the same
 // observation. docs/status.md states the rule.
 
+// Annotations read on the sylva-units-status Kustomization and the
+// sylva-units HelmRelease.
+const (
+	// AnnotationTargetReleaseRevision is the release revision in progress.
+	AnnotationTargetReleaseRevision = "target-release-revision"
+	// AnnotationTargetChartVersion is the chart version in progress.
+	AnnotationTargetChartVersion = "target-sylva-units-chart-version"
+	// AnnotationTargetValuesChecksum is the values checksum in progress.
+	AnnotationTargetValuesChecksum = "target-values-checksum"
+	// AnnotationReconciliationRequested is how the chart asks for one more
+	// pass: sylva-units-operator copies its value onto the HelmRelease's
+	// reconcile request annotation once the Kustomization is Ready.
+	AnnotationReconciliationRequested = "sylva-units.sylva-project.org/additional-reconciliation-requested"
+	// AnnotationReconcileRequestedAt is Flux's reconcile request annotation.
+	AnnotationReconcileRequestedAt = "reconcile.fluxcd.io/requestedAt"
+)
+
 // Tracking annotations on the sylva-units HelmRelease: what shows that a
 // request value was already passed on.
 const (
@@ -111,6 +128,22 @@ func RequestOf(obs Observation) (Request, error) {
 	return r, nil
 }
 
+// Progress says whether the last release of sylva-units finished.
+type Progress string
+
+const (
+	// ProgressDone means the Kustomization's target-* annotations match the status.
+	ProgressDone Progress = "done"
+	// ProgressInProgress means a release or a requested pass is being applied.
+	ProgressInProgress Progress = "in-progress"
+	// ProgressInstalling means no status yet, but a first release is being applied.
+	ProgressInstalling Progress = "installing"
+	// ProgressNotInstalled means no status and nothing being applied.
+	ProgressNotInstalled Progress = "not-installed"
+	// ProgressUnknown means the Kustomization was not read, or carries no target.
+	ProgressUnknown Progress = "unknown"
+)
+
 // Readiness is the answer of the readiness rule for one Observation.
 type Readiness struct {
 	Progress Progress
@@ -193,6 +226,58 @@ func assess(obs Observation, req Request, reqErr error) Readiness {
 	return r
 }
 
+// progress compares the Kustomization's target-* annotations with the status.
+func progress(cm *Status, ks *FluxObject, fluxRead bool) (Progress, string) {
+	if ks == nil {
+		if cm == nil && fluxRead {
+			return ProgressNotInstalled, "no status ConfigMap and no sylva-units-status Kustomization"
+		}
+		if fluxRead {
+			return ProgressUnknown, "the sylva-units-status Kustomization is absent"
+		}
+		return ProgressUnknown, "the sylva-units-status Kustomization was not read"
+	}
+	targets := []struct{ annotation, key, have string }{
+		{AnnotationTargetReleaseRevision, KeyReleaseRevision, ""},
+		{AnnotationTargetChartVersion, KeyChartVersion, ""},
+		{AnnotationTargetValuesChecksum, KeyValuesChecksum, ""},
+	}
+	if cm != nil {
+		targets[0].have, targets[1].have, targets[2].have = cm.ReleaseRevision, cm.ChartVersion, cm.ValuesChecksum
+	}
+	var differ []string
+	seen := 0
+	for _, t := range targets {
+		want, ok := ks.Annotations[t.annotation]
+		if !ok {
+			continue
+		}
+		seen++
+		if want != t.have {
+			have := t.have
+			if have == "" {
+				have = "absent"
+			}
+			differ = append(differ, fmt.Sprintf("%s %s, status %s %s", t.annotation, short(want), t.key, short(have)))
+		}
+	}
+	switch {
+	case seen == 0 && cm == nil:
+		return ProgressInstalling, "no status yet; the sylva-units-status Kustomization exists"
+	case seen == 0:
+		return ProgressUnknown, "the Kustomization carries no target-* annotation"
+	case cm == nil:
+		return ProgressInstalling, "the first release is being applied (" + strings.Join(differ, "; ") + ")"
+	case len(differ) > 0:
+		return ProgressInProgress, strings.Join(differ, "; ")
+	}
+	return ProgressDone, "the Kustomization's targets match the status"
+}
+
+func short(s string) string {
+	return truncate(s, 16)
+}
+
 // NotReady lists, in a fixed order, why f (of kind, for the messages) is
 // not ready for a pass: suspended; not Ready, or Ready only for an older
 // generation; reconciling; stalled. Empty when it is ready.
@@ -215,4 +300,30 @@ func NotReady(kind string, f *FluxObject) []string {
 		out = append(out, what+" is stalled"+f.Stalled.Text())
 	}
 	return out
+}
+
+func readyGen(f *FluxObject) int64 {
+	if f.Ready != nil && f.Ready.ObservedGeneration != 0 && f.Ready.ObservedGeneration != f.Generation {
+		return f.Ready.ObservedGeneration
+	}
+	return f.ObservedGeneration
+}
+
+// Text describes c for a message: " (Reason: Message)", " (no Ready
+// condition)" when c is nil, or "" when it carries neither.
+func (c *Condition) Text() string {
+	if c == nil {
+		return " (no Ready condition)"
+	}
+	var parts []string
+	if c.Reason != "" {
+		parts = append(parts, c.Reason)
+	}
+	if c.Message != "" {
+		parts = append(parts, c.Message)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ": ") + ")"
 }

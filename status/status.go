@@ -57,23 +57,6 @@ const (
 // additional-info.
 var InfoKeys = []string{KeySylvaRelease, KeyAdditionalReconciliationRequired, KeyTransitionFrom, KeyTransitionPass}
 
-// Annotations read on the sylva-units-status Kustomization and the
-// sylva-units HelmRelease.
-const (
-	// AnnotationTargetReleaseRevision is the release revision in progress.
-	AnnotationTargetReleaseRevision = "target-release-revision"
-	// AnnotationTargetChartVersion is the chart version in progress.
-	AnnotationTargetChartVersion = "target-sylva-units-chart-version"
-	// AnnotationTargetValuesChecksum is the values checksum in progress.
-	AnnotationTargetValuesChecksum = "target-values-checksum"
-	// AnnotationReconciliationRequested is how the chart asks for one more
-	// pass: sylva-units-operator copies its value onto the HelmRelease's
-	// reconcile request annotation once the Kustomization is Ready.
-	AnnotationReconciliationRequested = "sylva-units.sylva-project.org/additional-reconciliation-requested"
-	// AnnotationReconcileRequestedAt is Flux's reconcile request annotation.
-	AnnotationReconcileRequestedAt = "reconcile.fluxcd.io/requestedAt"
-)
-
 // Status is the decoded sylva-units-status ConfigMap. A field is zero when
 // its key is absent.
 type Status struct {
