@@ -1,6 +1,46 @@
 package units
 
-import "maps"
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"regexp"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// File is one values file: Name identifies it in errors (the path as the
+// user gave it), Data is its content.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Merge decodes values files and merges them with MergeValues: the first
+// is the base (a chart's values.yaml), the others are merged over it as
+// `helm -f` merges its files. An empty file is an empty map.
+func Merge(files ...File) (map[string]any, error) {
+	docs := make([]map[string]any, 0, len(files))
+	for _, f := range files {
+		var doc any
+		if err := yaml.Unmarshal(f.Data, &doc); err != nil {
+			return nil, fmt.Errorf("values file %s is not valid YAML: %w", f.Name, cleanYAMLError(err))
+		}
+		if _, err := yaml.YAMLToJSONStrict(f.Data); err != nil {
+			return nil, fmt.Errorf("values file %s: %s", f.Name, duplicateKey(err))
+		}
+		switch m := doc.(type) {
+		case nil:
+			docs = append(docs, map[string]any{})
+		case map[string]any:
+			docs = append(docs, m)
+		default:
+			return nil, fmt.Errorf("values file %s holds %s, not a map of values; pass a sylva-units values file", f.Name, describe(doc))
+		}
+	}
+	return MergeValues(docs...), nil
+}
 
 // MergeValues merges values documents in order the way Helm combines a
 // chart's values.yaml (the first document) with `helm -f b.yaml -f c.yaml`
@@ -119,4 +159,29 @@ func deepCopy(v any) any {
 		return l
 	}
 	return v
+}
+
+// cleanYAMLError drops the YAML-to-JSON converter's prefix.
+func cleanYAMLError(err error) error {
+	msg := err.Error()
+	for _, p := range []string{"error converting YAML to JSON: ", "error unmarshaling JSON: while decoding JSON: "} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
+}
+
+// strictDuplicate finds, in the strict decoder's message, the key given
+// twice.
+var strictDuplicate = regexp.MustCompile(`line ([0-9]+): key "((?:[^"\\]|\\.)*)" already set in map`)
+
+// duplicateKey words the strict decoder's refusal of a key given twice on
+// one line, as yamldoc.DuplicateKey does for the other inputs.
+func duplicateKey(err error) string {
+	if m := strictDuplicate.FindStringSubmatch(err.Error()); m != nil {
+		return fmt.Sprintf("key %q is given twice in the same map (again on line %s); give it once", m[2], m[1])
+	}
+	return cleanYAMLError(err).Error()
 }
