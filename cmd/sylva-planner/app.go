@@ -19,6 +19,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
@@ -188,11 +189,11 @@ func runEnv(ctx context.Context, e *env, args []string) (code int) {
 	if len(args) > 0 {
 		asKubectlPlugin(app, args[0])
 	}
-	if words, cur, ok := completionRequest(args); ok {
-		writeCompletions(stdout, app, words, cur)
+	if words, cur, ok := cliapp.Request(args); ok {
+		completer.Write(stdout, app, words, cur)
 		return exitOK
 	}
-	args, err := normalizeArgs(app, args)
+	args, err := cliapp.NormalizeArgs(app, args)
 	if err == nil {
 		err = app.RunContext(context.WithValue(ctx, envKey{}, e), args)
 	} else {
@@ -260,7 +261,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		Before:       setLimits,
 		OnUsageError: usageError,
 	}
-	setUsageErrors(app.Commands)
+	cliapp.SetUsageErrors(app.Commands, usageError)
 	withConnectionFlags(app.Commands)
 	withOutputEnv(app.Commands)
 	withOneStdin(app.Commands)
@@ -275,6 +276,12 @@ func setLimits(c *cli.Context) error {
 	}
 	envOf(c).maxInput = n
 	return nil
+}
+
+// usageError is every command's flag parsing error: one line naming the
+// flag as written and the help to read, exit 1; no help on stdout.
+func usageError(c *cli.Context, err error, _ bool) error {
+	return withCode(exitError, cliapp.FlagError(c, err))
 }
 
 func versionString() string {

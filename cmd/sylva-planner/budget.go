@@ -8,13 +8,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
-	"gitlab.com/sylva-projects/sylva-planner/internal/renderchild"
+	"gitlab.com/sylva-projects/sylva-planner/renderchild"
 )
 
 // The commands that run chart or user templates declare it with budgeted
 // and carry renderFlags: the whole command then runs in a child process
 // of this binary within the render budget of its flags, which the parent
-// enforces (internal/renderchild).
+// enforces (renderchild).
 
 // renderFlags are --render-memory, --render-timeout and --progress,
 // carried by every command that declares the budget with budgeted.

@@ -16,7 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/urfave/cli/v2"
 
-	"gitlab.com/sylva-projects/sylva-planner/internal/renderchild"
+	"gitlab.com/sylva-projects/sylva-planner/renderchild"
 )
 
 // testMainEnv makes this test binary run main, as the sylva-planner

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 // buildBinary builds the binary into dir under name and returns its path.
@@ -90,7 +92,7 @@ func TestBashCompletion(t *testing.T) {
 // then ":directive".
 func TestKubectlPluginCompletion(t *testing.T) {
 	dir := t.TempDir()
-	bin := buildBinary(t, dir, kubectlCompleteBinary)
+	bin := buildBinary(t, dir, cliapp.PluginBinary)
 	for _, tt := range []struct {
 		args []string
 		want string
@@ -102,10 +104,10 @@ func TestKubectlPluginCompletion(t *testing.T) {
 	} {
 		out, err := exec.Command(bin, tt.args...).Output()
 		if err != nil {
-			t.Fatalf("%s %q: %v", kubectlCompleteBinary, tt.args, err)
+			t.Fatalf("%s %q: %v", cliapp.PluginBinary, tt.args, err)
 		}
 		if string(out) != tt.want {
-			t.Errorf("%s %q = %q, want %q", kubectlCompleteBinary, tt.args, out, tt.want)
+			t.Errorf("%s %q = %q, want %q", cliapp.PluginBinary, tt.args, out, tt.want)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func (e *enumValue[T]) Set(s string) error {
 func (e *enumValue[T]) String() string { return string(e.value) }
 
 // choices are the values e accepts, for completion.
-func (e *enumValue[T]) choices() []string {
+func (e *enumValue[T]) Choices() []string {
 	out := make([]string, len(e.allowed))
 	for i, a := range e.allowed {
 		out[i] = string(a)

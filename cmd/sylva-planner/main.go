@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
-	"gitlab.com/sylva-projects/sylva-planner/internal/renderchild"
+	"gitlab.com/sylva-projects/sylva-planner/renderchild"
 )
 
 // defaultInterruptGrace is how long the work may take to stop after the
@@ -32,7 +32,7 @@ func interruptGrace() time.Duration {
 
 func main() {
 	if renderchild.Start() {
-		// A budgeted child (internal/renderchild): its codes are shifted so that the
+		// A budgeted child (renderchild): its codes are shifted so that the
 		// parent tells them from a crash.
 		code := run(context.Background(), os.Args, os.Stdout, os.Stderr, os.Getenv)
 		os.Exit(renderchild.Exit(code))

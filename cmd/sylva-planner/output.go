@@ -12,6 +12,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 // This file holds the output contract every command follows: -o picks one
@@ -111,7 +112,7 @@ func rerunCommand(c *cli.Context) string {
 func selectionOf(c *cli.Context) envelope.Selection {
 	s := envelope.Selection{Program: cmp.Or(c.App.HelpName, c.App.Name)}
 	get := func(name string) string {
-		if c.Command == nil || !isFlag(c.Command.Flags, name) || !c.IsSet(name) {
+		if c.Command == nil || !cliapp.HasFlag(c.Command.Flags, name) || !c.IsSet(name) {
 			return ""
 		}
 		if v := c.String(name); v != fileio.StdinName {

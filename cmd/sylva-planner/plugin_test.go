@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 // TestKrewManifestInstallsThePluginBinary checks the krew manifest
@@ -74,7 +75,7 @@ func TestSuggestedCommandsTakeTheirSelectingFlags(t *testing.T) {
 		var cmd *cli.Command
 		cmds := app.Commands
 		for _, word := range strings.Fields(name) {
-			cmd = findCommand(cmds, word)
+			cmd = cliapp.FindCommand(cmds, word)
 			if cmd == nil {
 				t.Fatalf("no command %q", name)
 			}
@@ -85,7 +86,7 @@ func TestSuggestedCommandsTakeTheirSelectingFlags(t *testing.T) {
 			flags = append(flags, state)
 		}
 		for _, f := range flags {
-			if !isFlag(cmd.Flags, strings.TrimLeft(f, "-")) {
+			if !cliapp.HasFlag(cmd.Flags, strings.TrimLeft(f, "-")) {
 				t.Errorf("%s has no flag %s, which its suggestions would give it", name, f)
 			}
 		}

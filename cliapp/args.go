@@ -1,4 +1,4 @@
-package main
+package cliapp
 
 import (
 	"cmp"
@@ -14,20 +14,21 @@ import (
 // urfave/cli v2 does not do by itself: flags may follow positional
 // arguments (catalog show 1.6 -o json), a one-letter flag may carry its
 // value (-oyaml), `help CMD` is `CMD --help`, and an unknown command is an
-// error naming the closest one. normalizeArgs rewrites the arguments before
+// error naming the closest one. NormalizeArgs rewrites the arguments before
 // the application parses them; it never changes what a valid command line
 // that urfave/cli already reads means.
 
-// usageErr is a command line the application cannot run.
-type usageErr struct {
-	msg, hint string
+// UsageError is a command line the application cannot run: what is
+// wrong, and the command whose help to read.
+type UsageError struct {
+	Msg, Hint string
 }
 
-func (e *usageErr) Error() string { return e.msg + "\nrun '" + e.hint + " --help'" }
+func (e *UsageError) Error() string { return e.Msg + "\nrun '" + e.Hint + " --help'" }
 
-// normalizeArgs returns args (args[0] is the program) with the command path
+// NormalizeArgs returns args (args[0] is the program) with the command path
 // first, then every flag with its value, then the positional arguments.
-func normalizeArgs(app *cli.App, args []string) ([]string, error) {
+func NormalizeArgs(app *cli.App, args []string) ([]string, error) {
 	if len(args) < 2 {
 		return args, nil
 	}
@@ -45,7 +46,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 		if strings.HasPrefix(tok, "-") {
 			break
 		}
-		next := findCommand(cmds, tok)
+		next := FindCommand(cmds, tok)
 		if next == nil {
 			if cmd == nil || len(cmd.Subcommands) > 0 {
 				return nil, unknownCommand(path, tok, cmds)
@@ -65,7 +66,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	global := valueFlags(app.Flags)
 	isGlobal := func(tok string) bool {
 		name, _, _ := strings.Cut(strings.TrimLeft(tok, "-"), "=")
-		return strings.HasPrefix(tok, "--") && global[name] && !isFlag(cmd.Flags, name)
+		return strings.HasPrefix(tok, "--") && global[name] && !HasFlag(cmd.Flags, name)
 	}
 	var globals, flags, positional []string
 	tail := rest[i:]
@@ -89,7 +90,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 			flags = append(flags, tok)
 		default:
 			name := strings.TrimLeft(tok, "-")
-			if !strings.HasPrefix(tok, "--") && len(name) > 1 && valued[name[:1]] && !valued[name] && !isFlag(cmd.Flags, name) {
+			if !strings.HasPrefix(tok, "--") && len(name) > 1 && valued[name[:1]] && !valued[name] && !HasFlag(cmd.Flags, name) {
 				flags = append(flags, "-"+name[:1], name[1:]) // -oyaml
 				continue
 			}
@@ -108,7 +109,7 @@ func normalizeArgs(app *cli.App, args []string) ([]string, error) {
 	return append(out, positional...), nil
 }
 
-func findCommand(cmds []*cli.Command, name string) *cli.Command {
+func FindCommand(cmds []*cli.Command, name string) *cli.Command {
 	for _, c := range cmds {
 		if c.HasName(name) {
 			return c
@@ -131,14 +132,8 @@ func valueFlags(flags []cli.Flag) map[string]bool {
 	return out
 }
 
-func isFlag(flags []cli.Flag, name string) bool {
-	for _, f := range flags {
-		if slices.Contains(f.Names(), name) {
-			return true
-		}
-	}
-	return false
-}
+// HasFlag reports whether flags has one named name (or aliased).
+func HasFlag(flags []cli.Flag, name string) bool { return lookupFlag(flags, name) != nil }
 
 func unknownCommand(path []string, name string, cmds []*cli.Command) error {
 	where := strings.Join(path, " ")
@@ -146,7 +141,7 @@ func unknownCommand(path []string, name string, cmds []*cli.Command) error {
 	if s := closest(name, cmds); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", strings.Join(append(path[1:], s), " "))
 	}
-	return &usageErr{msg: msg, hint: where}
+	return &UsageError{Msg: msg, Hint: where}
 }
 
 // closest returns the visible command name nearest to name: one it starts,
@@ -200,25 +195,25 @@ func editDistance(a, b string) int {
 // errors ("flag provided but not defined: -timeout").
 var singleDash = regexp.MustCompile(`(^|[\s:])-([A-Za-z][A-Za-z0-9-]+)`)
 
-// usageError turns a flag parsing error into one line naming the flag as
-// it is written on the command line, and the help to read; it prints no
-// help, so that nothing lands on stdout.
-func usageError(c *cli.Context, err error, _ bool) error {
+// FlagError turns a flag parsing error of c into one line naming the
+// flag as it is written on the command line, and the help to read.
+func FlagError(c *cli.Context, err error) *UsageError {
 	msg := singleDash.ReplaceAllString(err.Error(), "$1--$2")
 	hint := cmp.Or(c.App.HelpName, c.App.Name)
 	if c.Command != nil && c.Command.Name != "" {
 		hint = c.Command.HelpName
 	}
-	return withCode(exitError, &usageErr{msg: msg, hint: hint})
+	return &UsageError{Msg: msg, Hint: hint}
 }
 
-// setUsageErrors gives every command the application's usage error handler
-// (urfave/cli v2 otherwise prints the whole help to stdout).
-func setUsageErrors(cmds []*cli.Command) {
+// SetUsageErrors gives every command of cmds that has none the usage
+// error handler h (urfave/cli v2 otherwise prints the whole help to
+// stdout).
+func SetUsageErrors(cmds []*cli.Command, h cli.OnUsageErrorFunc) {
 	for _, c := range cmds {
 		if c.OnUsageError == nil {
-			c.OnUsageError = usageError
+			c.OnUsageError = h
 		}
-		setUsageErrors(c.Subcommands)
+		SetUsageErrors(c.Subcommands, h)
 	}
 }
