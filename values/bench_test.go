@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 // benchValues is a synthetic sylva-units-like values tree: units units,
@@ -116,4 +118,33 @@ func BenchmarkChartRenders(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCheckChart is the `values check --chart` of hack/bench-chart.sh:
+// a three-pass plan (1.1 → 1.4, 1.4 accepting 1.1 and 1.2) on sylva-core
+// main's chart with its management values, one scenario at a time.
+func BenchmarkCheckChart(b *testing.B) {
+	tr := sylvacore.At(b, "main")
+	c, err := LoadChart(tr.Chart())
+	if err != nil {
+		b.Fatal(err)
+	}
+	cat := catalogWith14From12(b)
+	for i := range cat.Releases {
+		if cat.Releases[i].Release.Short() == "1.4" {
+			cat.Releases[i].UpgradeFrom = append(cat.Releases[i].UpgradeFrom, skew.MustParse("1.1"))
+		}
+	}
+	in := planner.Input{Catalog: cat, From: skew.MustParse("1.1"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "bench"}
+	files := readValuesFiles(b, tr.Chart(), "values.yaml", "management.values.yaml")
+	ctx := context.Background()
+	for b.Loop() {
+		rep, err := CheckChart(ctx, ChartCheckInput{Plan: in, Chart: c, Files: files, SkipSchemaValidation: true, Parallel: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(rep.Scenarios) != 6 {
+			b.Fatalf("%d scenarios", len(rep.Scenarios))
+		}
+	}
 }
