@@ -109,6 +109,7 @@ func NormalizeArgs(app *cli.App, args []string) ([]string, error) {
 	return append(out, positional...), nil
 }
 
+// FindCommand is the command of cmds named (or aliased) name, or nil.
 func FindCommand(cmds []*cli.Command, name string) *cli.Command {
 	for _, c := range cmds {
 		if c.HasName(name) {

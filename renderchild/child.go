@@ -17,11 +17,12 @@ const (
 )
 
 // Start applies the child's budget, when this process is one: the stack
-// limit and a soft memory limit below the memory budget. It is one when
-// Env names its parent; a value set by hand (=0, =1) is ignored, so that
-// it can neither turn the budget off nor crash the run.
-func Start() (isChild bool) {
-	mem, ok := childBudget(os.Getenv(Env), os.Getppid())
+// limit and a soft memory limit below the memory budget. env is the value
+// of the environment variable Env; the process is a child when it names
+// its parent. A value set by hand (=0, =1) is ignored, so that it can
+// neither turn the budget off nor crash the run.
+func Start(env string) (isChild bool) {
+	mem, ok := childBudget(env, os.Getppid())
 	if !ok {
 		return false
 	}

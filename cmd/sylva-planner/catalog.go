@@ -2,24 +2,17 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
-	"strings"
 	"testing/fstest"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/cell"
-	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 // loadCatalog returns the catalog named by --catalog, or the embedded one.
@@ -104,29 +97,8 @@ func catalogList(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	// The whole catalog in one document that --catalog reads back.
-	doc := cat.File(md)
-	table := func(w io.Writer) error {
-		fmt.Fprintf(w, "Catalog %s (updated %s)\n\n", cat.Version, cat.Updated.Format("2006-01-02"))
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "RELEASE\tMANAGEMENT K8S\tWORKLOAD K8S\tCOMPONENTS\tUPGRADE FROM")
-		for _, r := range cat.Releases {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Release, r.Kubernetes.Management.Short(), minorSpan(r), componentList(r.Components), cell.OrDash(versionList(r.UpgradeFrom)))
-		}
-		return tw.Flush()
-	}
-	return writeOutput(c, documentWriters(table, doc))
-}
-
-// catalogRelease is `catalog show -o json|yaml`: one release and the
-// components it names, an excerpt that --catalog does not read (the
-// releases it upgrades from are not in it; catalog list writes the whole
-// catalog).
-type catalogRelease struct {
-	envelope.Header
-	CatalogVersion string              `json:"catalogVersion"`
-	Updated        string              `json:"updated"`
-	Releases       []catalog.Release   `json:"releases"`
-	Components     []catalog.Component `json:"components"`
+	l := action.CatalogList{Catalog: cat}
+	return writeOutput(c, documentWriters(l.WriteTable, l.Document(md)))
 }
 
 func catalogShow(c *cli.Context) error {
@@ -137,112 +109,15 @@ func catalogShow(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	arg := c.Args().First()
-	v, err := skew.Parse(arg)
-	if err != nil {
-		return withCode(exitError, fmt.Errorf("release %q: %w", arg, err))
-	}
-	r, ok := cat.Release(v)
-	if !ok {
-		return withCode(exitError, fmt.Errorf("release %s is not in the catalog (known: %s)", arg, strings.Join(cat.ReleaseNames(), ", ")))
-	}
 	md, err := metadataOf(c, cat)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	doc := catalogRelease{
-		Header: envelope.NewHeader("CatalogRelease", md), CatalogVersion: cat.Version,
-		Updated: cat.Updated.Format("2006-01-02"), Releases: []catalog.Release{*r}, Components: []catalog.Component{},
+	doc, err := action.CatalogShowRequest{Catalog: cat, Release: c.Args().First(), Metadata: md}.Run()
+	if err != nil {
+		return withCode(exitError, err)
 	}
-	for _, comp := range cat.Components {
-		if _, ok := r.Component(comp.Name); ok || slices.ContainsFunc(r.PassThrough, func(rc catalog.ReleaseComponent) bool { return rc.Name == comp.Name }) {
-			doc.Components = append(doc.Components, comp)
-		}
-	}
-	return writeOutput(c, documentWriters(func(w io.Writer) error { return writeRelease(w, cat, r) }, doc))
-}
-
-// writeRelease is `catalog show` as a table.
-func writeRelease(w io.Writer, cat *catalog.Catalog, r *catalog.Release) error {
-	fmt.Fprintf(w, "Sylva %s\n", r.Release)
-	switch {
-	case r.ImportedFrom != nil && r.Development:
-		fmt.Fprintf(w, "Development line, imported from sylva-core %s (commit %s)\n", r.ImportedFrom.Ref, action.ShortCommit(r.ImportedFrom.Commit))
-	case r.ImportedFrom != nil:
-		fmt.Fprintf(w, "Imported from sylva-core %s (commit %s)\n", r.ImportedFrom.Ref, action.ShortCommit(r.ImportedFrom.Commit))
-	case r.Development:
-		fmt.Fprintln(w, "Development line")
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "Management cluster Kubernetes: %s\n", r.Kubernetes.Management.Short())
-	fmt.Fprintf(w, "Supported upgrade sources:     %s\n\n", cell.OrDash(versionList(r.UpgradeFrom)))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "KUBERNETES\tKUBEADM\tRKE2")
-	for _, k := range r.Kubernetes.Versions {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", k.Minor.Short(), k.Kubeadm, k.RKE2)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "COMPONENT\tVERSION\tKUBERNETES\tROLE")
-	for _, rc := range r.Components {
-		fmt.Fprintf(tw, "%s\t%s\t%s\tshipped\n", rc.Name, rc.Version, componentRange(cat, rc))
-	}
-	for _, rc := range r.PassThrough {
-		fmt.Fprintf(tw, "%s\t%s\t%s\tpass-through step\n", rc.Name, rc.Version, componentRange(cat, rc))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(r.Units) == 0 {
-		return nil
-	}
-	// Unit versions are information: the gate judges the components above.
-	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "UNIT\tVERSION\tCHART\tSOURCE")
-	for _, u := range r.Units {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", u.Unit, u.Version, cell.OrDash(u.Chart), u.Source)
-	}
-	return tw.Flush()
-}
-
-func componentRange(cat *catalog.Catalog, rc catalog.ReleaseComponent) string {
-	comp, ok := cat.Component(rc.Name)
-	if !ok {
-		return "?"
-	}
-	cv, ok := comp.Version(rc.Version)
-	if !ok {
-		return "?"
-	}
-	return cv.Kubernetes().String()
-}
-
-func minorSpan(r catalog.Release) string {
-	v := r.Kubernetes.Versions
-	if len(v) == 0 {
-		return "-"
-	}
-	return v[0].Minor.Short() + "–" + v[len(v)-1].Minor.Short()
-}
-
-func componentList(cs []catalog.ReleaseComponent) string {
-	parts := make([]string, len(cs))
-	for i, c := range cs {
-		parts[i] = c.Name + " " + c.Version.String()
-	}
-	return cell.OrDash(strings.Join(parts, ", "))
-}
-
-func versionList(vs []skew.Version) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = v.String()
-	}
-	return strings.Join(parts, ", ")
+	return writeOutput(c, documentWriters(doc.WriteTable, doc))
 }
 
 func versionCommand() *cli.Command {
@@ -259,40 +134,10 @@ func versionCommand() *cli.Command {
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			doc := versionDocument{
-				Header:  envelope.NewHeader("Version", md),
-				Tool:    toolVersion{Version: toolVersionString(), Commit: commitString(), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH},
-				Catalog: catalogVersion{Version: cat.Version, Updated: cat.Updated.Format("2006-01-02"), Oldest: cat.Oldest().Short(), Newest: cat.Newest().Short()},
-			}
-			table := func(w io.Writer) error {
-				_, err := fmt.Fprintf(w, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n",
-					versionString(), cat.Version, doc.Catalog.Updated, doc.Catalog.Oldest, doc.Catalog.Newest)
-				return err
-			}
-			return writeOutput(c, documentWriters(table, doc))
+			doc := action.NewVersion(md, action.ToolVersion{Version: toolVersionString(), Commit: commitString(), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}, cat)
+			return writeOutput(c, documentWriters(doc.WriteTable, doc))
 		},
 	}
-}
-
-// versionDocument is `version -o json|yaml`.
-type versionDocument struct {
-	envelope.Header
-	Tool    toolVersion    `json:"tool"`
-	Catalog catalogVersion `json:"catalog"`
-}
-
-type toolVersion struct {
-	Version   string `json:"version"`
-	Commit    string `json:"commit,omitempty"`
-	GoVersion string `json:"goVersion"`
-	Platform  string `json:"platform"`
-}
-
-type catalogVersion struct {
-	Version string `json:"version"`
-	Updated string `json:"updated"`
-	Oldest  string `json:"oldest"`
-	Newest  string `json:"newest"`
 }
 
 // toolVersionString is the version stamped at build time, or, for a

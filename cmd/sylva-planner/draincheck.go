@@ -10,6 +10,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
@@ -49,7 +50,7 @@ func drainCheckAction(c *cli.Context) error {
 	e := envOf(c)
 	kubeconfig, kubeContext, dir := c.String("kubeconfig"), c.String("context"), c.String("inventory")
 	// Live unless --inventory: the kubeconfig rule finds the cluster.
-	live := dir == ""
+	isLive := dir == ""
 	if dir != "" && (kubeconfig != "" || kubeContext != "") {
 		return usageError(c, fmt.Errorf("give either --inventory or --kubeconfig/--context, not both"), true)
 	}
@@ -62,8 +63,8 @@ func drainCheckAction(c *cli.Context) error {
 		target = v.MinorOnly()
 	}
 	req := action.DrainRequest{ProdNamespaces: prodNamespaces(c), Kubernetes: target}
-	if live {
-		req.Facts = &clusterFacts{e: e, kubeconfig: kubeconfig, context: kubeContext}
+	if isLive {
+		req.Facts = &live.Facts{Cluster: cluster(e, kubeconfig, kubeContext)}
 	} else {
 		m, err := manifests(e, "--inventory", dir)
 		if err != nil {
@@ -86,7 +87,7 @@ func drainCheckAction(c *cli.Context) error {
 	if rep.Metadata, err = metadataOf(c, cat); err != nil {
 		return withCode(exitError, err)
 	}
-	if live {
+	if isLive {
 		inspectSameCluster(rep.Items, selectionOf(c))
 	}
 	if err := writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {

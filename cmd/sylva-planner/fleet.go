@@ -9,15 +9,14 @@ import (
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
+	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
 // This file is the fleet view: status -A and plan -A read every
@@ -60,43 +59,11 @@ func (s fleetFile) Fleet(context.Context) ([]status.FleetEntry, error) {
 
 func (s fleetFile) Input() string { return "status " + filepath.ToSlash(s.name) }
 
-// fleetLive lists the objects of every namespace of a cluster.
-type fleetLive struct {
-	e                   *env
-	kubeconfig, context string
-	helmRelease         string
-	contextName         string
-}
-
-func (s *fleetLive) Fleet(ctx context.Context) ([]status.FleetEntry, error) {
-	cfg, ctxName, err := s.e.restConfig(s.kubeconfig, s.context)
-	if err != nil {
-		return nil, err
-	}
-	s.contextName = ctxName
-	r, err := kube.NewReader(cfg, kube.Options{HelmRelease: s.helmRelease, Context: ctxName})
-	if err != nil {
-		return nil, err
-	}
-	entries, err := r.ReadAll(ctx)
-	if apierrors.IsNotFound(err) {
-		// ConfigMaps are always served by a Kubernetes API server.
-		if e := checkAPIServer(ctx, cfg, ctxName); e != nil {
-			return nil, e
-		}
-	}
-	return entries, err
-}
-
-func (s *fleetLive) Input() string {
-	return fmt.Sprintf("status live all namespaces (context %s)", s.contextName)
-}
-
 func fleetSourceOf(e *env, o statusOptions) action.FleetSource {
 	if o.file != "" {
 		return fleetFile{e: e, flag: cmp.Or(o.fileFlag, "--file"), name: o.file, helmRelease: o.helmRelease}
 	}
-	return &fleetLive{e: e, kubeconfig: o.kubeconfig, context: o.context, helmRelease: o.helmRelease}
+	return &live.Fleet{Cluster: cluster(e, o.kubeconfig, o.context), HelmRelease: o.helmRelease}
 }
 
 // refuseNamespace refuses -n beside -A: one reads a namespace, the other
@@ -192,7 +159,7 @@ func planFleetAction(c *cli.Context) error {
 		src.file, src.fileFlag = opts.statusFile, "--status"
 	} else {
 		// -A reads the cluster: plan --live for every namespace.
-		req.Cluster = &clusterFacts{e: e, kubeconfig: opts.live.kubeconfig, context: opts.live.context}
+		req.Cluster = &live.Facts{Cluster: cluster(e, opts.live.kubeconfig, opts.live.context)}
 	}
 	req.AsOf = asOf
 	req.Gate = planner.GateOptions{FailOn: opts.failOn, AllowIncomplete: opts.allowIncomplete}

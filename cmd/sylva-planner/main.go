@@ -31,7 +31,7 @@ func interruptGrace() time.Duration {
 }
 
 func main() {
-	if renderchild.Start() {
+	if renderchild.Start(os.Getenv(renderchild.Env)) {
 		// A budgeted child (renderchild): its codes are shifted so that the
 		// parent tells them from a crash.
 		code := run(context.Background(), os.Args, os.Stdout, os.Stderr, os.Getenv)

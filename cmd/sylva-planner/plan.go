@@ -12,6 +12,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
+	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -160,13 +161,13 @@ func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions)
 		ToolVersion: version, ProdNamespaces: prodNamespaces(c),
 	}
 	// Offline unless asked: KUBECONFIG alone does not make plan live.
-	live := liveAsked(c)
+	isLive := liveAsked(c)
 	switch {
 	case opts.statusFile != "":
 		o := opts.live
 		o.file, o.fileFlag = opts.statusFile, "--status"
 		req.Status = statusSource(e, o)
-	case live:
+	case isLive:
 		req.Status = statusSource(e, opts.live)
 	}
 	if opts.inventory != "" {
@@ -176,8 +177,8 @@ func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions)
 		}
 		req.Inventory = m
 	}
-	if live {
-		req.Cluster = &clusterFacts{e: e, kubeconfig: opts.live.kubeconfig, context: opts.live.context}
+	if isLive {
+		req.Cluster = &live.Facts{Cluster: cluster(e, opts.live.kubeconfig, opts.live.context)}
 	}
 	var err error
 	if req.Suppressions, err = parseFile(e, "--suppressions", opts.suppressions, action.ParseSuppressions); err != nil {

@@ -10,8 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 	"sigs.k8s.io/yaml"
 
-	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 // TestKrewManifestInstallsThePluginBinary checks the krew manifest

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/urfave/cli/v2"
-	"k8s.io/client-go/kubernetes"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
@@ -149,17 +147,11 @@ func reconcileClient(e *env, req *action.ReconcileRequest, kubeconfig, kubeConte
 		return nil, err
 	}
 	req.Where = reconcileWhere(contextName)
-	cfg.UserAgent = "sylva-planner/" + version
-	cl, err := client.New(cfg, client.Options{Scheme: reconciler.Scheme()})
+	applier, rec, err := reconciler.NewOneShot(cfg, "sylva-planner/"+version, req.Where, time.Now)
 	if err != nil {
-		return nil, fmt.Errorf("build a client%s: %w", req.Where, err)
+		return nil, err
 	}
-	core, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, fmt.Errorf("build a client%s: %w", req.Where, err)
-	}
-	rec := reconciler.NewOneShotRecorder(core.CoreV1(), "sylva-planner")
-	req.Applier = &reconciler.Applier{Reader: cl, Writer: cl, Recorder: rec, Now: time.Now}
+	req.Applier = applier
 	return rec, nil
 }
 

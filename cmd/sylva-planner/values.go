@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
@@ -268,12 +269,12 @@ func lookupSource(c *cli.Context) (values.Source, error) {
 	if s := c.String("status"); s != "" {
 		files = append([]string{s}, files...)
 	}
-	live := liveAsked(c)
-	if live && len(files) > 0 {
+	isLive := liveAsked(c)
+	if isLive && len(files) > 0 {
 		return nil, errors.New("give either --status/--object files or --live (--kubeconfig/--context), not both")
 	}
-	if live {
-		return newLiveSource(envOf(c), c.String("kubeconfig"), c.String("context"))
+	if isLive {
+		return live.NewObjects(cluster(envOf(c), c.String("kubeconfig"), c.String("context")))
 	}
 	src := values.NewObjects()
 	for _, name := range files {

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/inventory"
+	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -68,7 +63,7 @@ func verifyRequest(c *cli.Context, e *env) (action.VerifyRequest, error) {
 	file, dir := c.String("status"), c.String("inventory")
 	o := statusOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), namespace: c.String("namespace"), helmRelease: status.DefaultHelmRelease}
 	if file == "" && dir == "" {
-		req.Status, req.Facts = statusSource(e, o), &nodeFacts{e: e, kubeconfig: o.kubeconfig, context: o.context}
+		req.Status, req.Facts = statusSource(e, o), &live.Nodes{Cluster: cluster(e, o.kubeconfig, o.context)}
 		return req, nil
 	}
 	if file == "" || dir == "" {
@@ -79,71 +74,4 @@ func verifyRequest(c *cli.Context, e *env) (action.VerifyRequest, error) {
 	m, err := manifests(e, "--inventory", dir)
 	req.Facts = m
 	return req, err
-}
-
-// nodeFacts reads the Nodes and the DaemonSets' images of a live cluster:
-// what verify checks, with no more rights than listing them.
-type nodeFacts struct {
-	e                   *env
-	kubeconfig, context string
-}
-
-func (s *nodeFacts) Facts(ctx context.Context) (*inventory.Facts, error) {
-	cfg, ctxName, err := s.e.restConfig(s.kubeconfig, s.context)
-	if err != nil {
-		return nil, err
-	}
-	f := &inventory.Facts{Source: "cluster " + ctxName, Inventory: &inventory.Inventory{}}
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
-	}
-	nodes, err := listAll(ctx, func(opts metav1.ListOptions) ([]corev1.Node, string, error) {
-		l, err := cs.CoreV1().Nodes().List(ctx, opts)
-		if err != nil {
-			return nil, "", err
-		}
-		return l.Items, l.Continue, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list nodes (context %s): %w", ctxName, err)
-	}
-	for _, n := range nodes {
-		o := inventory.Object{Kind: "Node", Name: n.Name, Labels: n.Labels, KubeletVersion: n.Status.NodeInfo.KubeletVersion}
-		f.Inventory.Objects = append(f.Inventory.Objects, o)
-	}
-	dss, err := cs.AppsV1().DaemonSets(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list daemonsets (context %s): %w", ctxName, err)
-	}
-	for _, ds := range dss.Items {
-		o := inventory.Object{Kind: "DaemonSet", Namespace: ds.Namespace, Name: ds.Name, Labels: ds.Labels}
-		for _, ctr := range ds.Spec.Template.Spec.Containers {
-			o.Images = append(o.Images, ctr.Image)
-		}
-		f.Inventory.Objects = append(f.Inventory.Objects, o)
-	}
-	return f, nil
-}
-
-func (s *nodeFacts) Input() string { return "cluster live" }
-
-// listAll pages through a list with Limit and Continue.
-func listAll[T any](ctx context.Context, page func(metav1.ListOptions) ([]T, string, error)) ([]T, error) {
-	var all []T
-	opts := metav1.ListOptions{Limit: 500}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		items, cont, err := page(opts)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, items...)
-		if cont == "" {
-			return all, nil
-		}
-		opts.Continue = cont
-	}
 }
