@@ -187,7 +187,7 @@ func runEnv(ctx context.Context, e *env, args []string) (code int) {
 	klog.SetLogger(logr.Discard())
 	app := newApp(stdout, stderr)
 	if len(args) > 0 {
-		asKubectlPlugin(app, args[0])
+		cliapp.AsKubectlPlugin(app, args[0])
 	}
 	if words, cur, ok := cliapp.Request(args); ok {
 		completer.Write(stdout, app, words, cur)
@@ -214,7 +214,7 @@ func runEnv(ctx context.Context, e *env, args []string) (code int) {
 		code = ec.ExitCode()
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "sylva-planner: %s\n", strings.TrimSpace(asTyped(app, msg)))
+		fmt.Fprintf(stderr, "sylva-planner: %s\n", strings.TrimSpace(cliapp.AsTyped(app, msg)))
 	}
 	return code
 }
@@ -264,7 +264,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	cliapp.SetUsageErrors(app.Commands, usageError)
 	withConnectionFlags(app.Commands)
 	withOutputEnv(app.Commands)
-	withOneStdin(app.Commands)
+	cliapp.OneStdin(app.Commands, fileio.StdinName, func(err error) error { return withCode(exitError, err) })
 	return app
 }
 

@@ -71,7 +71,7 @@ func TestBashCompletion(t *testing.T) {
 			cmd := exec.Command(bash, "--norc", "--noprofile", "-c", drive)
 			cmd.Dir = dir
 			// The binary answers under both names, as bash and kubectl run it.
-			if err := os.Symlink(bin, filepath.Join(dir, kubectlPluginBinary)); err != nil && !os.IsExist(err) {
+			if err := os.Symlink(bin, filepath.Join(dir, cliapp.PluginName)); err != nil && !os.IsExist(err) {
 				t.Fatal(err)
 			}
 			cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))

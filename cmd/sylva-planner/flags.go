@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 // format is an output format chosen with -o.
@@ -34,43 +35,6 @@ var formats = []format{formatTable, formatJSON, formatYAML, formatMarkdown, form
 // that is no format at all is refused.
 const outputEnv = "SYLVA_PLANNER_OUTPUT"
 
-// enumValue is a cli.Generic that accepts one of a fixed set of words and
-// lists them when refusing a value; what names the value in the error
-// ("output format", "--fail-on value").
-type enumValue[T ~string] struct {
-	what    string
-	allowed []T
-	value   T
-}
-
-func (e *enumValue[T]) Set(s string) error {
-	for _, a := range e.allowed {
-		if string(a) == s {
-			e.value = a
-			return nil
-		}
-	}
-	names := make([]string, len(e.allowed))
-	for i, a := range e.allowed {
-		names[i] = string(a)
-	}
-	return fmt.Errorf("unknown %s %q (valid: %s)", e.what, s, strings.Join(names, ", "))
-}
-
-func (e *enumValue[T]) String() string { return string(e.value) }
-
-// choices are the values e accepts, for completion.
-func (e *enumValue[T]) Choices() []string {
-	out := make([]string, len(e.allowed))
-	for i, a := range e.allowed {
-		out[i] = string(a)
-	}
-	return out
-}
-
-// enumOf returns the value of an enumValue flag.
-func enumOf[T ~string](c *cli.Context, name string) T { return c.Generic(name).(*enumValue[T]).value }
-
 // outputFlag is -o/--output with the given formats, the first one default.
 // Its environment variable (outputEnv) is read by outputOf, not by the
 // flag, so that an unsupported value falls back to the default.
@@ -83,7 +47,7 @@ func outputFlag(allowed ...format) *cli.GenericFlag {
 		Name:    "output",
 		Aliases: []string{"o"},
 		Usage:   "output format: " + strings.Join(names, ", ") + " (" + outputEnv + " when it is one of these)",
-		Value:   &enumValue[format]{what: "output format", allowed: allowed, value: allowed[0]},
+		Value:   cliapp.NewEnum("output format", allowed...),
 	}
 }
 
@@ -91,11 +55,11 @@ func outputFlag(allowed ...format) *cli.GenericFlag {
 // command supports its value; else the command's default. withOutputEnv
 // has refused a value of outputEnv that is no format at all.
 func outputOf(c *cli.Context) format {
-	v := c.Generic("output").(*enumValue[format])
-	if env := format(envOf(c).getenv(outputEnv)); !c.IsSet("output") && slices.Contains(v.allowed, env) {
+	v := c.Generic("output").(*cliapp.Enum[format])
+	if env := format(envOf(c).getenv(outputEnv)); !c.IsSet("output") && v.Allows(env) {
 		return env
 	}
-	return v.value
+	return v.Value()
 }
 
 // withOutputEnv has every command (and subcommand) with -o refuse, before
@@ -107,29 +71,15 @@ func withOutputEnv(cmds []*cli.Command) {
 		if !slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "output") }) {
 			continue
 		}
-		addBefore(cmd, func(c *cli.Context) error {
+		cliapp.AddBefore(cmd, func(c *cli.Context) error {
 			if env := envOf(c).getenv(outputEnv); env != "" {
-				known := &enumValue[format]{what: "output format", allowed: formats}
+				known := cliapp.NewEnum("output format", formats...)
 				if err := known.Set(env); err != nil {
 					return withCode(exitError, fmt.Errorf("%s: %w", outputEnv, err))
 				}
 			}
 			return nil
 		})
-	}
-}
-
-// addBefore has cmd run check before its own Before.
-func addBefore(cmd *cli.Command, check cli.BeforeFunc) {
-	before := cmd.Before
-	cmd.Before = func(c *cli.Context) error {
-		if err := check(c); err != nil {
-			return err
-		}
-		if before != nil {
-			return before(c)
-		}
-		return nil
 	}
 }
 
@@ -140,7 +90,7 @@ func failOnFlag(usage, envVar string, allowed ...action.FailOn) *cli.GenericFlag
 	return &cli.GenericFlag{
 		Name:    "fail-on",
 		Usage:   usage,
-		Value:   &enumValue[action.FailOn]{what: "--fail-on value", allowed: allowed, value: allowed[0]},
+		Value:   cliapp.NewEnum("--fail-on value", allowed...),
 		EnvVars: []string{envVar},
 	}
 }
@@ -152,7 +102,7 @@ func severityFailOnFlag() *cli.GenericFlag {
 		action.FailOnBlocker, action.FailOnWarning, action.FailOnNever)
 }
 
-func failOnOf(c *cli.Context) action.FailOn { return enumOf[action.FailOn](c, "fail-on") }
+func failOnOf(c *cli.Context) action.FailOn { return cliapp.EnumOf[action.FailOn](c, "fail-on") }
 
 func asOfFlag() *cli.StringFlag {
 	return &cli.StringFlag{

@@ -71,37 +71,11 @@ func documentWriters(table func(io.Writer) error, doc any) writers {
 	}
 }
 
-// rerunFlags are the flags that do not change a result: a command run
-// again with every other flag it was given computes the same result.
-var rerunFlags = map[string]bool{"output": true, "metrics-file": true, "help": true}
-
-// rerunCommand is the command line that computes the same result again:
-// the command and every flag given to it (on the command line or from
-// the environment), in the order of its flags, values quoted for a POSIX
-// shell when they need it. Global flags are left out.
+// rerunCommand is the command line that computes the same result again
+// (cliapp.Rerun), without the flags that only say where and how it is
+// written.
 func rerunCommand(c *cli.Context) string {
-	parts := []string{c.App.HelpName, c.Command.FullName()}
-	for _, f := range c.Command.Flags {
-		name := f.Names()[0]
-		if rerunFlags[name] || !c.IsSet(name) {
-			continue
-		}
-		switch f.(type) {
-		case *cli.BoolFlag:
-			if c.Bool(name) {
-				parts = append(parts, "--"+name)
-			}
-		case *cli.GenericFlag:
-			parts = append(parts, "--"+name, shellQuote(fmt.Sprint(c.Generic(name))))
-		case *cli.StringSliceFlag:
-			for _, v := range c.StringSlice(name) {
-				parts = append(parts, "--"+name, shellQuote(v))
-			}
-		default:
-			parts = append(parts, "--"+name, shellQuote(fmt.Sprint(c.Value(name))))
-		}
-	}
-	return strings.Join(parts, " ")
+	return cliapp.Rerun(c, shellQuote, "output", "metrics-file", "help")
 }
 
 // selectionOf is what c was told to read: the selecting flags of

@@ -58,8 +58,8 @@ func TestKrewManifestInstallsThePluginBinary(t *testing.T) {
 	raw := string(data)
 	for _, p := range plugin.Spec.Platforms {
 		osArch := p.Selector.MatchLabels["os"] + "_" + p.Selector.MatchLabels["arch"]
-		if p.Bin != kubectlPluginBinary {
-			t.Errorf("%s installs %q, want %s", osArch, p.Bin, kubectlPluginBinary)
+		if p.Bin != cliapp.PluginName {
+			t.Errorf("%s installs %q, want %s", osArch, p.Bin, cliapp.PluginName)
 		}
 		if !strings.Contains(raw, "_"+osArch+".tar.gz\n    sha256: ${SHA256_"+osArch+"}") {
 			t.Errorf("%s does not download its own archive with its own checksum", osArch)

@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
@@ -69,7 +70,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 			// The binary as kubectl runs it for `kubectl sylva-planner`.
 			e := newEnv(ts.Getenv("WORK"), ts.Stdout(), ts.Stderr(), ts.Getenv)
 			e.today = scriptToday
-			code := runEnv(context.Background(), e, append([]string{kubectlPluginBinary}, args...))
+			code := runEnv(context.Background(), e, append([]string{cliapp.PluginName}, args...))
 			ts.Setenv("LAST_EXIT", strconv.Itoa(code))
 			if (code != 0) != neg {
 				ts.Fatalf("kubectl-sylva_planner exited %d", code)

@@ -1,4 +1,4 @@
-package main
+package cliapp
 
 import (
 	"path/filepath"
@@ -12,19 +12,19 @@ import (
 // found on PATH (a dash in a plugin's name is an underscore in its file
 // name).
 const (
-	kubectlPluginBinary = "kubectl-sylva_planner"
-	kubectlPluginName   = "kubectl sylva-planner"
+	PluginName    = "kubectl-sylva_planner"
+	PluginCommand = "kubectl sylva-planner"
 )
 
-// asKubectlPlugin makes the help read as the user typed it when argv0 is
+// AsKubectlPlugin makes the help read as the user typed it when argv0 is
 // the kubectl plugin binary: usage lines, examples, hints and Next say
 // "kubectl sylva-planner …". Any other name leaves app as it is.
-func asKubectlPlugin(app *cli.App, argv0 string) {
-	if strings.TrimSuffix(filepath.Base(argv0), ".exe") != kubectlPluginBinary {
+func AsKubectlPlugin(app *cli.App, argv0 string) {
+	if strings.TrimSuffix(filepath.Base(argv0), ".exe") != PluginName {
 		return
 	}
-	app.HelpName = kubectlPluginName
-	reword := func(s string) string { return asTyped(app, s) }
+	app.HelpName = PluginCommand
+	reword := func(s string) string { return AsTyped(app, s) }
 	app.Description, app.UsageText = reword(app.Description), reword(app.UsageText)
 	var walk func([]*cli.Command)
 	walk = func(cmds []*cli.Command) {
@@ -36,12 +36,12 @@ func asKubectlPlugin(app *cli.App, argv0 string) {
 	walk(app.Commands)
 }
 
-// asTyped rewrites the commands to type in s ("sylva-planner plan …" in an
+// AsTyped rewrites the commands to type in s ("sylva-planner plan …" in an
 // error's example) as the user runs the tool: "kubectl sylva-planner plan
 // …" for the kubectl plugin. The tool's name in prose ("sylva-planner
 // computes …") stays; s is unchanged outside the plugin.
-func asTyped(app *cli.App, s string) string {
-	if app.HelpName != kubectlPluginName {
+func AsTyped(app *cli.App, s string) string {
+	if app.HelpName != PluginCommand {
 		return s
 	}
 	names := make([]string, 0, len(app.Commands))
@@ -52,7 +52,7 @@ func asTyped(app *cli.App, s string) string {
 	// What already reads "kubectl sylva-planner" (a usage error's help
 	// command) is kept as it is.
 	const kept = "\x00"
-	s = strings.ReplaceAll(s, kubectlPluginName, kept)
-	s = mention.ReplaceAllString(s, "${1}"+kubectlPluginName+" $2")
-	return strings.ReplaceAll(s, kept, kubectlPluginName)
+	s = strings.ReplaceAll(s, PluginCommand, kept)
+	s = mention.ReplaceAllString(s, "${1}"+PluginCommand+" $2")
+	return strings.ReplaceAll(s, kept, PluginCommand)
 }
