@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -360,6 +361,26 @@ func (p *prepared) warnings() []string {
 // chart's defaults, validates the schema and builds the render context,
 // as Helm's install action does.
 func (c *Chart) prepare(ctx context.Context, files []File, opts ChartOptions) (*prepared, error) {
+	in, err := c.input(files, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &prepared{ch: in.ch, top: in.top, guard: newLookupGuard(ctx, in.ns, opts.Source, opts.Allow)}, nil
+}
+
+// renderInput is what prepare builds before a render: the chart tree with
+// its dependencies processed for the values, and the render context whose
+// .Values are the coalesced values. A render changes both (the engine
+// writes into .Values, reduce into the templates), so one input serves
+// several renders only through instance.
+type renderInput struct {
+	ch  *chart.Chart
+	top chartutil.Values
+	ns  string
+}
+
+// input merges, coalesces and validates the files for prepare.
+func (c *Chart) input(files []File, opts ChartOptions) (*renderInput, error) {
 	docs := make([]map[string]any, 0, len(files))
 	for _, f := range files {
 		d, err := Parse(f.Data)
@@ -394,7 +415,101 @@ func (c *Chart) prepare(ctx context.Context, files []File, opts ChartOptions) (*
 	if err != nil {
 		return nil, schemaError(ch.Name(), err)
 	}
-	return &prepared{ch: ch, top: top, guard: newLookupGuard(ctx, ns, opts.Source, opts.Allow)}, nil
+	return &renderInput{ch: ch, top: top, ns: ns}, nil
+}
+
+// instance is a render of the input with its own copy of what a render
+// changes: the chart tree (templates and dependencies; the files and
+// metadata are shared, read only) and the render context (its .Values
+// and .Release copied deeply), with lookup served from opts.Source within
+// opts.Allow. The input is left as it was, so instances may render at
+// the same time.
+func (in *renderInput) instance(ctx context.Context, opts ChartOptions) *prepared {
+	top := chartutil.Values(copyTree(map[string]any(in.top)).(map[string]any))
+	return &prepared{ch: shareChart(in.ch), top: top, guard: newLookupGuard(ctx, in.ns, opts.Source, opts.Allow)}
+}
+
+// copyTree copies the maps and slices of a render context, keeping each
+// one's type (chartutil.Values or map[string]any, []any, …) so that the
+// chart's kindOf and typeOf see what they would see in a fresh context.
+// A nil map or slice stays nil. Other values (strings, numbers, the
+// chart metadata and capabilities) are shared: a template cannot change
+// them.
+func copyTree(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		if t == nil {
+			return t
+		}
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = copyTree(x)
+		}
+		return out
+	case chartutil.Values:
+		if t == nil {
+			return t
+		}
+		out := make(chartutil.Values, len(t))
+		for k, x := range t {
+			out[k] = copyTree(x)
+		}
+		return out
+	case []any:
+		if t == nil {
+			return t
+		}
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = copyTree(x)
+		}
+		return out
+	case nil, string, bool, int, int64, float64:
+		return v
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Map:
+		if rv.IsNil() {
+			return v
+		}
+		out := reflect.MakeMapWithSize(rv.Type(), rv.Len())
+		for it := rv.MapRange(); it.Next(); {
+			x := reflect.ValueOf(copyTree(it.Value().Interface()))
+			if !x.IsValid() {
+				x = reflect.Zero(rv.Type().Elem())
+			}
+			out.SetMapIndex(it.Key(), x)
+		}
+		return out.Interface()
+	case reflect.Slice:
+		if rv.IsNil() {
+			return v
+		}
+		out := reflect.MakeSlice(rv.Type(), rv.Len(), rv.Len())
+		for i := range rv.Len() {
+			x := reflect.ValueOf(copyTree(rv.Index(i).Interface()))
+			if !x.IsValid() {
+				x = reflect.Zero(rv.Type().Elem())
+			}
+			out.Index(i).Set(x)
+		}
+		return out.Interface()
+	}
+	return v
+}
+
+// shareChart copies the chart tree for one render: its own templates
+// list (which reduce changes) and dependencies, sharing the rest.
+func shareChart(ch *chart.Chart) *chart.Chart {
+	cp := *ch
+	cp.Templates = slices.Clone(ch.Templates)
+	deps := make([]*chart.Chart, 0, len(ch.Dependencies()))
+	for _, d := range ch.Dependencies() {
+		deps = append(deps, shareChart(d))
+	}
+	cp.SetDependencies(deps...)
+	return &cp
 }
 
 var schemaLine = regexp.MustCompile(`(?m)^- (.*)$`)
@@ -595,14 +710,28 @@ func (c *Chart) Render(ctx context.Context, files []File, opts ChartOptions) (*M
 // is not in the values is skipped, as the chart skips a disabled one; a
 // check the chart makes on the other units is not run.
 func (c *Chart) RenderUnits(ctx context.Context, files []File, opts ChartOptions, units ...string) (*Manifests, error) {
-	loop := unitsLoop.FindStringIndex(c.units)
-	if loop == nil || c.values == "" {
-		return nil, fmt.Errorf("chart %s has no loop over .Values.units in %s or no %s; render the whole chart instead", c.ch.Name(), unitsTemplate, secretTemplate)
+	if err := c.canRenderUnits(); err != nil {
+		return nil, err
 	}
 	p, err := c.prepare(ctx, files, opts)
 	if err != nil {
 		return nil, err
 	}
+	return c.renderUnits(p, units)
+}
+
+// canRenderUnits says why RenderUnits cannot reduce the chart, if it
+// cannot.
+func (c *Chart) canRenderUnits() error {
+	if unitsLoop.FindStringIndex(c.units) == nil || c.values == "" {
+		return fmt.Errorf("chart %s has no loop over .Values.units in %s or no %s; render the whole chart instead", c.ch.Name(), unitsTemplate, secretTemplate)
+	}
+	return nil
+}
+
+// renderUnits renders p reduced to the units, as RenderUnits does.
+func (c *Chart) renderUnits(p *prepared, units []string) (*Manifests, error) {
+	loop := unitsLoop.FindStringIndex(c.units)
 	head := c.units[loop[0]:loop[1]]
 	i := strings.LastIndex(head, ".Values.units")
 	quoted := make([]string, 0, len(units))

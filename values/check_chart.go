@@ -174,6 +174,35 @@ type chartChecker struct {
 	// holds is the target release's hold_workers capability: false means
 	// the MachineDeployments follow the cluster unit's k8s_version.
 	holds bool
+	// inputs are the files prepared once per release context (install,
+	// or upgrade), which every scenario of that context renders a copy
+	// of: the scenarios differ only in the status their lookup reads.
+	inputsMu sync.Mutex
+	inputs   map[releaseKey]func() (*renderInput, error)
+}
+
+// releaseKey is what, besides the files, a scenario's render input
+// depends on.
+type releaseKey struct {
+	upgrade  bool
+	revision int
+}
+
+// input is the render input of the files in the release context of
+// opts, prepared on first use.
+func (c *chartChecker) input(opts ChartOptions) (*renderInput, error) {
+	k := releaseKey{opts.IsUpgrade, opts.Revision}
+	c.inputsMu.Lock()
+	if c.inputs == nil {
+		c.inputs = map[releaseKey]func() (*renderInput, error){}
+	}
+	f, ok := c.inputs[k]
+	if !ok {
+		f = sync.OnceValues(func() (*renderInput, error) { return c.in.Chart.input(c.files, opts) })
+		c.inputs[k] = f
+	}
+	c.inputsMu.Unlock()
+	return f()
 }
 
 // setsTopLevel reports whether any of files sets key at the top level.
@@ -264,10 +293,20 @@ func (c *chartChecker) render(sc planScenario) (*Manifests, error) {
 	if opts.IsUpgrade {
 		opts.Revision = 2
 	}
-	if c.in.WholeChart {
-		return c.in.Chart.Render(c.ctx, c.files, opts)
+	if !c.in.WholeChart {
+		if err := c.in.Chart.canRenderUnits(); err != nil {
+			return nil, err
+		}
 	}
-	return c.in.Chart.RenderUnits(c.ctx, c.files, opts, chartUnits...)
+	in, err := c.input(opts)
+	if err != nil {
+		return nil, err
+	}
+	p := in.instance(c.ctx, opts)
+	if c.in.WholeChart {
+		return p.manifests()
+	}
+	return c.in.Chart.renderUnits(p, chartUnits)
 }
 
 // compare compares what a scenario's render reads with the plan (want nil:
