@@ -717,7 +717,7 @@ func (c *Chart) RenderUnits(ctx context.Context, files []File, opts ChartOptions
 	if err != nil {
 		return nil, err
 	}
-	return c.renderUnits(p, units)
+	return c.renderUnits(p, units, false)
 }
 
 // canRenderUnits says why RenderUnits cannot reduce the chart, if it
@@ -729,8 +729,20 @@ func (c *Chart) canRenderUnits() error {
 	return nil
 }
 
-// renderUnits renders p reduced to the units, as RenderUnits does.
-func (c *Chart) renderUnits(p *prepared, units []string) (*Manifests, error) {
+// statusLoop is the loop of sylva-units-values.yaml's status
+// Kustomizations over the units, which lists every enabled unit's
+// Kustomization in their dependsOn (and the one-shot units in their
+// ConfigMap patch).
+var statusLoop = regexp.MustCompile(`\brange\s+\$unit_name\s*,\s*\$unit_def\s*:=\s*\$envAll\.Values\.units\b`)
+
+// renderUnits renders p reduced to the units, as RenderUnits does. With
+// pickStatus, the loops of the status Kustomizations over the units (after
+// the values Secret's document) are restricted to the units too: their
+// dependsOn and one-shot-units then name those units only, and the rest of
+// each Kustomization (its additional-info among them) is what Render
+// renders, without resolving every enabled unit (kustomization-name calls
+// unit-def on each), the larger part of the cost of the status documents.
+func (c *Chart) renderUnits(p *prepared, units []string, pickStatus bool) (*Manifests, error) {
 	loop := unitsLoop.FindStringIndex(c.units)
 	head := c.units[loop[0]:loop[1]]
 	i := strings.LastIndex(head, ".Values.units")
@@ -739,9 +751,17 @@ func (c *Chart) renderUnits(p *prepared, units []string) (*Manifests, error) {
 		quoted = append(quoted, strconv.Quote(u))
 	}
 	picked := head[:i] + "(pick .Values.units " + strings.Join(quoted, " ") + ")" + head[i+len(".Values.units"):]
+	values := c.values
+	if pickStatus {
+		if loc := docSplit.FindStringIndex(values); loc != nil {
+			values = values[:loc[1]] + statusLoop.ReplaceAllStringFunc(values[loc[1]:], func(m string) string {
+				return strings.TrimSuffix(m, "$envAll.Values.units") + "(pick $envAll.Values.units " + strings.Join(quoted, " ") + ")"
+			})
+		}
+	}
 	reduce(p.ch, map[string]string{
 		unitsTemplate:  c.units[:loop[0]] + picked + c.units[loop[1]:] + "\n" + c.epilogue,
-		secretTemplate: c.values,
+		secretTemplate: values,
 	})
 	return p.manifests()
 }

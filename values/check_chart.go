@@ -306,7 +306,7 @@ func (c *chartChecker) render(sc planScenario) (*Manifests, error) {
 	if c.in.WholeChart {
 		return p.manifests()
 	}
-	return c.in.Chart.renderUnits(p, chartUnits)
+	return c.in.Chart.renderUnits(p, chartUnits, true)
 }
 
 // compare compares what a scenario's render reads with the plan (want nil:

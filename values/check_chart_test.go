@@ -295,6 +295,47 @@ func TestRenderUnitsRendersWhatTheWholeChartRenders(t *testing.T) {
 				}
 			}
 			t.Logf("%d objects reduced, %d whole; read: %v", len(reduced.Objects), len(whole.Objects), got)
+
+			// CheckChart's render: two instances of one input, the status
+			// Kustomizations' loop over the units restricted to chartUnits.
+			// It reads what Render gives, and renders every object of
+			// RenderUnits but the status Kustomizations as RenderUnits does.
+			if loc := docSplit.FindStringIndex(c.values); loc == nil || !statusLoop.MatchString(c.values[loc[1]:]) {
+				t.Errorf("%s has no loop over the units after the values Secret for CheckChart to restrict", secretTemplate)
+			}
+			in, err := c.input(files, opts)
+			if err != nil {
+				t.Fatalf("input: %v", err)
+			}
+			for run := range 2 {
+				checked, err := c.renderUnits(in.instance(context.Background(), opts), chartUnits, true)
+				if err != nil {
+					t.Fatalf("render %d of the check: %v", run+1, err)
+				}
+				if diff := cmp.Diff(want, readChart(checked)); diff != "" {
+					t.Errorf("render %d: what CheckChart reads differs (-Render +check):\n%s", run+1, diff)
+				}
+				byKey := map[string]map[string]any{}
+				for _, o := range reduced.Objects {
+					byKey[key(o)] = o
+				}
+				if len(checked.Objects) != len(reduced.Objects) {
+					t.Errorf("render %d of the check: %d objects, RenderUnits %d", run+1, len(checked.Objects), len(reduced.Objects))
+				}
+				for _, o := range checked.Objects {
+					k := key(o)
+					spec, _ := o["spec"].(map[string]any)
+					switch r, ok := byKey[k]; {
+					case !ok:
+						t.Errorf("render %d of the check renders %s, RenderUnits does not", run+1, k)
+					case k == "Secret <nil>/"+valuesSecret || k == "Secret "+DefaultNamespace+"/"+valuesSecret, spec["path"] == statusKustomizationPath:
+					default:
+						if diff := cmp.Diff(unstamped(r), unstamped(o)); diff != "" {
+							t.Errorf("render %d of the check: %s differs (-RenderUnits +check):\n%s", run+1, k, diff)
+						}
+					}
+				}
+			}
 		})
 	}
 }
