@@ -81,15 +81,13 @@ func reconcileAction(c *cli.Context) error {
 			return usageError(c, errors.New("give either --file or --kubeconfig/--context, not both"), true)
 		}
 	}
-	cat, err := loadCatalog(c)
+	st, err := statusRequest(c, nil)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if req.Metadata, err = metadataOf(c, cat); err != nil {
-		return withCode(exitError, err)
-	}
-	if to := c.String("to"); to != "" {
-		req.Locate = func(cm *status.Status) (*status.Transition, error) { return transition(c, to, cm) }
+	req.Metadata = st.Metadata
+	if st.To != "" {
+		req.Locate = st.Locate
 	}
 	e := envOf(c)
 	if req.Document {

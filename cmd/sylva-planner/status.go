@@ -7,8 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -75,44 +74,28 @@ func statusAction(c *cli.Context) error {
 	if err != nil {
 		return usageError(c, err, true)
 	}
-	obs, err := statusSource(envOf(c), o).Observation(c.Context)
+	req, err := statusRequest(c, statusSource(envOf(c), o))
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	rep := status.Interpret(obs)
-	rep.Selection = selectionOf(c)
-	cat, err := loadCatalog(c)
+	rep, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
-	}
-	if rep.Metadata, err = metadataOf(c, cat); err != nil {
-		return withCode(exitError, err)
-	}
-	if to := c.String("to"); to != "" {
-		if rep.Transition, err = transition(c, to, obs.ConfigMap); err != nil {
-			return withCode(exitError, err)
-		}
 	}
 	return writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML})
 }
 
-// transition places the cluster whose status is cm in the plan to --to.
-func transition(c *cli.Context, to string, cm *status.Status) (*status.Transition, error) {
-	target, err := skew.Parse(to)
-	if err != nil {
-		return nil, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+// statusRequest is the request of status (and the placing in the plan of
+// reconcile --to) over src: the catalog, --to, --as-of.
+func statusRequest(c *cli.Context, src action.StatusSource) (action.StatusRequest, error) {
+	req := action.StatusRequest{Source: src, To: c.String("to"), Selection: selectionOf(c), ToolVersion: version}
+	var err error
+	if req.Catalog, err = loadCatalog(c); err != nil {
+		return req, err
 	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return nil, err
+	if req.AsOf, err = asOfOf(c); err != nil {
+		return req, err
 	}
-	asOf, err := asOfOf(c)
-	if err != nil {
-		return nil, err
-	}
-	t, err := action.Transition(planner.Input{Catalog: cat, To: target, AsOf: asOf, ToolVersion: version}, planner.ProgressOf(cm))
-	if err != nil {
-		return nil, fmt.Errorf("--to %s: %w", to, err)
-	}
-	return t, nil
+	req.Metadata = envelope.NewMetadata(version, req.Catalog.Version, req.AsOf)
+	return req, nil
 }

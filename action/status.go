@@ -1,0 +1,56 @@
+package action
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
+
+// StatusRequest is `status`: where a release namespace stands, and with
+// To, where it stands in the plan to To.
+type StatusRequest struct {
+	Source    StatusSource
+	Catalog   *catalog.Catalog
+	To        string
+	AsOf      time.Time
+	Metadata  envelope.Metadata
+	Selection envelope.Selection
+	// ToolVersion stamps the plan To is located in.
+	ToolVersion string
+}
+
+// Run reads the source once and interprets it (status.Interpret).
+func (r StatusRequest) Run(ctx context.Context) (*status.Report, error) {
+	obs, err := r.Source.Observation(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep := status.Interpret(obs)
+	rep.Selection, rep.Metadata = r.Selection, r.Metadata
+	if r.To != "" {
+		if rep.Transition, err = r.Locate(obs.ConfigMap); err != nil {
+			return nil, err
+		}
+	}
+	return &rep, nil
+}
+
+// Locate places the release whose status is cm in the plan to To
+// (Transition); the error names --to.
+func (r StatusRequest) Locate(cm *status.Status) (*status.Transition, error) {
+	target, err := skew.Parse(r.To)
+	if err != nil {
+		return nil, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+	}
+	t, err := Transition(planner.Input{Catalog: r.Catalog, To: target, AsOf: r.AsOf, ToolVersion: r.ToolVersion}, planner.ProgressOf(cm))
+	if err != nil {
+		return nil, fmt.Errorf("--to %s: %w", r.To, err)
+	}
+	return t, nil
+}
