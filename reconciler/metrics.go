@@ -1,7 +1,6 @@
 package reconciler
 
 import (
-	"io"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -34,27 +33,6 @@ var (
 	gate         = gatemetrics.New("namespace")
 	registerOnce sync.Once
 )
-
-// GateGauges are the gate's gauges (gatemetrics.Gauges).
-type GateGauges = gatemetrics.Gauges
-
-// NewGateGauges returns the gate's gauges labelled by extra, then from and
-// to (gatemetrics.New).
-func NewGateGauges(extra ...string) *GateGauges { return gatemetrics.New(extra...) }
-
-// WriteGateMetrics writes the gate's gauges of plan p to w in the
-// Prometheus text format (gatemetrics.Write).
-func WriteGateMetrics(w io.Writer, p *planner.Plan) error { return gatemetrics.Write(w, p) }
-
-// NamespacedPlan is the plan of the release of one namespace
-// (gatemetrics.NamespacedPlan).
-type NamespacedPlan = gatemetrics.NamespacedPlan
-
-// WriteFleetGateMetrics writes the gate's gauges of each plan to w,
-// labelled by its namespace (gatemetrics.WriteFleet).
-func WriteFleetGateMetrics(w io.Writer, plans []NamespacedPlan) error {
-	return gatemetrics.WriteFleet(w, plans)
-}
 
 // setGateGauges exports the verdict of plan p for namespace ns, replacing
 // what was exported for it before; a nil plan clears them.

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -56,7 +57,7 @@ func TestTextfileAndControllerExportTheSameGauges(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := WriteGateMetrics(&buf, p); err != nil {
+	if err := gatemetrics.Write(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	parser := expfmt.NewTextParser(model.UTF8Validation)

@@ -1,0 +1,160 @@
+package reconciler
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
+
+// passStates is the script that feeds every pass state of the three-pass
+// plan 1.5 → 1.7 to plan --status, status --to and reconcile --dry-run
+// --to from files; the test below feeds the same states to the controller
+// on a real API server.
+const passStates = "../cmd/sylva-planner/testdata/script/passes.txtar"
+
+// TestTheControllerReadsEveryPassStateAsTheCommandsDo creates the objects
+// of each pass state of passes.txtar (not started, pass 1 done, pass 2
+// requested and running, pass 2 done, all done) in a namespace of a real
+// API server and runs the controller with the gate on it: the controller
+// triggers exactly where reconcile --dry-run on the file says it would,
+// decides what reconcile decides, and its gate places the release at the
+// pass status --to and plan --status place it (planner.Locate).
+func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
+	c := newCluster(t)
+	ar, err := txtar.ParseFile(passStates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := planner.Input{Catalog: cat, To: skew.MustParse("1.7"), AsOf: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	states := 0
+	for _, f := range ar.Files {
+		t.Run(f.Name, func(t *testing.T) {
+			states++
+			// The commands' reading: the file.
+			fromFile, err := status.DecodeObservation(f.Data, status.DefaultHelmRelease)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := Decide(Input{Observation: fromFile})
+			wantPos, err := planner.Locate(in, planner.ProgressOf(fromFile.ConfigMap))
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			// The controller's reading: the same objects on the API server.
+			ns := kubetest.Namespace(t, c.cfg)
+			c.createState(t, ns, f.Data)
+			before := c.helmRelease(t, ns).GetAnnotations()[AnnotationHandledRequest]
+			var mu sync.Mutex
+			var gated []planner.Progress
+			ctl, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns, Gate: func(pr planner.Progress) *planner.Plan {
+				mu.Lock()
+				gated = append(gated, pr)
+				mu.Unlock()
+				p, err := planner.Compute(planner.Input{Catalog: in.Catalog, To: in.To, AsOf: in.AsOf, Progress: &pr})
+				if err != nil {
+					return nil
+				}
+				return p
+			}})
+
+			if want.Outcome == OutcomeTrigger {
+				settle(t, ctl, OutcomeTrigger, 1)
+				after := c.helmRelease(t, ns).GetAnnotations()[AnnotationHandledRequest]
+				if after == "" || after == before {
+					t.Errorf("the controller triggered but the HelmRelease's %s is %q (was %q)", AnnotationHandledRequest, after, before)
+				}
+				// The pass it passed on is then handled: no second trigger.
+				settle(t, ctl, OutcomeAlreadyHandled, 1)
+			} else {
+				settle(t, ctl, want.Outcome, 1)
+			}
+			if s := ctl.Stats(); (want.Outcome == OutcomeTrigger) != (s.Triggers == 1) || s.Triggers > 1 {
+				t.Errorf("reconcile --dry-run on the file decides %s; the controller triggered %d times (%v)", want.Outcome, s.Triggers, s.Outcomes)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(gated) == 0 {
+				t.Fatal("the controller's gate never planned")
+			}
+			pos, err := planner.Locate(in, gated[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pos.PassesDone != wantPos.PassesDone || pos.Passes != wantPos.Passes || pos.Summary != wantPos.Summary {
+				t.Errorf("the controller's gate places the release at %d of %d (%s); status --to and plan --status at %d of %d (%s)",
+					pos.PassesDone, pos.Passes, pos.Summary, wantPos.PassesDone, wantPos.Passes, wantPos.Summary)
+			}
+		})
+	}
+	if states != 5 {
+		t.Errorf("%d pass states in %s, want 5", states, passStates)
+	}
+}
+
+// createState creates in ns the ConfigMap, Kustomization and HelmRelease
+// of a pass state written as a List: data and annotations as written; the
+// Flux objects built on the tests' own (their spec) and Ready, or not, at
+// their current generation as the file says of its own.
+func (c *cluster) createState(t *testing.T, ns string, data []byte) {
+	t.Helper()
+	var list struct {
+		Items []unstructured.Unstructured `json:"items"`
+	}
+	if err := yaml.Unmarshal(data, &list); err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxFor(t)
+	for _, it := range list.Items {
+		switch it.GetKind() {
+		case "ConfigMap":
+			cm := &corev1.ConfigMap{}
+			if err := runtimeConvert(&it, cm); err != nil {
+				t.Fatal(err)
+			}
+			cm.Namespace, cm.ResourceVersion = ns, ""
+			if _, err := c.core.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		case "Kustomization":
+			c.createFluxAs(t, kustomizations, ns, loadYAML(t, "kustomization.yaml"), it)
+		case "HelmRelease":
+			c.createFluxAs(t, helmReleases, ns, loadYAML(t, "helmrelease.yaml"), it)
+		}
+	}
+}
+
+// createFluxAs creates base with the annotations of written, Ready as
+// written says (its Ready condition's status, at the current generation
+// when written's condition is at written's generation).
+func (c *cluster) createFluxAs(t *testing.T, gvr schema.GroupVersionResource, ns string, base *unstructured.Unstructured, written unstructured.Unstructured) {
+	t.Helper()
+	base.SetAnnotations(written.GetAnnotations())
+	ready := false
+	conds, _, _ := unstructured.NestedSlice(written.Object, "status", "conditions")
+	for _, cond := range conds {
+		m, _ := cond.(map[string]any)
+		gen, _, _ := unstructured.NestedInt64(m, "observedGeneration")
+		if m["type"] == "Ready" && m["status"] == "True" && gen == written.GetGeneration() {
+			ready = true
+		}
+	}
+	c.createFlux(t, ctxFor(t), gvr, ns, base, ready)
+}
