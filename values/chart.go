@@ -397,6 +397,31 @@ func (c *Chart) input(files []File, opts ChartOptions) (*renderInput, error) {
 	if err := chartutil.ProcessDependenciesWithMerge(ch, vals); err != nil {
 		return nil, fmt.Errorf("chart %s dependencies: %w", ch.Name(), err)
 	}
+	ropts, caps, err := releaseContext(opts)
+	if err != nil {
+		return nil, err
+	}
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, ropts, caps, opts.SkipSchemaValidation)
+	if err != nil {
+		return nil, schemaError(ch.Name(), err)
+	}
+	// The engine reads the values from top (coalesced from a copy of the
+	// chart's): the copy in the tree would only take memory while the
+	// input lives.
+	dropValues(ch)
+	return &renderInput{ch: ch, top: top, ns: ropts.Namespace}, nil
+}
+
+// dropValues empties the values of a chart tree that cloneChart copied.
+func dropValues(ch *chart.Chart) {
+	ch.Values = nil
+	for _, d := range ch.Dependencies() {
+		dropValues(d)
+	}
+}
+
+// releaseContext is the release and capabilities opts give a render.
+func releaseContext(opts ChartOptions) (chartutil.ReleaseOptions, *chartutil.Capabilities, error) {
 	ns, name := cmp.Or(opts.Namespace, DefaultNamespace), cmp.Or(opts.ReleaseName, DefaultReleaseName)
 	rev := opts.Revision
 	if rev == 0 {
@@ -406,27 +431,33 @@ func (c *Chart) input(files []File, opts ChartOptions) (*renderInput, error) {
 	if opts.KubeVersion != "" {
 		kv, ok := kubeVersion(opts.KubeVersion)
 		if !ok {
-			return nil, fmt.Errorf("kube version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion)
+			return chartutil.ReleaseOptions{}, nil, fmt.Errorf("kube version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion)
 		}
 		caps.KubeVersion = kv
 	}
-	ropts := chartutil.ReleaseOptions{Name: name, Namespace: ns, Revision: rev, IsInstall: !opts.IsUpgrade, IsUpgrade: opts.IsUpgrade}
-	top, err := chartutil.ToRenderValuesWithSchemaValidation(ch, vals, ropts, caps, opts.SkipSchemaValidation)
-	if err != nil {
-		return nil, schemaError(ch.Name(), err)
-	}
-	return &renderInput{ch: ch, top: top, ns: ns}, nil
+	return chartutil.ReleaseOptions{Name: name, Namespace: ns, Revision: rev, IsInstall: !opts.IsUpgrade, IsUpgrade: opts.IsUpgrade}, caps, nil
 }
 
-// instance is a render of the input with its own copy of what a render
-// changes: the chart tree (templates and dependencies; the files and
-// metadata are shared, read only) and the render context (its .Values
-// and .Release copied deeply), with lookup served from opts.Source within
-// opts.Allow. The input is left as it was, so instances may render at
-// the same time.
-func (in *renderInput) instance(ctx context.Context, opts ChartOptions) *prepared {
-	top := chartutil.Values(copyTree(map[string]any(in.top)).(map[string]any))
-	return &prepared{ch: shareChart(in.ch), top: top, guard: newLookupGuard(ctx, in.ns, opts.Source, opts.Allow)}
+// instance is a render of the input in the release context of opts (which
+// may differ from the input's in its release: install or upgrade, the
+// revision), with its own copy of what a render changes: the chart tree
+// (templates and dependencies; the files and metadata are shared, read
+// only) and the render context, built by Helm as prepare's is, with a deep
+// copy of the input's .Values; lookup is served from opts.Source within
+// opts.Allow. The input is left as it was, so instances may render at the
+// same time.
+func (in *renderInput) instance(ctx context.Context, opts ChartOptions) (*prepared, error) {
+	ropts, caps, err := releaseContext(opts)
+	if err != nil {
+		return nil, err
+	}
+	// The chart's values are coalesced already: only the metadata.
+	top, err := chartutil.ToRenderValuesWithSchemaValidation(&chart.Chart{Metadata: in.ch.Metadata}, nil, ropts, caps, true)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", in.ch.Name(), err)
+	}
+	top["Values"] = copyTree(in.top["Values"])
+	return &prepared{ch: shareChart(in.ch), top: top, guard: newLookupGuard(ctx, ropts.Namespace, opts.Source, opts.Allow)}, nil
 }
 
 // copyTree copies the maps and slices of a render context, keeping each

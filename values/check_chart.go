@@ -126,6 +126,9 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 		rep.Values = append(rep.Values, "generated")
 	}
 	c := chartChecker{ctx: ctx, in: in, files: files, rep: rep, ns: cmp.Or(in.Namespace, DefaultNamespace)}
+	c.input = sync.OnceValues(func() (*renderInput, error) {
+		return in.Chart.input(files, ChartOptions{Namespace: c.ns, SkipSchemaValidation: in.SkipSchemaValidation})
+	})
 	rel, known := in.Plan.Catalog.Release(in.Plan.To.MinorOnly())
 	c.holds = known && rel.HoldsWorkers()
 	if known && !c.holds {
@@ -174,35 +177,10 @@ type chartChecker struct {
 	// holds is the target release's hold_workers capability: false means
 	// the MachineDeployments follow the cluster unit's k8s_version.
 	holds bool
-	// inputs are the files prepared once per release context (install,
-	// or upgrade), which every scenario of that context renders a copy
-	// of: the scenarios differ only in the status their lookup reads.
-	inputsMu sync.Mutex
-	inputs   map[releaseKey]func() (*renderInput, error)
-}
-
-// releaseKey is what, besides the files, a scenario's render input
-// depends on.
-type releaseKey struct {
-	upgrade  bool
-	revision int
-}
-
-// input is the render input of the files in the release context of
-// opts, prepared on first use.
-func (c *chartChecker) input(opts ChartOptions) (*renderInput, error) {
-	k := releaseKey{opts.IsUpgrade, opts.Revision}
-	c.inputsMu.Lock()
-	if c.inputs == nil {
-		c.inputs = map[releaseKey]func() (*renderInput, error){}
-	}
-	f, ok := c.inputs[k]
-	if !ok {
-		f = sync.OnceValues(func() (*renderInput, error) { return c.in.Chart.input(c.files, opts) })
-		c.inputs[k] = f
-	}
-	c.inputsMu.Unlock()
-	return f()
+	// input is the files prepared once, which every scenario renders a
+	// copy of: the scenarios differ only in their release (install or
+	// upgrade) and the status their lookup reads.
+	input func() (*renderInput, error)
 }
 
 // setsTopLevel reports whether any of files sets key at the top level.
@@ -298,11 +276,14 @@ func (c *chartChecker) render(sc planScenario) (*Manifests, error) {
 			return nil, err
 		}
 	}
-	in, err := c.input(opts)
+	in, err := c.input()
 	if err != nil {
 		return nil, err
 	}
-	p := in.instance(c.ctx, opts)
+	p, err := in.instance(c.ctx, opts)
+	if err != nil {
+		return nil, err
+	}
 	if c.in.WholeChart {
 		return p.manifests()
 	}
