@@ -96,9 +96,18 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 // as plan --live plans one namespace.
 type FleetPlanRequest struct {
 	// Plan is the request of every release; Status, Rerun and Selection
-	// are set per release, and Cluster, when set, is read once for all.
+	// are set per release. Cluster, when set, is read once, for the
+	// release of FactsNamespace only.
 	Plan   PlanRequest
 	Source FleetSource
+	// FactsNamespace is the namespace of the release that runs in the
+	// cluster Plan.Cluster reads: the management cluster's own release
+	// (status.DefaultNamespace when empty). Every other namespace holds
+	// the release of a workload cluster, whose nodes, workloads and APIs
+	// are in that cluster, not in this one: its plan is made without the
+	// facts, as an offline plan is, rather than judged on another
+	// cluster's.
+	FactsNamespace string
 	// FromFile says the fleet came from a file (--status): the command
 	// that plans one release alone then plans it offline.
 	FromFile bool
@@ -115,8 +124,10 @@ type FleetPlanRequest struct {
 // It also returns each plan computed, by namespace, for the gauges.
 func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemetrics.NamespacedPlan, error) {
 	req := r.Plan
+	factsNS := ""
 	if req.Cluster != nil {
 		req.Cluster = &onceFacts{src: req.Cluster}
+		factsNS = cmp.Or(r.FactsNamespace, status.DefaultNamespace)
 	}
 	entries, err := r.Source.Fleet(ctx)
 	if err != nil {
@@ -137,6 +148,9 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 		one.Status = fixedStatus{obs: row.Report().ConfigMap, input: r.Source.Input(), ns: row.Namespace, rep: row.Report()}
 		one.Rerun = namespaceRerun(r.Rerun, row.Namespace)
 		one.Selection = sel
+		if row.Namespace != factsNS {
+			one.Cluster = nil
+		}
 		p, err := one.Run(ctx)
 		if unknownTarget(err) {
 			return planner.FleetPlan{}, nil, err
@@ -153,6 +167,7 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 		plans = append(plans, gatemetrics.NamespacedPlan{Namespace: row.Namespace, Plan: p})
 	}
 	fp := planner.NewFleetPlan(cmp.Or(skewShort(r.Plan.To), r.Plan.To), rows)
+	fp.FactsNamespace = factsNS
 	fp.Metadata = envelope.NewMetadata(r.Plan.ToolVersion, r.Plan.Catalog.Version, r.Plan.AsOf)
 	return fp, plans, nil
 }

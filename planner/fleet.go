@@ -176,6 +176,11 @@ type FleetPlan struct {
 	// sets it.
 	Metadata envelope.Metadata `json:"-"`
 	Target   string            `json:"target"`
+	// FactsNamespace is the namespace whose plan judged the facts read
+	// from the cluster (drains, removed APIs, running versions): the
+	// management cluster's release. The releases of workload clusters are
+	// planned without them. Empty when no cluster was read.
+	FactsNamespace string `json:"clusterFactsNamespace,omitempty"`
 	// Releases are ordered by Standing (what can start now first), then
 	// namespace.
 	Releases []FleetPlanRow `json:"releases"`
@@ -285,6 +290,11 @@ func (f FleetPlan) WriteTable(w io.Writer) error {
 			first = false
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", r.Namespace, r.Why)
+	}
+	if f.FactsNamespace != "" && slices.ContainsFunc(f.Releases, func(r FleetPlanRow) bool { return r.Plan != nil && r.Namespace != f.FactsNamespace }) {
+		fmt.Fprintf(&b, "\nCluster facts (drains, removed APIs, running versions) judge the plan of %s only: a workload\n"+
+			"cluster's nodes and workloads are in that cluster, so its release is planned without them; check them\n"+
+			"there: sylva-planner drain-check --kubeconfig WORKLOAD-KUBECONFIG\n", f.FactsNamespace)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
