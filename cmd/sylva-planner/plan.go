@@ -177,7 +177,11 @@ func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions)
 		}
 		req.Inventory = m
 	}
-	if isLive {
+	// The cluster's facts judge the release that runs in it: with the
+	// status read live from another namespace than sylva-system, the
+	// release is a workload cluster's, whose nodes and workloads are in
+	// that cluster (as plan -A, action.FleetPlanRequest).
+	if isLive && (req.Status == nil || opts.statusFile != "" || opts.live.namespace == status.DefaultNamespace) {
 		req.Cluster = &live.Facts{Cluster: cluster(e, opts.live.kubeconfig, opts.live.context)}
 	}
 	var err error

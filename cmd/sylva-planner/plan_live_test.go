@@ -40,6 +40,11 @@ func TestPlanLiveOnAHalfDoneTransition(t *testing.T) {
 	if !strings.Contains(p.Next, "pass 2 of 2 is pending") || slices.ContainsFunc(p.Findings, func(f planner.Finding) bool { return f.Code == planner.CodeSameRelease }) {
 		t.Errorf("next %q, findings %v: want pass 2 pending and no %s", p.Next, p.Findings, planner.CodeSameRelease)
 	}
+	// The namespace is not sylva-system: a workload cluster's release,
+	// planned without this cluster's facts.
+	if slices.ContainsFunc(p.Metadata.Inputs, func(in string) bool { return strings.HasPrefix(in, "cluster live") }) {
+		t.Errorf("inputs %q: the plan of the release of %s read this cluster's facts, which are not its cluster's", p.Metadata.Inputs, ns)
+	}
 	// status --to on the same cluster places it the same way.
 	code, out, errOut = runWithEnv(env, "status", "-n", ns, "--to", "1.6", "--as-of", "2026-11-30")
 	if code != exitOK || !strings.Contains(out, p.Position.Summary) {
