@@ -151,7 +151,7 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 		return nil, err
 	}
 	for i, m := range c.renderAll(todo) {
-		c.compare(todo[i], m.manifests, m.err)
+		c.compare(todo[i], m.got, m.err)
 	}
 	// A chart that cannot hold the workers has no pause to check: they
 	// follow the cluster unit's version, compared on each pass.
@@ -214,9 +214,12 @@ func chartStatusObject(ns string, data map[string]string) map[string]any {
 	return obj
 }
 
+// rendered is what compare reads of a scenario's render (readChart), read
+// as the render ends so that its objects are not kept while the other
+// scenarios render.
 type rendered struct {
-	manifests *Manifests
-	err       error
+	got map[string]string
+	err error
 }
 
 // renderAll renders the scenarios, in.Parallel (or one per CPU) at a time,
@@ -249,7 +252,11 @@ func (c *chartChecker) renderAll(todo []planScenario) []rendered {
 			defer wg.Done()
 			defer func() { <-sem }()
 			progress(sc.name, false)
-			out[i].manifests, out[i].err = c.render(sc)
+			m, err := c.render(sc)
+			if err == nil {
+				out[i].got = readChart(m)
+			}
+			out[i].err = err
 			progress(sc.name, true)
 		}()
 	}
@@ -290,9 +297,9 @@ func (c *chartChecker) render(sc planScenario) (*Manifests, error) {
 	return c.in.Chart.renderUnits(p, chartUnits, true)
 }
 
-// compare compares what a scenario's render reads with the plan (want nil:
-// the render must only succeed).
-func (c *chartChecker) compare(s planScenario, m *Manifests, err error) {
+// compare compares what a scenario's render reads (readChart's got) with
+// the plan (want nil: the render must only succeed).
+func (c *chartChecker) compare(s planScenario, got map[string]string, err error) {
 	name, status, want := s.name, s.status, s.want
 	sc := Scenario{Name: name, Status: status, Expected: want, Got: map[string]string{}}
 	if err != nil {
@@ -310,7 +317,6 @@ func (c *chartChecker) compare(s planScenario, m *Manifests, err error) {
 		})
 		return
 	}
-	got := readChart(m)
 	sc.Got = got
 	c.rep.Scenarios = append(c.rep.Scenarios, sc)
 	if _, ok := got["longhorn"]; ok {
