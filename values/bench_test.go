@@ -164,3 +164,23 @@ func processCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkChartUnits is the chart's resolution of every unit that
+// prune-audit --chart makes, on sylva-core main's chart with its management
+// values. It reports the process's CPU time per resolution (cpu-s/op).
+func BenchmarkChartUnits(b *testing.B) {
+	tr := sylvacore.At(b, "main")
+	c, err := LoadChart(tr.Chart())
+	if err != nil {
+		b.Fatal(err)
+	}
+	files := readValuesFiles(b, tr.Chart(), "values.yaml", "management.values.yaml")
+	ctx := context.Background()
+	cpu0 := processCPU()
+	for b.Loop() {
+		if _, err := c.Units(ctx, files, ChartOptions{SkipSchemaValidation: true}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}

@@ -67,7 +67,8 @@ type ChartCheckInput struct {
 	SkipSchemaValidation bool
 	// WholeChart renders every template of the chart in each scenario, as
 	// helm-controller does, instead of only what the comparison reads (the
-	// values Secret, the sylva-units-status Kustomization and the units of
+	// values Secret, the sylva-units-status Kustomization, whose loop over
+	// the units is restricted to those of chartUnits, and the units of
 	// chartUnits); the findings are the same, at several times the cost.
 	WholeChart bool
 	// Parallel bounds the scenarios rendered at once; 0 means one per CPU.
@@ -86,8 +87,10 @@ var chartUnits = []string{"cluster", "longhorn", "longhorn-crd"}
 // status ConfigMap the plan expects before the pass (served to `lookup`);
 // plus a fresh install, a status naming a pre-release of the source
 // (X.Y-pre) and one naming a branch (main). Each scenario renders what the
-// comparison reads (Chart.RenderUnits; the whole chart with WholeChart),
-// scenarios in parallel. In each render it compares with the plan: the
+// comparison reads (Chart.RenderUnits, with the status Kustomizations' loop
+// over the units restricted to the same units; the whole chart with
+// WholeChart), scenarios in parallel, from the files prepared once. As with
+// RenderUnits, a check the chart makes only on the other units is not run. In each render it compares with the plan: the
 // Kubernetes version of the values Secret and of the cluster unit, the
 // Longhorn chart version of the longhorn and longhorn-crd HelmReleases
 // (when deployed), the status keys in the additional-info the
