@@ -257,35 +257,27 @@ func copyTree(v any) any {
 		return v
 	}
 	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Map:
-		if rv.IsNil() {
-			return v
+	if k := rv.Kind(); (k != reflect.Map && k != reflect.Slice) || rv.IsNil() {
+		return v
+	}
+	elem := func(x any) reflect.Value {
+		if c := reflect.ValueOf(copyTree(x)); c.IsValid() {
+			return c
 		}
+		return reflect.Zero(rv.Type().Elem())
+	}
+	if rv.Kind() == reflect.Map {
 		out := reflect.MakeMapWithSize(rv.Type(), rv.Len())
 		for it := rv.MapRange(); it.Next(); {
-			x := reflect.ValueOf(copyTree(it.Value().Interface()))
-			if !x.IsValid() {
-				x = reflect.Zero(rv.Type().Elem())
-			}
-			out.SetMapIndex(it.Key(), x)
-		}
-		return out.Interface()
-	case reflect.Slice:
-		if rv.IsNil() {
-			return v
-		}
-		out := reflect.MakeSlice(rv.Type(), rv.Len(), rv.Len())
-		for i := range rv.Len() {
-			x := reflect.ValueOf(copyTree(rv.Index(i).Interface()))
-			if !x.IsValid() {
-				x = reflect.Zero(rv.Type().Elem())
-			}
-			out.Index(i).Set(x)
+			out.SetMapIndex(it.Key(), elem(it.Value().Interface()))
 		}
 		return out.Interface()
 	}
-	return v
+	out := reflect.MakeSlice(rv.Type(), rv.Len(), rv.Len())
+	for i := range rv.Len() {
+		out.Index(i).Set(elem(rv.Index(i).Interface()))
+	}
+	return out.Interface()
 }
 
 // shareChart copies the chart tree for one render: its own templates
