@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/availability"
@@ -367,5 +369,45 @@ func TestEachOutcomeExitsWithItsDocumentedCode(t *testing.T) {
 		if got := o.ExitCode(); got != want {
 			t.Errorf("Outcome(%s).ExitCode() = %d, want %d", o, got, want)
 		}
+	}
+}
+
+// TestDrainCheckCommandsReadTheClusterRead: with Kubectl set (kubectl
+// with the --kubeconfig and --context drain-check read), every kubectl
+// command of the report, to inspect or in a fix, reads the same cluster.
+func TestDrainCheckCommandsReadTheClusterRead(t *testing.T) {
+	// One replica under a budget that wants it up (a drain hangs), and a
+	// second budget over the same pods (a fix naming both).
+	selector := &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	one := intstr.FromString("1")
+	web := availability.Workload{
+		Kind: "Deployment", Namespace: "shop-prod", Name: "web", Replicas: 1, Selector: selector, TemplateLabels: map[string]string{"app": "web"},
+		Status: availability.WorkloadStatus{Known: true, Generation: 1, ObservedGeneration: 1, UpdatedReplicas: 1, ReadyReplicas: 1},
+	}
+	facts := &inventory.Facts{Source: "cluster fake", Snapshot: availability.Snapshot{
+		Workloads: []availability.Workload{web},
+		PDBs: []availability.PDB{
+			{Namespace: "shop-prod", Name: "web", Generation: 1, Selector: selector, MinAvailable: &one},
+			{Namespace: "shop-prod", Name: "web-too", Generation: 1, Selector: selector, MinAvailable: &one},
+		},
+	}}
+	const kubectl = "kubectl --kubeconfig 'my kc.yaml' --context mgmt"
+	rep, err := action.DrainRequest{Facts: &fakeFacts{facts: facts}, Kubectl: kubectl}.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := 0
+	for _, it := range rep.Items {
+		for _, s := range []string{it.Inspect, it.Remediation} {
+			if n := strings.Count(s, "kubectl "); n > 0 {
+				commands += n
+				if strings.Count(s, kubectl+" ") != n {
+					t.Errorf("%q: a kubectl command without %q", s, kubectl)
+				}
+			}
+		}
+	}
+	if commands == 0 {
+		t.Fatalf("no kubectl command in the report of the manifests: %+v", rep.Items)
 	}
 }

@@ -19,6 +19,11 @@ type DrainRequest struct {
 	// Kubernetes, when set, also reports the API versions that minor no
 	// longer serves.
 	Kubernetes skew.Version
+	// Kubectl is how the report's kubectl commands (inspect, and the fix
+	// where it names one) reach the cluster read: kubectl with its
+	// --kubeconfig and --context (envelope.Selection.Kubectl); empty or
+	// "kubectl" leaves them as they are.
+	Kubectl string
 }
 
 // Run reads the facts once and judges whether the nodes drain.
@@ -43,6 +48,13 @@ func (r DrainRequest) Run(ctx context.Context) (availability.Report, error) {
 				f.Message = strings.Replace(f.Message, "; pass 1 takes the control plane to "+target.Short(), "; the target is "+target.Short(), 1)
 			}
 			items = append(items, availability.Item{Finding: f, Object: "api/" + f.Code})
+		}
+	}
+	if r.Kubectl != "" && r.Kubectl != "kubectl" {
+		for i := range items {
+			it := &items[i]
+			it.Inspect = strings.ReplaceAll(it.Inspect, "kubectl ", r.Kubectl+" ")
+			it.Remediation = strings.ReplaceAll(it.Remediation, "(kubectl ", "("+r.Kubectl+" ")
 		}
 	}
 	return availability.NewReport(facts.Source, checks, items), nil

@@ -14,6 +14,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
+	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 // PruneAuditRequest is what prune-audit is asked.
@@ -25,10 +26,12 @@ type PruneAuditRequest struct {
 	ReadFile func(name string) ([]byte, error)
 	// Release is --release, unparsed; empty reads it from the values.
 	Release string
-	// Resolve, when set (--chart), returns the Resolver of the units for
-	// the files read.
-	Resolve     func(ctx context.Context, files []units.File) (units.Resolver, error)
-	ToolVersion string
+	// Chart, when set (--chart, as given), resolves the units as the
+	// sylva-units chart at ChartPath does; Progress, when set, is told
+	// what the chart is doing.
+	Chart, ChartPath string
+	Progress         func(string)
+	ToolVersion      string
 	// AsOf is the day of the report's metadata.
 	AsOf time.Time
 }
@@ -44,9 +47,9 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 		files[i] = units.File{Name: name, Data: data}
 	}
 	var resolver units.Resolver
-	if r.Resolve != nil {
+	if r.Chart != "" {
 		var err error
-		if resolver, err = r.Resolve(ctx, files); err != nil {
+		if resolver, err = r.chartResolver(ctx, files); err != nil {
 			return nil, err
 		}
 	}
@@ -132,4 +135,35 @@ func policyOf(cat *catalog.Catalog) units.Policy {
 		p.Releases[i] = units.PolicyRelease{Release: r.Release, UpgradeFrom: r.UpgradeFrom}
 	}
 	return p
+}
+
+// chartResolver resolves the units with the chart, as the chart resolves
+// them (its own unit-def and unit-enabled helpers, through the engine of
+// values render --chart), for the same values files. The schema is not
+// validated: the audit reads the units, and Helm's validator rejects
+// values the chart's CI accepts.
+func (r PruneAuditRequest) chartResolver(ctx context.Context, files []units.File) (units.Resolver, error) {
+	say := func(s string) {
+		if r.Progress != nil {
+			r.Progress(s)
+		}
+	}
+	say("loading " + r.Chart)
+	c, err := values.LoadChart(r.ChartPath)
+	if err != nil {
+		return nil, fmt.Errorf("--chart %s: %w; give the sylva-units chart directory (charts/sylva-units) or archive", r.Chart, err)
+	}
+	vf := make([]values.File, len(files))
+	for i, f := range files {
+		vf[i] = values.File{Name: f.Name, Data: f.Data}
+	}
+	return units.ResolverFunc(func(map[string]any) (map[string]map[string]any, error) {
+		say("resolving the units with the chart")
+		defs, err := c.Units(ctx, vf, values.ChartOptions{SkipSchemaValidation: true})
+		say("resolved")
+		if err != nil {
+			return nil, fmt.Errorf("--chart %s: %w", r.Chart, err)
+		}
+		return defs, nil
+	}), nil
 }

@@ -3,13 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/availability"
-	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
@@ -65,6 +62,7 @@ func drainCheckAction(c *cli.Context) error {
 	req := action.DrainRequest{ProdNamespaces: prodNamespaces(c), Kubernetes: target}
 	if isLive {
 		req.Facts = &live.Facts{Cluster: cluster(e, kubeconfig, kubeContext)}
+		req.Kubectl = selectionOf(c).Kubectl()
 	} else {
 		m, err := manifests(e, "--inventory", dir)
 		if err != nil {
@@ -87,26 +85,8 @@ func drainCheckAction(c *cli.Context) error {
 	if rep.Metadata, err = metadataOf(c, cat); err != nil {
 		return withCode(exitError, err)
 	}
-	if isLive {
-		inspectSameCluster(rep.Items, selectionOf(c))
-	}
 	if err := writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}
 	return outcomeExit(action.DrainOutcome(rep, c.Bool("allow-incomplete")))
-}
-
-// inspectSameCluster has the kubectl commands of items (inspect, and the
-// fix where it names one) read the cluster of sel: its --kubeconfig and
-// --context.
-func inspectSameCluster(items []availability.Item, sel envelope.Selection) {
-	kubectl := sel.Kubectl()
-	if kubectl == "kubectl" {
-		return
-	}
-	for i := range items {
-		it := &items[i]
-		it.Inspect = strings.ReplaceAll(it.Inspect, "kubectl ", kubectl+" ")
-		it.Remediation = strings.ReplaceAll(it.Remediation, "(kubectl ", "("+kubectl+" ")
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,20 +101,25 @@ func TestTheKubeconfigRuleOnARealAPIServer(t *testing.T) {
 		}
 	})
 
-	t.Run("plan --live reads the installed release and the cluster", func(t *testing.T) {
+	t.Run("plan --live reads the installed release, and the cluster it plans", func(t *testing.T) {
 		code, out, errOut := runWithEnv(map[string]string{"KUBECONFIG": kubeconfig}, "plan", "--live", "--to", "1.6", "-n", ns, "-o", "json", "--as-of", "2026-11-30", "--fail-on", "never")
 		p := decodePlan(t, code, out, errOut)
 		if p.From.Release != "1.4" || p.Metadata.FromSource != "sylva_release" {
 			t.Errorf("from %s (%s), want 1.4 read from sylva_release", p.From.Release, p.Metadata.FromSource)
 		}
-		want := []string{"status live " + ns + "/sylva-units-status (context kubetest)", "cluster live (context kubetest)"}
-		for _, w := range want {
-			if !strings.Contains(strings.Join(p.Metadata.Inputs, "\n"), w) {
-				t.Errorf("inputs %v lack %q", p.Metadata.Inputs, w)
-			}
+		if want := "status live " + ns + "/sylva-units-status (context kubetest)"; !slices.Contains(p.Metadata.Inputs, want) {
+			t.Errorf("inputs %v lack %q", p.Metadata.Inputs, want)
 		}
-		if !hasCheck(p, "removed-apis") {
-			t.Errorf("checks %v lack the removed-API check of the live cluster", p.Checks)
+		// ns is not sylva-system: the release of a workload cluster,
+		// whose facts are not this cluster's.
+		if slices.Contains(p.Metadata.Inputs, "cluster live (context kubetest)") {
+			t.Errorf("inputs %v: the facts of this cluster judged a workload cluster's release", p.Metadata.Inputs)
+		}
+		// With --from, the cluster planned is the one read.
+		code, out, errOut = runWithEnv(map[string]string{"KUBECONFIG": kubeconfig}, "plan", "--live", "--from", "1.4", "--to", "1.6", "-o", "json", "--as-of", "2026-11-30", "--fail-on", "never")
+		p = decodePlan(t, code, out, errOut)
+		if !slices.Contains(p.Metadata.Inputs, "cluster live (context kubetest)") || !hasCheck(p, "removed-apis") {
+			t.Errorf("plan --live --from: inputs %v, checks %v; want the cluster read and its removed-API check", p.Metadata.Inputs, p.Checks)
 		}
 	})
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -93,15 +92,14 @@ func pruneAuditAction(c *cli.Context) error {
 	if req.Catalog, err = loadCatalog(c); err != nil {
 		return withCode(exitError, err)
 	}
-	if chart := c.String("chart"); chart != "" {
+	if req.Chart = c.String("chart"); req.Chart != "" {
+		req.ChartPath = e.path(req.Chart)
 		// As for values render --chart: the chart's interpretation
 		// allocates heavily and briefly; a larger heap between collections
 		// trades some memory for less CPU.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
-		p := startProgress(c, "prune-audit --chart")
-		req.Resolve = func(ctx context.Context, files []units.File) (units.Resolver, error) {
-			p.say("loading %s", chart)
-			return chartResolver(ctx, e.path(chart), chart, files, p)
+		if p := startProgress(c, "prune-audit --chart"); p != nil {
+			req.Progress = func(s string) { p.say("%s", s) }
 		}
 	}
 	report, err := req.Run(c.Context)
