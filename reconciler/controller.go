@@ -342,3 +342,37 @@ func metricsOptions(o ControllerOptions) metricsserver.Options {
 	}
 	return m
 }
+
+// Run builds the controller (NewController) and starts it until ctx ends.
+// Building reads the API server (discovery) without a context: each
+// request is bounded by cfg's timeout, and ctx ending during start-up
+// returns at once. onBuilt, when set, is called once the controller is
+// built, before it starts (the command routes client-go's log then).
+// where names the cluster in errors (" (context NAME)").
+func Run(ctx context.Context, cfg *rest.Config, o ControllerOptions, where string, onBuilt func()) error {
+	type built struct {
+		ctl *Controller
+		err error
+	}
+	ch := make(chan built, 1)
+	go func() {
+		ctl, err := NewController(cfg, o)
+		ch <- built{ctl, err}
+	}()
+	var b built
+	select {
+	case b = <-ch:
+	case <-ctx.Done():
+		return fmt.Errorf("interrupted during start-up%s", where)
+	}
+	if b.err != nil {
+		return fmt.Errorf("%w%s", b.err, where)
+	}
+	if onBuilt != nil {
+		onBuilt()
+	}
+	if err := b.ctl.Start(ctx); err != nil {
+		return fmt.Errorf("%w%s", err, where)
+	}
+	return nil
+}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/urfave/cli/v2"
-	"k8s.io/client-go/rest"
 	"k8s.io/klog/v2"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -83,37 +82,7 @@ func controllerAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	// Building the manager reads the API server (discovery) without a
-	// context: each request is bounded by --request-timeout, and a signal
-	// during start-up returns at once.
-	type built struct {
-		ctl *reconciler.Controller
-		err error
-	}
-	ch := make(chan built, 1)
-	go func() {
-		ctl, err := newController(cfg, ns, c, log, contextName, gate)
-		ch <- built{ctl, err}
-	}()
-	var b built
-	select {
-	case b = <-ch:
-	case <-c.Done():
-		return withCode(exitError, fmt.Errorf("interrupted during start-up%s", reconcileWhere(contextName)))
-	}
-	if b.err != nil {
-		return withCode(exitError, fmt.Errorf("%w%s", b.err, reconcileWhere(contextName)))
-	}
-	klog.SetLogger(log)
-	if err := b.ctl.Start(c.Context); err != nil {
-		return withCode(exitError, fmt.Errorf("%w%s", err, reconcileWhere(contextName)))
-	}
-	return nil
-}
-
-// newController builds the controller of the command line's options.
-func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger, contextName string, gate func(planner.Progress) *planner.Plan) (*reconciler.Controller, error) {
-	return reconciler.NewController(cfg, reconciler.ControllerOptions{
+	err = reconciler.Run(c.Context, cfg, reconciler.ControllerOptions{
 		Namespace:               ns,
 		HelmRelease:             c.String("helmrelease"),
 		LeaderElection:          c.Bool("leader-elect"),
@@ -125,7 +94,11 @@ func newController(cfg *rest.Config, ns string, c *cli.Context, log logr.Logger,
 		Logger:                  log.WithValues("context", contextName),
 		Now:                     time.Now,
 		Gate:                    gate,
-	})
+	}, reconcileWhere(contextName), func() { klog.SetLogger(log) })
+	if err != nil {
+		return withCode(exitError, err)
+	}
+	return nil
 }
 
 // controllerGate plans, for --to, the upgrade from a namespace's installed
