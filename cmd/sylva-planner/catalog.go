@@ -88,11 +88,7 @@ func catalogList(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usageError(c, fmt.Errorf("catalog list takes no argument, got %q", c.Args().First()), true)
 	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	md, err := metadataOf(c, cat)
+	cat, md, err := catalogMetadata(c)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -105,11 +101,7 @@ func catalogShow(c *cli.Context) error {
 	if c.Args().Len() != 1 {
 		return usageError(c, fmt.Errorf("catalog show takes one release, for example: catalog show 1.6"), true)
 	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	md, err := metadataOf(c, cat)
+	cat, md, err := catalogMetadata(c)
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -126,11 +118,7 @@ func versionCommand() *cli.Command {
 		Usage: "print the tool and catalog versions",
 		Flags: []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
 		Action: func(c *cli.Context) error {
-			cat, err := loadCatalog(c)
-			if err != nil {
-				return withCode(exitError, err)
-			}
-			md, err := metadataOf(c, cat)
+			cat, md, err := catalogMetadata(c)
 			if err != nil {
 				return withCode(exitError, err)
 			}

@@ -78,11 +78,7 @@ func drainCheckAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	if rep.Metadata, err = metadataOf(c, cat); err != nil {
+	if _, rep.Metadata, err = catalogMetadata(c); err != nil {
 		return withCode(exitError, err)
 	}
 	if err := writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {

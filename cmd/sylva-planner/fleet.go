@@ -94,11 +94,7 @@ func statusFleetAction(c *cli.Context) error {
 			return withCode(exitError, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err))
 		}
 	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	md, err := metadataOf(c, cat)
+	cat, md, err := catalogMetadata(c)
 	if err != nil {
 		return withCode(exitError, err)
 	}

@@ -30,6 +30,17 @@ func metadataOf(c *cli.Context, cat *catalog.Catalog) (envelope.Metadata, error)
 	return envelope.NewMetadata(version, cat.Version, asOf), nil
 }
 
+// catalogMetadata loads the catalog (loadCatalog) and the metadata of the
+// documents the command writes with it (metadataOf).
+func catalogMetadata(c *cli.Context) (*catalog.Catalog, envelope.Metadata, error) {
+	cat, err := loadCatalog(c)
+	if err != nil {
+		return nil, envelope.Metadata{}, err
+	}
+	md, err := metadataOf(c, cat)
+	return cat, md, err
+}
+
 // writers are the functions that write a command's result, one per output
 // format the command declares with outputFlag.
 type writers map[format]func(io.Writer) error
