@@ -90,10 +90,11 @@ var chartUnits = []string{"cluster", "longhorn", "longhorn-crd"}
 // comparison reads (Chart.RenderUnits, with the status Kustomizations' loop
 // over the units restricted to the same units; the whole chart with
 // WholeChart), scenarios in parallel, from the files prepared once. As with
-// RenderUnits, a check the chart makes only on the other units is not run. In each render it compares with the plan: the
-// Kubernetes version of the values Secret and of the cluster unit, the
-// Longhorn chart version of the longhorn and longhorn-crd HelmReleases
-// (when deployed), the status keys in the additional-info the
+// RenderUnits, a check the chart makes only on the other units is not run.
+// In each render it compares with the plan: the Kubernetes version of the
+// values Secret and of the cluster unit, the Longhorn chart version of the
+// longhorn and longhorn-crd HelmReleases (when deployed), the status keys
+// in the additional-info the
 // sylva-units-status Kustomization writes and, on a chart that cannot hold
 // the MachineDeployments back (the catalog's hold_workers), the workers'
 // rollout of each pass (they follow the cluster unit's version); values
