@@ -96,8 +96,12 @@ bench-values-render: ## time values render against helm template on 200 units an
 	bash hack/bench-values-render.sh
 
 .PHONY: bench-chart
-bench-chart: ## time values render --chart against helm template on sylva-core main's upgrade-mgmt-cabpr (helm built into .cache)
+bench-chart: ## time values render --chart (upgrade-mgmt-cabpr) and the three-pass values check --chart against helm template on sylva-core main (helm built into .cache)
 	bash hack/bench-chart.sh
+
+.PHONY: bench-prune-audit-chart
+bench-prune-audit-chart: ## time prune-audit --chart on sylva-core main's chart with the management values (CPU and peak RSS)
+	bash hack/bench-prune-audit-chart.sh
 
 .PHONY: golden
 golden: ## rewrite golden files (review the diff!)
