@@ -282,27 +282,24 @@ func copyTree(v any) any {
 
 // shareChart copies the chart tree for one render: its own templates
 // list (which reduce changes) and dependencies, sharing the rest.
-func shareChart(ch *chart.Chart) *chart.Chart {
-	cp := *ch
-	cp.Templates = slices.Clone(ch.Templates)
-	deps := make([]*chart.Chart, 0, len(ch.Dependencies()))
-	for _, d := range ch.Dependencies() {
-		deps = append(deps, shareChart(d))
-	}
-	cp.SetDependencies(deps...)
-	return &cp
-}
+func shareChart(ch *chart.Chart) *chart.Chart { return copyChart(ch, false) }
 
 // cloneChart copies the chart tree so that a render can change its
 // dependencies and values (ProcessDependencies does) without touching the
 // loaded chart. Templates and files are shared; they are read only.
-func cloneChart(ch *chart.Chart) *chart.Chart {
+func cloneChart(ch *chart.Chart) *chart.Chart { return copyChart(ch, true) }
+
+// copyChart copies the chart tree with its own templates list and
+// dependencies, and its own values when values is set.
+func copyChart(ch *chart.Chart, values bool) *chart.Chart {
 	cp := *ch
-	cp.Values = deepCopy(orEmpty(ch.Values))
+	if values {
+		cp.Values = deepCopy(orEmpty(ch.Values))
+	}
 	cp.Templates = slices.Clone(ch.Templates)
 	deps := make([]*chart.Chart, 0, len(ch.Dependencies()))
 	for _, d := range ch.Dependencies() {
-		deps = append(deps, cloneChart(d))
+		deps = append(deps, copyChart(d, values))
 	}
 	cp.SetDependencies(deps...)
 	return &cp
