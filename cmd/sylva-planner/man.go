@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 )
 
 // manCommand writes the man pages of the application (`make man`): one
@@ -36,7 +37,7 @@ func manCommand() *cli.Command {
 				return withCode(exitError, err)
 			}
 			for _, name := range slices.Sorted(maps.Keys(pages)) {
-				if err := os.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
+				if err := fileio.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
 					return withCode(exitError, err)
 				}
 			}

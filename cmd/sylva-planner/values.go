@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
@@ -183,8 +184,15 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 		return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
 	}
 	names := []string{values.KustomizationFile, values.KustomizeValuesFile}
+	// Both files are checked before either is written (no link followed,
+	// a writable directory), then each is replaced atomically.
 	for _, name := range names {
-		if err := os.WriteFile(filepath.Join(root, name), files[name], 0o644); err != nil {
+		if err := fileio.CheckOutput(filepath.Join(root, name)); err != nil {
+			return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
+		}
+	}
+	for _, name := range names {
+		if err := fileio.WriteFile(filepath.Join(root, name), files[name], 0o644); err != nil {
 			return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
 		}
 	}
