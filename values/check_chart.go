@@ -147,7 +147,7 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	// The chart's scenarios render in parallel: the status before a pass
 	// is the one the plan expects, not the previous render's.
 	var todo []planScenario
-	err = walkScenarios(plan, in.Plan, scenarioOptions{transition: true, prereleaseEveryRoute: true}, func(s planScenario) (map[string]string, map[string]string) {
+	err = walkScenarios(plan, in.Plan, scenarioOptions{transition: true}, func(s planScenario) (map[string]string, map[string]string) {
 		todo = append(todo, s)
 		return s.want, nil
 	})

@@ -41,9 +41,6 @@ type scenarioOptions struct {
 	// (transition_from and transition_pass, empty on a fresh install), as
 	// values in the overlay's form write it into the status.
 	transition bool
-	// prereleaseEveryRoute adds the pre-release scenario on a route of
-	// several hops too, not only on a single hop.
-	prereleaseEveryRoute bool
 }
 
 // walkScenarios is the pass loop both checks share. It hands render, in
@@ -51,7 +48,7 @@ type scenarioOptions struct {
 // of the last hop against the status ConfigMap as it will be before it
 // (the source release's status, then the one written by the previous
 // pass) and, for the first pass, the same status naming a pre-release of
-// the source (X.Y-pre) and one naming a branch (main, which must only
+// the hop's source (X.Y-pre) and one naming a branch (main, which must only
 // render). The status before the next pass is built from what render
 // returns for a pass (see nextStatus).
 func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, render func(planScenario) (got, info map[string]string)) error {
@@ -79,11 +76,11 @@ func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, rend
 		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
 		got, info := render(planScenario{kind: kindPass, name: name, status: status, want: want, pass: &pass})
 		if i == 0 && status != nil {
-			if len(plan.Route) == 2 || o.prereleaseEveryRoute {
-				pre := clone(status)
-				pre[KeySylvaRelease] = skew.Version{Major: in.From.Major, Minor: in.From.Minor}.Short() + "-pre"
-				render(planScenario{kind: kindPrerelease, name: name + " from a pre-release status", status: pre, want: want, pass: &pass})
-			}
+			// The hop's source release as a pre-release (1.3-pre): what
+			// a status written by a development chart of that line says.
+			pre := clone(status)
+			pre[KeySylvaRelease] = hopSource(plan) + "-pre"
+			render(planScenario{kind: kindPrerelease, name: name + " from a pre-release status", status: pre, want: want, pass: &pass})
 			branch := clone(status)
 			branch[KeySylvaRelease] = "main"
 			render(planScenario{kind: kindBranch, name: name + " from a status naming a branch", status: branch, pass: &pass})

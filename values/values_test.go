@@ -347,3 +347,40 @@ func TestUnquotedVersionKeySeverity(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// TestBothChecksRenderThePreReleaseOfTheHopSource: on a route of several
+// hops (1.3 → 1.4 → 1.6) the offline check and the chart check render the
+// same scenarios, the pre-release one included, and its status names a
+// pre-release of the last hop's source (1.4-pre), the line whose
+// development chart wrote it, not of the release the route starts from.
+func TestBothChecksRenderThePreReleaseOfTheHopSource(t *testing.T) {
+	in := input(t, "1.3", "1.6")
+	plan, err := planner.Compute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Route) < 3 {
+		t.Fatalf("route %v: want several hops", plan.Route)
+	}
+	walk := func(o scenarioOptions) (names []string, pre map[string]string) {
+		err := walkScenarios(plan, in, o, func(s planScenario) (map[string]string, map[string]string) {
+			names = append(names, s.name)
+			if s.kind == kindPrerelease {
+				pre = s.status
+			}
+			return s.want, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names, pre
+	}
+	offline, pre := walk(scenarioOptions{})
+	chart, _ := walk(scenarioOptions{transition: true})
+	if diff := cmp.Diff(offline, chart); diff != "" {
+		t.Errorf("the checks render different scenarios (-offline +chart):\n%s", diff)
+	}
+	if pre == nil || pre[KeySylvaRelease] != "1.4-pre" {
+		t.Errorf("pre-release scenario status %v, want sylva_release 1.4-pre", pre)
+	}
+}
