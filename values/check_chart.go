@@ -85,7 +85,7 @@ var chartUnits = []string{"cluster", "longhorn", "longhorn-crd"}
 // CheckChart simulates each pass of the plan's last hop on the real chart,
 // as helm-controller renders it, with Files and the overlay, against the
 // status ConfigMap the plan expects before the pass (served to `lookup`);
-// plus a fresh install, a status naming a pre-release of the source
+// plus a fresh install, a status naming a pre-release of the last hop's source
 // (X.Y-pre) and one naming a branch (main). Each scenario renders what the
 // comparison reads (Chart.RenderUnits, with the status Kustomizations' loop
 // over the units restricted to the same units; the whole chart with
