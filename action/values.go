@@ -218,3 +218,30 @@ func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
 		Overlay: r.Overlay, Progress: r.Progress,
 	})
 }
+
+// LookupFiles is the lookup source of the objects in files: the status
+// ConfigMap of --status (when given), then each --object file; read reads
+// a file given with a flag.
+func LookupFiles(read func(flag, name string) ([]byte, error), status string, objects []string) (values.Source, error) {
+	src := values.NewObjects()
+	type input struct{ flag, name string }
+	var inputs []input
+	if status != "" {
+		inputs = append(inputs, input{"--status", status})
+	}
+	for _, name := range objects {
+		inputs = append(inputs, input{"--object", name})
+	}
+	for _, in := range inputs {
+		data, err := read(in.flag, in.name)
+		if err != nil {
+			return nil, err
+		}
+		objs, err := values.ParseObjects(data)
+		if err != nil {
+			return nil, fmt.Errorf("objects %s: %w", in.name, err)
+		}
+		src.Add(objs...)
+	}
+	return src, nil
+}

@@ -1,17 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -170,14 +169,8 @@ func planFleetAction(c *cli.Context) error {
 	if err := writeAs(c, opts.output, writers{formatTable: fp.WriteTable, formatJSON: fp.WriteJSON, formatYAML: fp.WriteYAML}); err != nil {
 		return err
 	}
-	if opts.metricsFile != "" {
-		var buf bytes.Buffer
-		if err := gatemetrics.WriteFleet(&buf, plans); err != nil {
-			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
-		}
-		if err := fileio.WriteFile(e.path(opts.metricsFile), buf.Bytes(), 0o644); err != nil {
-			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
-		}
+	if err := writeMetrics(e, opts.metricsFile, func(w io.Writer) error { return gatemetrics.WriteFleet(w, plans) }); err != nil {
+		return err
 	}
 	return outcomeExit(action.FleetOutcome(fp))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"path/filepath"
 	"time"
 
@@ -137,18 +138,27 @@ func gateAction(c *cli.Context, report bool) error {
 	if err := writeAs(c, opts.output, planWriters(p, report)); err != nil {
 		return err
 	}
-	if opts.metricsFile != "" {
-		// Only once the result is on stdout: a failed write leaves the
-		// previous metrics in place.
-		var buf bytes.Buffer
-		if err := gatemetrics.Write(&buf, p); err != nil {
-			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
-		}
-		if err := fileio.WriteFile(e.path(opts.metricsFile), buf.Bytes(), 0o644); err != nil {
-			return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
-		}
+	if err := writeMetrics(e, opts.metricsFile, func(w io.Writer) error { return gatemetrics.Write(w, p) }); err != nil {
+		return err
 	}
 	return outcomeExit(action.Outcome(p.Gate.Outcome))
+}
+
+// writeMetrics writes the gauges write gives to --metrics-file name (none
+// when empty), atomically, once the result is on stdout: a failed write
+// leaves the previous metrics in place.
+func writeMetrics(e *env, name string, write func(io.Writer) error) error {
+	if name == "" {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
+	}
+	if err := fileio.WriteFile(e.path(name), buf.Bytes(), 0o644); err != nil {
+		return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
+	}
+	return nil
 }
 
 // planRequest turns the flags into the request of action.PlanRequest.Run: the sources

@@ -273,34 +273,15 @@ func valuesRenderAction(c *cli.Context) error {
 // lookupSource serves lookup from --status/--object files, or from a live
 // cluster when asked (--live, --kubeconfig or --context).
 func lookupSource(c *cli.Context) (values.Source, error) {
-	files := c.StringSlice("object")
-	if s := c.String("status"); s != "" {
-		files = append([]string{s}, files...)
-	}
+	statusFile, objects := c.String("status"), c.StringSlice("object")
 	isLive := liveAsked(c)
-	if isLive && len(files) > 0 {
+	if isLive && (statusFile != "" || len(objects) > 0) {
 		return nil, errors.New("give either --status/--object files or --live (--kubeconfig/--context), not both")
 	}
 	if isLive {
 		return live.NewObjects(cluster(envOf(c), c.String("kubeconfig"), c.String("context")))
 	}
-	src := values.NewObjects()
-	for _, name := range files {
-		flag := "--object"
-		if name == c.String("status") {
-			flag = "--status"
-		}
-		data, err := envOf(c).readFile(flag, name)
-		if err != nil {
-			return nil, err
-		}
-		objs, err := values.ParseObjects(data)
-		if err != nil {
-			return nil, fmt.Errorf("objects %s: %w", name, err)
-		}
-		src.Add(objs...)
-	}
-	return src, nil
+	return action.LookupFiles(envOf(c).readFile, statusFile, objects)
 }
 
 func valuesCheckAction(c *cli.Context) error {
