@@ -60,21 +60,10 @@ var metadataOnly = []struct {
 // Collect reads the facts from the cluster cfg points at. A refused list
 // (403) is reported in the checks; any other failure is an error.
 func Collect(ctx context.Context, cfg *rest.Config, opts Options) (*inventory.Facts, error) {
-	cfg = rest.CopyConfig(cfg)
-	if cfg.Timeout == 0 {
-		cfg.Timeout = defaultTimeout
-	}
-	if cfg.UserAgent == "" {
-		cfg.UserAgent = "sylva-planner"
-	}
-	// Protobuf is several times cheaper to decode than JSON for the large
-	// pod lists; every built-in type supports it.
-	pcfg := rest.CopyConfig(cfg)
-	pcfg.ContentType = "application/vnd.kubernetes.protobuf"
-	pcfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	cs, err := kubernetes.NewForConfig(pcfg)
+	cfg = withDefaults(cfg)
+	cs, err := typedClient(cfg, opts)
 	if err != nil {
-		return nil, fmt.Errorf("build a client%s: %w", contextText(opts.Context), err)
+		return nil, err
 	}
 	md, err := metadata.NewForConfig(cfg)
 	if err != nil {
@@ -88,6 +77,33 @@ func Collect(ctx context.Context, cfg *rest.Config, opts Options) (*inventory.Fa
 		c.limit = defaultPageSize
 	}
 	return c.run(ctx)
+}
+
+// withDefaults is a copy of cfg with the collectors' timeout and user
+// agent where cfg sets none.
+func withDefaults(cfg *rest.Config) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout == 0 {
+		cfg.Timeout = defaultTimeout
+	}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = "sylva-planner"
+	}
+	return cfg
+}
+
+// typedClient is the client of the built-in types over cfg, in protobuf:
+// several times cheaper to decode than JSON for the large pod and node
+// lists; every built-in type supports it.
+func typedClient(cfg *rest.Config, opts Options) (kubernetes.Interface, error) {
+	pcfg := rest.CopyConfig(cfg)
+	pcfg.ContentType = "application/vnd.kubernetes.protobuf"
+	pcfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	cs, err := kubernetes.NewForConfig(pcfg)
+	if err != nil {
+		return nil, fmt.Errorf("build a client%s: %w", contextText(opts.Context), err)
+	}
+	return cs, nil
 }
 
 func contextText(ctx string) string {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
@@ -15,9 +14,9 @@ import (
 // DaemonSets' images of the cluster cfg points at: what verify checks,
 // with no more rights than listing them. Any failure is an error.
 func CollectNodes(ctx context.Context, cfg *rest.Config, opts Options) (*inventory.Facts, error) {
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := typedClient(withDefaults(cfg), opts)
 	if err != nil {
-		return nil, fmt.Errorf("build a client%s: %w", contextText(opts.Context), err)
+		return nil, err
 	}
 	limit := opts.PageSize
 	if limit <= 0 {
