@@ -97,7 +97,7 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 type FleetPlanRequest struct {
 	// Plan is the request of every release; Status, Rerun and Selection
 	// are set per release. Cluster, when set, is read once, for the
-	// release of FactsNamespace only.
+	// release of FactsNamespace only (PlanRequest.ClusterNamespace).
 	Plan   PlanRequest
 	Source FleetSource
 	// FactsNamespace is the namespace of the release that runs in the
@@ -148,9 +148,7 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 		one.Status = fixedStatus{obs: row.Report().ConfigMap, input: r.Source.Input(), ns: row.Namespace, rep: row.Report()}
 		one.Rerun = namespaceRerun(r.Rerun, row.Namespace)
 		one.Selection = sel
-		if row.Namespace != factsNS {
-			one.Cluster = nil
-		}
+		one.ClusterNamespace = factsNS
 		p, err := one.Run(ctx)
 		if unknownTarget(err) {
 			return planner.FleetPlan{}, nil, err

@@ -51,6 +51,13 @@ type PlanRequest struct {
 	// check (which it then makes instead of the manifests), and the
 	// running components when no Inventory is given.
 	Cluster FactsSource
+	// ClusterNamespace, when set, is the namespace of the release that
+	// runs in the cluster Cluster reads: the management cluster's own
+	// (status.DefaultNamespace). A release whose status Status read from
+	// another namespace is a workload cluster's, whose nodes, workloads
+	// and APIs are in that cluster: its plan is made without Cluster, as
+	// an offline plan is. Empty applies Cluster to any release.
+	ClusterNamespace string
 	// ProdNamespaces are the namespace globs of production workloads for
 	// the drain checks.
 	ProdNamespaces []string
@@ -75,12 +82,15 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	if pr := r.Progress; pr != nil {
 		r.From, fromSource, progress = pr.Installed.String(), string(status.SourceSylvaRelease), pr
 	} else if r.From == "" {
-		v, src, pr, err := installedRelease(ctx, r.Status)
+		v, src, pr, ns, err := installedRelease(ctx, r.Status)
 		if err != nil {
 			return nil, err
 		}
 		r.From, fromSource, progress = v.String(), src, &pr
 		inputs = append(inputs, r.Status.Input())
+		if r.ClusterNamespace != "" && ns != r.ClusterNamespace {
+			r.Cluster = nil
+		}
 	}
 	rules, err := DetectionRules(r.Catalog)
 	if err != nil {
@@ -146,23 +156,23 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 // installedRelease reads the installed release from the status ConfigMap,
 // and what the status says of a transition in flight
 // (planner.ProgressOf): a further pass pending is planned from where the
-// hop started.
-func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, planner.Progress, error) {
+// hop started; and the namespace the status was read from.
+func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, planner.Progress, string, error) {
 	if src == nil {
-		return skew.Version{}, "", planner.Progress{}, errors.New("--from is required (or --status FILE, or --live to read the installed release from the cluster), for example: sylva-planner plan --from 1.4 --to 1.6")
+		return skew.Version{}, "", planner.Progress{}, "", errors.New("--from is required (or --status FILE, or --live to read the installed release from the cluster), for example: sylva-planner plan --from 1.4 --to 1.6")
 	}
 	obs, err := src.Observation(ctx)
 	if err != nil {
-		return skew.Version{}, "", planner.Progress{}, err
+		return skew.Version{}, "", planner.Progress{}, "", err
 	}
 	if obs.ConfigMap == nil {
-		return skew.Version{}, "", planner.Progress{}, errors.New("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; give --from to plan anyway")
+		return skew.Version{}, "", planner.Progress{}, "", errors.New("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; give --from to plan anyway")
 	}
 	v, key, ok := obs.ConfigMap.Release()
 	if !ok {
-		return skew.Version{}, "", planner.Progress{}, fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); give --from", key)
+		return skew.Version{}, "", planner.Progress{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); give --from", key)
 	}
-	return v, string(key), planner.ProgressOf(obs.ConfigMap), nil
+	return v, string(key), planner.ProgressOf(obs.ConfigMap), obs.Namespace, nil
 }
 
 // observedOf turns the facts of manifests into what the planner judges:

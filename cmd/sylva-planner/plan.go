@@ -187,12 +187,14 @@ func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions)
 		}
 		req.Inventory = m
 	}
-	// The cluster's facts judge the release that runs in it: with the
-	// status read live from another namespace than sylva-system, the
-	// release is a workload cluster's, whose nodes and workloads are in
-	// that cluster (as plan -A, action.FleetPlanRequest).
-	if isLive && (req.Status == nil || opts.statusFile != "" || opts.live.namespace == status.DefaultNamespace) {
+	if isLive {
 		req.Cluster = &live.Facts{Cluster: cluster(e, opts.live.kubeconfig, opts.live.context)}
+		if opts.statusFile == "" {
+			// The cluster's facts judge the release that runs in it: a
+			// status read live from another namespace than sylva-system
+			// is a workload cluster's release.
+			req.ClusterNamespace = status.DefaultNamespace
+		}
 	}
 	var err error
 	if req.Suppressions, err = parseFile(e, "--suppressions", opts.suppressions, action.ParseSuppressions); err != nil {
