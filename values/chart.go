@@ -120,8 +120,13 @@ func checkChartPath(chartPath string) error {
 }
 
 // NewChart wraps a chart loaded by Helm's loader. The chart is not
-// modified.
-func NewChart(ch *chart.Chart) *Chart {
+// modified; the renders use a copy with the shortcut of
+// withInterpretShortcut when the chart's interpretation of its values is
+// one it knows.
+func NewChart(ch *chart.Chart) *Chart { return newChart(withInterpretShortcut(ch)) }
+
+// newChart wraps the chart as it is.
+func newChart(ch *chart.Chart) *Chart {
 	c := &Chart{ch: ch}
 	var units, secret string
 	for _, t := range ch.Templates {

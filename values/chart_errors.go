@@ -72,7 +72,7 @@ var (
 // the failing expression comes from, when exactly one string of the values
 // contains it.
 func chartError(err error, top chartutil.Values) error {
-	msg := collapseRepeats(err.Error())
+	msg := collapseRepeats(withoutShortcut(err.Error()))
 	ce := &ChartError{Message: msg}
 	if m := chartLoc.FindStringSubmatch(msg); m != nil {
 		ce.Template = m[1]

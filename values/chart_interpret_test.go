@@ -1,0 +1,185 @@
+package values
+
+import (
+	"context"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"helm.sh/helm/v3/pkg/chart"
+	"helm.sh/helm/v3/pkg/chart/loader"
+
+	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
+)
+
+// hasShortcut says whether the chart renders with the wrapper of
+// withInterpretShortcut.
+func hasShortcut(c *Chart) bool {
+	return strings.Contains(c.helpers(), `define "`+interpretRenamed+`"`)
+}
+
+// bothCharts loads the ref's chart twice: as NewChart wraps it (with the
+// shortcut) and as it is.
+func bothCharts(t *testing.T, tr sylvacore.Tree) (fast, plain *Chart) {
+	t.Helper()
+	ch, err := loader.Load(tr.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, plain = NewChart(ch), newChart(ch)
+	if !hasShortcut(fast) {
+		t.Fatalf("%s: the chart's interpret-inner-gotpl is not one interpretDigests knows; review it (is it still the identity on a subtree without gotpl?) and add its digest", tr.Ref)
+	}
+	if hasShortcut(plain) {
+		t.Fatal("newChart installed the shortcut")
+	}
+	return fast, plain
+}
+
+// TestInterpretShortcutResolvesEveryUnitAsTheChart resolves every unit of
+// each ref's chart with the management values (what prune-audit --chart
+// reads), with and without the shortcut, and finds the same definitions
+// apart from what the chart draws at random. The conformance test checks
+// the values Secret of every test-values case against Helm's with the
+// shortcut on.
+func TestInterpretShortcutResolvesEveryUnitAsTheChart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	for _, tr := range sylvacore.Trees(t) {
+		t.Run(tr.Ref, func(t *testing.T) {
+			fast, plain := bothCharts(t, tr)
+			files := readValuesFiles(t, tr.Chart(), "values.yaml")
+			if _, err := os.Stat(filepath.Join(tr.Chart(), "management.values.yaml")); err == nil {
+				files = readValuesFiles(t, tr.Chart(), "values.yaml", "management.values.yaml")
+			}
+			ctx, opts := context.Background(), ChartOptions{SkipSchemaValidation: true}
+			var got [3]map[string]any
+			for i, c := range []*Chart{plain, plain, fast} {
+				defs, err := c.Units(ctx, files, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				m := map[string]any{}
+				for k, v := range defs {
+					m[k] = v
+				}
+				got[i] = leaves(m, "units", map[string]any{})
+			}
+			for _, k := range randomized(got[0], got[1]) {
+				delete(got[0], k)
+				delete(got[2], k)
+			}
+			if diff := cmp.Diff(got[0], got[2]); diff != "" {
+				t.Errorf("the units differ with the shortcut (-chart +shortcut):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestInterpretShortcutKeepsTheChartsErrors makes the real chart fail in
+// its interpretation of the values (deep in a map, in a list, in a unit)
+// and finds the same message with and without the shortcut: the wrapper's
+// calls never show.
+func TestInterpretShortcutKeepsTheChartsErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	tr := sylvacore.At(t, "main")
+	fast, plain := bothCharts(t, tr)
+	base := readValuesFiles(t, tr.Chart(), "values.yaml")
+	for _, bad := range []string{
+		"cluster:\n  extra:\n    deep:\n      x: '{{ .Values.nope.nope }}'\n",
+		"cluster:\n  extra:\n    deep:\n      - a\n      - '{{ fail \"in a list\" }}'\n",
+		"units:\n  cluster:\n    kustomization_spec:\n      x: '{{ fail \"in a unit\" }}'\n",
+	} {
+		files := slices.Concat(base, []File{{Name: "bad.yaml", Data: []byte(bad)}})
+		var msgs [2]string
+		for i, c := range []*Chart{plain, fast} {
+			_, err := c.Values(context.Background(), files, ChartOptions{SkipSchemaValidation: true})
+			if err == nil {
+				t.Fatalf("%q renders", bad)
+			}
+			msgs[i] = err.Error()
+		}
+		if msgs[0] != msgs[1] {
+			t.Errorf("the message differs with the shortcut:\nchart:    %s\nshortcut: %s", msgs[0], msgs[1])
+		}
+		if strings.Contains(msgs[1], interpretWrapFile) || strings.Contains(msgs[1], interpretRenamed) {
+			t.Errorf("the message names the wrapper: %s", msgs[1])
+		}
+	}
+}
+
+// TestInterpretShortcutOnWhatTheChartActsOn runs each known definition of
+// interpret-inner-gotpl, alone in a chart, over values built to reach
+// every branch the wrapper decides on (empty and nested maps and lists,
+// numbers, booleans, nulls, "(raw)", the strings a parent unwraps or
+// drops, gotpl in keys and values) and finds the same result with and
+// without the shortcut.
+func TestInterpretShortcutOnWhatTheChartActsOn(t *testing.T) {
+	const vals = `
+_internal: {state: {a: '{{ .Values.num }}'}, plain: {x: 1}}
+unit_templates: {t: {x: '{{ .Values.num }}'}}
+num: 42
+f: 1.5
+big: 9007199254740993
+b: true
+nothing:
+empty_map: {}
+empty_list: []
+plain: {a: [1, 2, {b: c}], d: "<&>"}
+nested: {a: {b: {c: '{{ .Values.num }}'}}, d: [x, '{{ "y" }}']}
+key: {'{{ "k" }}': v}
+skip: [a, '{{ tuple "x" false | include "set-only-if" }}', skip-as-set-only-if-result-was-false]
+kept: {a: '{{ tuple "x" true | include "set-only-if" }}'}
+typed: {a: '{{ dict "x" 1 | include "preserve-type" }}', b: '{"encapsulated-result":7}'}
+raw: {r: {"(raw)": "{{ not interpreted }}"}}
+dropped: {list: [a, skip-as-set-only-if-result-was-false], map: {a: skip-as-set-only-if-result-was-false}}
+unwrapped: {list: ['{"encapsulated-result":7}'], map: {a: ' {"encapsulated-result":[1]}'}}
+shielded: {r: {"(raw)": "plain"}}
+`
+	for _, tr := range sylvacore.Trees(t) {
+		t.Run(tr.Ref, func(t *testing.T) {
+			text, err := os.ReadFile(filepath.Join(tr.Chart(), "templates", "_interpret-values.tpl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := vals
+			if !strings.Contains(string(text), `"(raw)"`) {
+				// Before "(raw)", such a string is gotpl.
+				v = strings.ReplaceAll(vals, "{{ not interpreted }}", "not interpreted")
+			}
+			ch := &chart.Chart{
+				Metadata: &chart.Metadata{APIVersion: chart.APIVersionV2, Name: "interpret", Version: "0.1.0"},
+				Templates: []*chart.File{
+					{Name: path.Join("templates", "_interpret-values.tpl"), Data: text},
+				},
+			}
+			fast, plain := NewChart(ch), newChart(ch)
+			if !hasShortcut(fast) {
+				t.Fatal("no shortcut")
+			}
+			eval := `{{ include "interpret-values-gotpl" . }}`
+			files := []File{{Name: "values.yaml", Data: []byte(v)}}
+			var out [2]string
+			for i, c := range []*Chart{plain, fast} {
+				s, err := c.Eval(context.Background(), files, ChartOptions{SkipSchemaValidation: true}, eval)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out[i] = strings.TrimSpace(s)
+			}
+			if !strings.Contains(out[0], `"num":42`) {
+				t.Fatalf("the chart did not interpret the values: %s", out[0])
+			}
+			if out[0] != out[1] {
+				t.Errorf("differs with the shortcut:\nchart:    %s\nshortcut: %s", out[0], out[1])
+			}
+		})
+	}
+}
