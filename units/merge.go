@@ -23,12 +23,13 @@ type File struct {
 func Merge(files ...File) (map[string]any, error) {
 	docs := make([]map[string]any, 0, len(files))
 	for _, f := range files {
+		// One strict read: the document, or a key given twice.
 		var doc any
-		if err := yaml.Unmarshal(f.Data, &doc); err != nil {
+		if err := yaml.UnmarshalStrict(f.Data, &doc); err != nil {
+			if strictDuplicate.MatchString(err.Error()) {
+				return nil, fmt.Errorf("values file %s: %s", f.Name, duplicateKey(err))
+			}
 			return nil, fmt.Errorf("values file %s is not valid YAML: %w", f.Name, cleanYAMLError(err))
-		}
-		if _, err := yaml.YAMLToJSONStrict(f.Data); err != nil {
-			return nil, fmt.Errorf("values file %s: %s", f.Name, duplicateKey(err))
 		}
 		switch m := doc.(type) {
 		case nil:
