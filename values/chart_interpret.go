@@ -58,8 +58,9 @@ const interpretWrapper = `{{- define "` + interpretName + `" -}}
 
 // interpretDigests are the SHA-256 digests of the parse trees of the
 // definitions of "interpret-inner-gotpl" the shortcut was checked against
-// (TestInterpretShortcutKnowsEveryRef, and the conformance test renders
-// every test-values case of each with it): sylva-core 1.0.0, 1.2.1, 1.3.x,
+// (the tests of chart_interpret_test.go fail on a bundle ref whose
+// definition is not here, and the conformance test renders every
+// test-values case of each with it): sylva-core 1.0.0, 1.2.1, 1.3.x,
 // and the 1.4 line.
 var interpretDigests = map[string]string{
 	"050b7dfea4220a9b170376cf33307005f242f145a1ca45bc57ef27bbb007dfa4": "1.0",
@@ -72,11 +73,12 @@ var defineInterpret = regexp.MustCompile(`define\s+"` + interpretName + `"`)
 // withInterpretShortcut is ch with the shortcut installed when one of its
 // templates holds a known definition of "interpret-inner-gotpl" (and no
 // other template defines it), else ch itself. ch is not modified: the
-// chart that holds the definition gets its own templates list.
+// shortcut goes into a copy of the tree (copyChart: its own templates
+// lists, the files shared).
 func withInterpretShortcut(ch *chart.Chart) *chart.Chart {
+	cp := copyChart(ch, false)
 	var owner *chart.Chart
-	var at int
-	found := 0
+	var at, found int
 	var walk func(c *chart.Chart)
 	walk = func(c *chart.Chart) {
 		for i, t := range c.Templates {
@@ -89,29 +91,14 @@ func withInterpretShortcut(ch *chart.Chart) *chart.Chart {
 			walk(d)
 		}
 	}
-	walk(ch)
+	walk(cp)
 	if found != 1 || !knownInterpret(owner.Templates[at].Data) {
 		return ch
 	}
-	cp := copyChart(ch, false)
-	// Find the owner's copy: the same path of dependencies.
-	var patch func(orig, c *chart.Chart) bool
-	patch = func(orig, c *chart.Chart) bool {
-		if orig == owner {
-			t := *c.Templates[at]
-			t.Data = defineInterpret.ReplaceAll(t.Data, []byte(`define "`+interpretRenamed+`"`))
-			c.Templates[at] = &t // copyChart gave c its own list
-			c.Templates = append(c.Templates, &chart.File{Name: path.Join(path.Dir(t.Name), interpretWrapFile), Data: []byte(interpretWrapper)})
-			return true
-		}
-		for i, d := range orig.Dependencies() {
-			if patch(d, c.Dependencies()[i]) {
-				return true
-			}
-		}
-		return false
-	}
-	patch(ch, cp)
+	t := *owner.Templates[at]
+	t.Data = defineInterpret.ReplaceAll(t.Data, []byte(`define "`+interpretRenamed+`"`))
+	owner.Templates[at] = &t
+	owner.Templates = append(owner.Templates, &chart.File{Name: path.Join(path.Dir(t.Name), interpretWrapFile), Data: []byte(interpretWrapper)})
 	return cp
 }
 
