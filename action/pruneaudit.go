@@ -53,7 +53,13 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 			return nil, err
 		}
 	}
-	values, err := units.ParseWith(resolver, files...)
+	// The files are read once: the units are built from this merge, and
+	// it says at the end whether they are sylva-units values at all.
+	merged, err := units.Merge(files...)
+	if err != nil {
+		return nil, err
+	}
+	values, err := units.BuildWith(resolver, merged)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +92,7 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 		}
 		return nil, err
 	}
-	if merged, err := units.Merge(files...); err == nil && merged["units"] == nil {
+	if merged["units"] == nil {
 		// An empty or unrelated file would otherwise audit as "nothing to prune".
 		return nil, fmt.Errorf("-f %s: no `units:` map, so these are not the sylva-units values; pass the chart's charts/sylva-units/values.yaml (and its overrides)", strings.Join(r.Files, ", "))
 	}

@@ -11,17 +11,11 @@ import (
 // values literally (see Build). Errors name the file or the unit and field
 // at fault.
 func Parse(files ...File) (*Values, error) {
-	return ParseWith(nil, files...)
-}
-
-// ParseWith is Parse with a Resolver; a nil resolver reads the values
-// literally.
-func ParseWith(r Resolver, files ...File) (*Values, error) {
 	merged, err := Merge(files...)
 	if err != nil {
 		return nil, err
 	}
-	return BuildWith(r, merged)
+	return Build(merged)
 }
 
 // Build builds the units of an already merged values tree, reading it
