@@ -66,7 +66,9 @@ type Status struct {
 	// SylvaRelease is sylva_release; zero when absent (Sylva ≤ 1.5).
 	SylvaRelease skew.Version `json:"sylvaRelease,omitzero"`
 	// AdditionalReconciliationRequired is nil when the key is absent.
-	AdditionalReconciliationRequired *bool  `json:"additionalReconciliationRequired,omitempty"`
+	// JSON and YAML write it as the ConfigMap holds it, a string ("true",
+	// as the chart writes it and the helper values of a plan say it).
+	AdditionalReconciliationRequired *bool  `json:"additionalReconciliationRequired,omitempty,string"`
 	ReleaseRevision                  string `json:"releaseRevision,omitempty"`
 	// ChartVersion is kept as written; Release interprets it.
 	ChartVersion   string `json:"chartVersion,omitempty"`

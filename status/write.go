@@ -1,19 +1,16 @@
 package status
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 // APIVersion and Kind head the JSON and YAML output.
@@ -36,43 +33,6 @@ type document struct {
 
 func (r Report) document() document {
 	return document{APIVersion: APIVersion, Kind: Kind, Metadata: r.Metadata, Report: r}
-}
-
-// statusDocument is a Status as JSON and YAML write it: every value as
-// the ConfigMap holds it, a string (additional_reconciliation_required is
-// "true", as the chart writes it and the helper values of a plan say it).
-type statusDocument struct {
-	Name                             string            `json:"name"`
-	Namespace                        string            `json:"namespace,omitempty"`
-	SylvaRelease                     skew.Version      `json:"sylvaRelease,omitzero"`
-	AdditionalReconciliationRequired string            `json:"additionalReconciliationRequired,omitempty"`
-	ReleaseRevision                  string            `json:"releaseRevision,omitempty"`
-	ChartVersion                     string            `json:"chartVersion,omitempty"`
-	ReleaseTime                      string            `json:"releaseTime,omitempty"`
-	ValuesChecksum                   string            `json:"valuesChecksum,omitempty"`
-	OneShotUnits                     map[string]string `json:"oneShotUnits,omitempty"`
-	EnabledUnits                     []string          `json:"enabledUnits,omitempty"`
-	AdditionalInfo                   string            `json:"additionalInfo,omitempty"`
-	SylvaBranch                      string            `json:"sylvaBranch,omitempty"`
-	TransitionFrom                   string            `json:"transitionFrom,omitempty"`
-	TransitionPass                   string            `json:"transitionPass,omitempty"`
-	FromAdditionalInfo               []string          `json:"fromAdditionalInfo,omitempty"`
-	Unknown                          map[string]string `json:"unknown,omitempty"`
-}
-
-// MarshalJSON writes s as statusDocument describes.
-func (s Status) MarshalJSON() ([]byte, error) {
-	d := statusDocument{
-		Name: s.Name, Namespace: s.Namespace, SylvaRelease: s.SylvaRelease, ReleaseRevision: s.ReleaseRevision,
-		ChartVersion: s.ChartVersion, ReleaseTime: s.ReleaseTime, ValuesChecksum: s.ValuesChecksum,
-		OneShotUnits: s.OneShotUnits, EnabledUnits: s.EnabledUnits, AdditionalInfo: s.AdditionalInfo,
-		SylvaBranch: s.SylvaBranch, TransitionFrom: s.TransitionFrom, TransitionPass: s.TransitionPass,
-		FromAdditionalInfo: s.FromAdditionalInfo, Unknown: s.Unknown,
-	}
-	if s.AdditionalReconciliationRequired != nil {
-		d.AdditionalReconciliationRequired = strconv.FormatBool(*s.AdditionalReconciliationRequired)
-	}
-	return json.Marshal(d)
 }
 
 // WriteJSON writes r as indented JSON, with sorted map keys.
