@@ -96,7 +96,7 @@ bench-values-render: ## time values render against helm template on 200 units an
 	bash hack/bench-values-render.sh
 
 .PHONY: bench-chart
-bench-chart: ## time values render --chart (upgrade-mgmt-cabpr) and the three-pass values check --chart against helm template on sylva-core main (helm built into .cache)
+bench-chart: ## time values render --chart (upgrade-mgmt-cabpr), the three-pass values check --chart and prune-audit --chart against helm template on sylva-core main (helm built into .cache)
 	bash hack/bench-chart.sh
 
 .PHONY: bench-prune-audit-chart

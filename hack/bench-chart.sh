@@ -5,7 +5,10 @@
 # repository, or the checkout named by SYLVA_CORE_DIR); then the whole
 # `values check --chart` of a three-pass plan (1.1 → 1.4, the embedded
 # catalog with 1.4 accepting 1.1 and 1.2) against one `helm template` of the
-# same values (values.yaml and management.values.yaml). Helm's CLI is built
+# same values (values.yaml and management.values.yaml); then `prune-audit
+# --chart` of those values against the same `helm template` (its target is
+# absolute, 1 s of CPU: the ratio says what it is on a machine of another
+# speed, or this one in a slower hour). Helm's CLI is built
 # from the Go module proxy at go.mod's Helm version into .cache/bin (outside
 # git). Reports the median wall time of RUNS runs (default 5) and the peak
 # RSS of each (GNU time).
@@ -67,6 +70,7 @@ read -r cw cmin cc crss <<<"$(measure check "$work/sylva-planner" values check -
   --from 1.1 --to 1.4 --catalog "$work/catalog.yaml" --skip-schema-validation --fail-on never -o json)"
 grep -q '"scenarios"' "$work/out.check" || { echo "values check --chart printed no scenarios" >&2; exit 1; }
 read -r mw mmin mc mrss <<<"$(measure helm-mgmt "$helm" template sylva-units "$chart" --skip-schema-validation "${mgmt[@]}")"
+read -r pw pmin pc prss <<<"$(measure prune "$work/sylva-planner" prune-audit --chart "$chart" -f "$chart/values.yaml" -f "$chart/management.values.yaml" --fail-on never)"
 
 echo "chart: sylva-units of sylva-core main, test-values/$case_name; helm $helm_version; $runs runs each; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-36s %11s %11s %11s %14s\n' "" "wall (med)" "wall (min)" "cpu (med)" "peak RSS"
@@ -84,3 +88,11 @@ printf '%-36s %10ss %10ss %10ss %10d KiB\n' "sylva-planner values check --chart"
 printf '%-36s %10ss %10ss %10ss %10d KiB\n' "helm template" "$mw" "$mmin" "$mc" "$mrss"
 awk -v o="$cw" -v h="$mw" -v om="$cmin" -v hm="$mmin" -v oc="$cc" -v hc="$mc" -v orss="$crss" -v hrss="$mrss" 'BEGIN {
   printf "ratio check/helm: wall median %.3f (target <= 1), wall min %.3f, cpu %.3f (target <= 1); peak RSS %.3f (target <= 0.5)\n", o / h, om / hm, oc / hc, orss / hrss }'
+
+echo
+echo "prune-audit --chart of the same values against the same helm template"
+printf '%-36s %11s %11s %11s %14s\n' "" "wall (med)" "wall (min)" "cpu (med)" "peak RSS"
+printf '%-36s %10ss %10ss %10ss %10d KiB\n' "sylva-planner prune-audit --chart" "$pw" "$pmin" "$pc" "$prss"
+printf '%-36s %10ss %10ss %10ss %10d KiB\n' "helm template" "$mw" "$mmin" "$mc" "$mrss"
+awk -v o="$pw" -v h="$mw" -v om="$pmin" -v hm="$mmin" -v oc="$pc" -v hc="$mc" -v orss="$prss" -v hrss="$mrss" 'BEGIN {
+  printf "ratio prune-audit/helm: wall median %.3f, wall min %.3f, cpu %.3f (target: cpu <= 1 s, here %.2f s); peak RSS %.3f\n", o / h, om / hm, oc / hc, oc, orss / hrss }'
