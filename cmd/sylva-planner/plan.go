@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -81,7 +82,7 @@ func planFlags() []cli.Flag {
 func gateFlags() []cli.Flag {
 	return append(append(planFlags(), liveFlags()...),
 		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets)", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
-		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (when --from is not given); a further pass it asks for is planned from where its hop started, with the passes done marked", TakesFile: true},
+		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (instead of --from); a further pass it asks for is planned from where its hop started, with the passes done marked", TakesFile: true},
 		liveFlag("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
 		kubeconfigFlag(),
 		namespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace),
@@ -120,6 +121,11 @@ func gateAction(c *cli.Context, report bool) error {
 	}
 	e := envOf(c)
 	opts := gateOptionsOf(c)
+	if opts.from != "" && opts.statusFile != "" {
+		// The status would otherwise go unread, and with it a pass of a
+		// transition in progress.
+		return usageError(c, errors.New("give --from or --status, not both: --status reads the installed release from the status ConfigMap, and where a transition in progress stands"), true)
+	}
 	asOf, cat, err := gateInputs(c, e, opts)
 	if err != nil {
 		return err
