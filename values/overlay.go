@@ -88,7 +88,7 @@ func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 	}
 	rel, ok := in.Catalog.Release(in.To.MinorOnly())
 	if !ok {
-		return nil, fmt.Errorf("generate values: release %s is not in catalog %s", in.To, in.Catalog.Version)
+		return nil, fmt.Errorf("generate values: --to: release %s is not in catalog %s (known: %s … %s); give one of them, or a newer catalog with --catalog", in.To, in.Catalog.Version, in.Catalog.Oldest(), in.Catalog.Newest())
 	}
 	target := rel.Release.Short()
 	plan, err := planner.Compute(in)
