@@ -56,6 +56,12 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 		f.Source = filepath.ToSlash(r.StatusFile) + " and " + facts.Source
 	}
 	statusFacts(&f, obs.ConfigMap)
+	if f.StatusPending {
+		// Where the cluster stands, read as every other command reads it.
+		if pos, err := planner.Locate(in, planner.ProgressOf(obs.ConfigMap)); err == nil {
+			f.StatusPosition = pos.Summary
+		}
+	}
 	// A kubelet version that does not parse names the manifests it was
 	// read from.
 	where := ""
@@ -93,5 +99,5 @@ func statusFacts(f *ci.Facts, cm *status.Status) {
 	if v, _, ok := cm.Release(); ok {
 		f.StatusRelease = v
 	}
-	f.StatusPending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
+	f.StatusPending = planner.ProgressOf(cm).Pending
 }

@@ -30,7 +30,11 @@ type Facts struct {
 	// additional_reconciliation_required.
 	StatusRelease skew.Version
 	StatusPending bool
-	Nodes         []Node
+	// StatusPosition is, when a pass is pending, where the status places
+	// the cluster in the plan (planner.Locate's summary, as plan --status
+	// and status --to say it); empty when it does not place it.
+	StatusPosition string
+	Nodes          []Node
 	// Components are the running versions detected, by component name.
 	Components map[string]skew.Version
 }
@@ -72,6 +76,8 @@ func Verify(p *planner.Plan, f Facts) *Verification {
 		add("status", false, "the sylva-units-status ConfigMap does not say which release is installed")
 	case f.StatusRelease.CompareMinor(target) != 0:
 		add("status", false, "the status says release %s, want %s", f.StatusRelease, target)
+	case f.StatusPending && f.StatusPosition != "":
+		add("status", false, "release %s, but additional_reconciliation_required is still true: %s", f.StatusRelease, f.StatusPosition)
 	case f.StatusPending:
 		add("status", false, "release %s, but additional_reconciliation_required is still true: a pass is pending", f.StatusRelease)
 	default:

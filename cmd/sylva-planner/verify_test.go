@@ -77,8 +77,10 @@ func TestVerifyOnARealAPIServer(t *testing.T) {
 	// Other tests' nodes may exist on the shared server; only ours carry the
 	// namespace prefix, and all of them must pass for the check to pass, so
 	// this test relies on being the only one creating Nodes in this package.
+	// The status records no transition keys: verify says, as status --to
+	// does, that the pending pass cannot be placed.
 	code, out := verify()
-	if code != exitBlocked || !strings.Contains(out, "FAIL status") || !strings.Contains(out, "a pass is pending") {
+	if code != exitBlocked || !strings.Contains(out, "FAIL status") || !strings.Contains(out, "a further pass of the hop to 1.6 is pending") {
 		t.Fatalf("verify with a pending pass: exit %d\n%s", code, out)
 	}
 	cm.Data["additional_reconciliation_required"] = "false"
