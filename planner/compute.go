@@ -121,11 +121,18 @@ func Compute(in Input) (*Plan, error) {
 		best := bestRoute(cat, from, to, via, provider, workers, in.Observed.versions())
 		if best == nil {
 			p.Route = []string{from.Release.String(), to.Release.String()}
-			p.add(Finding{
+			f := Finding{
 				Code: CodeNoRoute, Severity: SeverityBlocker, Class: ClassActionable, Subject: to.Release.String(),
 				Message:     fmt.Sprintf("no chain of supported upgrades leads from %s to %s (%s supports upgrades from %s)", from.Release, to.Release, to.Release, orNone(versionList(to.UpgradeFrom))),
 				Remediation: "add the missing release or upgrade source to the catalog, or plan to an intermediate release first",
-			})
+			}
+			if !via.IsZero() {
+				// The hop the cluster is in decides the route, not the
+				// catalog's upgrade sources of the target.
+				f.Message = fmt.Sprintf("the status says the cluster is in the hop from %s to %s with a further pass pending, so the route goes on through %s, and no chain of supported upgrades leads from %s to %s", from.Release, via.Short(), via.Short(), via.Short(), to.Release)
+				f.Remediation = fmt.Sprintf("finish the hop to %s first (plan --to %s), then plan again", via.Short(), via.Short())
+			}
+			p.add(f)
 			break
 		}
 		p.Route = best.route
