@@ -150,7 +150,11 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 		}
 	}
 	in.Inputs = inputs
-	return planner.Compute(in)
+	p, err := planner.Compute(in)
+	if err != nil && fromSource != "flag" {
+		err = statusSourceError(err, in.From)
+	}
+	return p, err
 }
 
 // installedRelease reads the installed release from the status ConfigMap,

@@ -48,9 +48,10 @@ func (r StatusRequest) Locate(cm *status.Status) (*status.Transition, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
 	}
-	t, err := Transition(planner.Input{Catalog: r.Catalog, To: target, AsOf: r.AsOf, ToolVersion: r.ToolVersion}, planner.ProgressOf(cm))
+	pr := planner.ProgressOf(cm)
+	t, err := Transition(planner.Input{Catalog: r.Catalog, To: target, AsOf: r.AsOf, ToolVersion: r.ToolVersion}, pr)
 	if err != nil {
-		return nil, fmt.Errorf("--to %s: %w", r.To, err)
+		return nil, fmt.Errorf("--to %s: %w", r.To, statusSourceError(err, pr.Installed))
 	}
 	return t, nil
 }

@@ -1,7 +1,11 @@
 package action
 
 import (
+	"errors"
+	"fmt"
+
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
@@ -21,4 +25,19 @@ func Transition(in planner.Input, pr planner.Progress) (*status.Transition, erro
 		}
 	}
 	return t, nil
+}
+
+// statusSourceError words an error of the planner's input checks when the
+// installed release was read from a status rather than given with --from,
+// which the planner's messages name: as a fleet row words it
+// (releaseErrorText), with the fix for a downgrade.
+func statusSourceError(err error, release skew.Version) error {
+	var ie *planner.InputError
+	switch {
+	case errors.Is(err, planner.ErrDowngrade):
+		return fmt.Errorf("%s; give --to %s or a later release", releaseErrorText(err, release.Short()), release.Short())
+	case errors.As(err, &ie) && ie.Field == "--from":
+		return errors.New(releaseErrorText(err, release.Short()))
+	}
+	return err
 }
