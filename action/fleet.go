@@ -86,7 +86,7 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 		case p.err != nil:
 			row.TransitionError = releaseErrorText(p.err, row.Release)
 		default:
-			row.Transition = p.t
+			row.Place(p.t)
 		}
 	}
 	return nil

@@ -113,6 +113,14 @@ type FleetRow struct {
 // unreadable.
 func (r FleetRow) Report() Report { return r.report }
 
+// Place puts the row in the plan to the target: its Transition, and its
+// Next as status --to says it for that namespace (none when the release is
+// on the target with nothing pending).
+func (r *FleetRow) Place(t *Transition) {
+	r.Transition, r.report.Transition = t, t
+	r.Next = r.report.next()
+}
+
 // Fleet is every release of a cluster, sorted by namespace.
 type Fleet struct {
 	// Metadata is written at the head of JSON and YAML output; the caller
