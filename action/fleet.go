@@ -139,7 +139,7 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 	for _, row := range fleet.Releases {
 		sel := r.Selection
 		sel.Namespace = row.Namespace
-		detail := planDetail(sel, row, r.FromFile)
+		detail := planDetail(sel, r.FromFile)
 		if row.Error != "" {
 			rows = append(rows, planner.FleetPlanRowOf(row, nil, nil, detail))
 			continue
@@ -262,15 +262,14 @@ func (o *onceFacts) Facts(ctx context.Context) (*inventory.Facts, error) {
 func (o *onceFacts) Input() string { return o.src.Input() }
 
 // planDetail is the command that plans the release of row alone: live
-// with -n NAMESPACE, or, when the fleet came from a file, offline from the
-// release its status names (a file of every namespace is no one release's
-// status).
-func planDetail(sel envelope.Selection, row status.FleetRow, fromFile bool) string {
+// with -n NAMESPACE, or, when the fleet came from a file, plan --status
+// of the same file with -n NAMESPACE, which reads that namespace's objects
+// of the List (its pass in progress included).
+func planDetail(sel envelope.Selection, fromFile bool) string {
 	if !fromFile {
 		return sel.Command("plan", "--live")
 	}
-	sel.State, sel.Namespace = "", ""
-	return sel.Command("plan", "--from", cmp.Or(row.Release, "RELEASE"))
+	return sel.Command("plan")
 }
 
 // namespaceRerun is the plan -A command line rerun for one namespace:

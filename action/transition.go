@@ -30,14 +30,25 @@ func Transition(in planner.Input, pr planner.Progress) (*status.Transition, erro
 // statusSourceError words an error of the planner's input checks when the
 // installed release was read from a status rather than given with --from,
 // which the planner's messages name: as a fleet row words it
-// (releaseErrorText), with the fix for a downgrade.
+// (releaseErrorText), with the fix for a downgrade. The planner's error
+// stays wrapped, so that a fleet still tells one release's error from the
+// whole command's.
 func statusSourceError(err error, release skew.Version) error {
 	var ie *planner.InputError
 	switch {
 	case errors.Is(err, planner.ErrDowngrade):
-		return fmt.Errorf("%s; give --to %s or a later release", releaseErrorText(err, release.Short()), release.Short())
+		return &rewordedError{fmt.Sprintf("%s; give --to %s or a later release", releaseErrorText(err, release.Short()), release.Short()), err}
 	case errors.As(err, &ie) && ie.Field == "--from":
-		return errors.New(releaseErrorText(err, release.Short()))
+		return &rewordedError{releaseErrorText(err, release.Short()), err}
 	}
 	return err
 }
+
+// rewordedError is err said in other words.
+type rewordedError struct {
+	msg string
+	err error
+}
+
+func (e *rewordedError) Error() string { return e.msg }
+func (e *rewordedError) Unwrap() error { return e.err }

@@ -52,6 +52,39 @@ func Decode(data []byte) (*Status, error) {
 	return obs.ConfigMap, nil
 }
 
+// errSeveralStatuses is DecodeObservation's refusal of a List that holds
+// the status of several namespaces.
+var errSeveralStatuses = fmt.Errorf("list holds several ConfigMaps named %s; give one namespace's", ConfigMapName)
+
+// DecodeNamespaceObservation is DecodeObservation of the objects of
+// namespace when the List holds those of several namespaces (the List
+// status -A reads: kubectl get configmaps,kustomizations,helmreleases -A
+// -o yaml), each object taken from that namespace only; of a List of one
+// release, it is DecodeObservation. A namespace the List does not hold is
+// an error naming those it holds.
+func DecodeNamespaceObservation(data []byte, helmRelease, namespace string) (Observation, error) {
+	obs, err := DecodeObservation(data, helmRelease)
+	if !errors.Is(err, errSeveralStatuses) || namespace == "" {
+		return obs, err
+	}
+	entries, ferr := DecodeFleet(data, helmRelease)
+	if ferr != nil {
+		return Observation{}, ferr
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.Namespace == namespace {
+			if e.Err != nil {
+				return Observation{}, e.Err
+			}
+			e.Observation.Namespace = namespace
+			return e.Observation, nil
+		}
+		names = append(names, e.Namespace)
+	}
+	return Observation{}, fmt.Errorf("list holds the status of namespaces %s, not of -n %s; give -n one of them", strings.Join(names, ", "), namespace)
+}
+
 // DecodeObservation decodes a ConfigMap, or a List (`kubectl get
 // cm,kustomization,helmrelease -o yaml`) that may hold the
 // sylva-units-status ConfigMap, the sylva-units-status Kustomization and the
@@ -184,7 +217,7 @@ func decodeList(list map[string]any, helmRelease string) (Observation, error) {
 		for _, cm := range configMaps {
 			if name, _ := nested(cm, "metadata", "name").(string); name == ConfigMapName {
 				if pick != nil {
-					return Observation{}, fmt.Errorf("list holds several ConfigMaps named %s; give one namespace's", ConfigMapName)
+					return Observation{}, errSeveralStatuses
 				}
 				pick = cm
 			}

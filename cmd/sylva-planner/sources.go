@@ -17,11 +17,13 @@ import (
 // command line, and a live cluster (package live).
 
 // statusFile is the sylva-units-status ConfigMap (or a List with the Flux
-// objects) in a file named by flag.
+// objects) in a file named by flag; of a List of several namespaces, those
+// of namespace (-n).
 type statusFile struct {
 	e           *env
 	flag, name  string
 	helmRelease string
+	namespace   string
 }
 
 func (s statusFile) Observation(context.Context) (status.Observation, error) {
@@ -29,7 +31,7 @@ func (s statusFile) Observation(context.Context) (status.Observation, error) {
 	if err != nil {
 		return status.Observation{}, err
 	}
-	obs, err := status.DecodeObservation(data, s.helmRelease)
+	obs, err := status.DecodeNamespaceObservation(data, s.helmRelease, s.namespace)
 	if err != nil {
 		return status.Observation{}, fmt.Errorf("%s %s: %w", s.flag, s.name, err)
 	}
@@ -45,7 +47,7 @@ func statusSource(e *env, o statusOptions) action.StatusSource {
 		if flag == "" {
 			flag = "--file"
 		}
-		return statusFile{e: e, flag: flag, name: o.file, helmRelease: o.helmRelease}
+		return statusFile{e: e, flag: flag, name: o.file, helmRelease: o.helmRelease, namespace: o.namespace}
 	}
 	return &live.Status{Cluster: cluster(e, o.kubeconfig, o.context), Namespace: o.namespace, HelmRelease: o.helmRelease}
 }
