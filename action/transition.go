@@ -34,14 +34,14 @@ func Transition(in planner.Input, pr planner.Progress) (*status.Transition, erro
 // stays wrapped, so that a fleet still tells one release's error from the
 // whole command's.
 func statusSourceError(err error, release skew.Version) error {
-	var ie *planner.InputError
-	switch {
-	case errors.Is(err, planner.ErrDowngrade):
-		return &rewordedError{fmt.Sprintf("%s; give --to %s or a later release", releaseErrorText(err, release.Short()), release.Short()), err}
-	case errors.As(err, &ie) && ie.Field == "--from":
-		return &rewordedError{releaseErrorText(err, release.Short()), err}
+	msg := releaseErrorText(err, release.Short())
+	if msg == err.Error() {
+		return err
 	}
-	return err
+	if errors.Is(err, planner.ErrDowngrade) {
+		msg += fmt.Sprintf("; give --to %s or a later release", release.Short())
+	}
+	return &rewordedError{msg, err}
 }
 
 // rewordedError is err said in other words.

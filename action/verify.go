@@ -55,13 +55,7 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 	if r.StatusFile != "" {
 		f.Source = filepath.ToSlash(r.StatusFile) + " and " + facts.Source
 	}
-	statusFacts(&f, obs.ConfigMap)
-	if f.StatusPending {
-		// Where the cluster stands, read as every other command reads it.
-		if pos, err := planner.Locate(in, planner.ProgressOf(obs.ConfigMap)); err == nil {
-			f.StatusPosition = pos.Summary
-		}
-	}
+	statusFacts(&f, in, obs.ConfigMap)
 	// A kubelet version that does not parse names the manifests it was
 	// read from.
 	where := ""
@@ -91,7 +85,10 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 // VerifyOutcome fails when a check of the verification failed.
 func VerifyOutcome(v *ci.Verification) Outcome { return failIf(!v.OK) }
 
-func statusFacts(f *ci.Facts, cm *status.Status) {
+// statusFacts sets what the status cm says: the release, and a pass
+// pending placed in the plan of in, read as every other command reads it
+// (planner.Locate).
+func statusFacts(f *ci.Facts, in planner.Input, cm *status.Status) {
 	f.StatusFound = cm != nil
 	if cm == nil {
 		return
@@ -99,5 +96,10 @@ func statusFacts(f *ci.Facts, cm *status.Status) {
 	if v, _, ok := cm.Release(); ok {
 		f.StatusRelease = v
 	}
-	f.StatusPending = planner.ProgressOf(cm).Pending
+	if pr := planner.ProgressOf(cm); pr.Pending {
+		f.StatusPending = true
+		if pos, err := planner.Locate(in, pr); err == nil {
+			f.StatusPosition = pos.Summary
+		}
+	}
 }

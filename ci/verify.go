@@ -2,6 +2,7 @@ package ci
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
@@ -76,10 +77,8 @@ func Verify(p *planner.Plan, f Facts) *Verification {
 		add("status", false, "the sylva-units-status ConfigMap does not say which release is installed")
 	case f.StatusRelease.CompareMinor(target) != 0:
 		add("status", false, "the status says release %s, want %s", f.StatusRelease, target)
-	case f.StatusPending && f.StatusPosition != "":
-		add("status", false, "release %s, but additional_reconciliation_required is still true: %s", f.StatusRelease, f.StatusPosition)
 	case f.StatusPending:
-		add("status", false, "release %s, but additional_reconciliation_required is still true: a pass is pending", f.StatusRelease)
+		add("status", false, "release %s, but additional_reconciliation_required is still true: %s", f.StatusRelease, cmp.Or(f.StatusPosition, "a pass is pending"))
 	default:
 		add("status", true, "release %s, no pass pending", f.StatusRelease)
 	}

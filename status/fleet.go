@@ -318,7 +318,7 @@ func (r FleetRow) transitionCell() string {
 		return "fresh install"
 	case !t.PassKnown:
 		return "not placed"
-	case t.PassesDone >= t.Passes:
+	case t.Done():
 		return "done"
 	}
 	return fmt.Sprintf("%d of %d passes done", t.PassesDone, t.Passes)

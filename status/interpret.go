@@ -123,6 +123,10 @@ type Transition struct {
 	NextValues map[string]string `json:"nextValues,omitempty"`
 }
 
+// Done reports whether the release is placed at the end of the plan: every
+// pass of it done (none, when it is on the target).
+func (t *Transition) Done() bool { return t.PassKnown && t.PassesDone >= t.Passes }
+
 // Line is the transition in one line, as status and reconcile print it:
 // "Transition to 1.6 (route 1.4 → 1.6): pass 1 of 2 done; next: …".
 func (t *Transition) Line() string {

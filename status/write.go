@@ -141,9 +141,9 @@ func (r Report) next() string {
 		return sel.Command("reconcile")
 	case r.PassPending || r.InProgress:
 		return "wait, then check again: " + sel.Command("status")
-	case r.Transition != nil && StateOf(r) == StateDone && r.InstalledRelease.Short() == r.Transition.Target:
-		// Placed in the plan to --to, on it, and the last release finished: as
-		// plan -A says of such a release.
+	case r.Transition != nil && r.Transition.Done() && StateOf(r) == StateDone:
+		// At the end of the plan to --to, and the last release finished:
+		// as plan -A says of such a release.
 		return "none: the release is on " + r.Transition.Target
 	case !r.InstalledRelease.IsZero() && sel.HasState():
 		// plan reads the installed release from the same file.
