@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,7 +15,6 @@ import (
 	"k8s.io/klog/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
@@ -25,8 +22,8 @@ import (
 
 // Exit codes, the contract of docs/cli.md.
 const (
-	exitOK       = 0
-	exitError    = 1
+	exitOK       = cliapp.ExitOK
+	exitError    = cliapp.ExitError
 	exitBlocked  = 2
 	exitGateFail = 3
 	exitHeld     = 4
@@ -38,125 +35,37 @@ var (
 	commit  = ""
 )
 
-// exitError carries an exit code through urfave/cli, which would otherwise
-// lose it when wrapped.
-type codeError struct {
-	code int
-	err  error
-}
-
-func (e *codeError) Error() string {
-	if e.err == nil {
-		return ""
-	}
-	return e.err.Error()
-}
-func (e *codeError) Unwrap() error { return e.err }
-func (e *codeError) ExitCode() int { return e.code }
-
 // withCode returns an error that makes run exit with code; a nil err exits
 // silently.
-func withCode(code int, err error) error { return &codeError{code: code, err: err} }
+func withCode(code int, err error) error { return cliapp.WithCode(code, err) }
 
 // outcomeExit is the exit of every command that computed its result: the
 // exit code of the outcome (action.Outcome.ExitCode), silently.
 func outcomeExit(o action.Outcome) error { return withCode(o.ExitCode(), nil) }
 
-// env carries what the commands may read of the process environment, so
-// tests run them in-process.
-type env struct {
-	stdout, stderr io.Writer
-	// stdin is what an input named "-" reads; read once per process.
-	stdin io.Reader
-	// stdinRead is set once an input named "-" was read.
-	stdinRead bool
-	// stdinCatalog is the catalog --catalog - read.
-	stdinCatalog *catalog.Catalog
-	getenv       func(string) string
-	// today is the default --as-of date.
-	today time.Time
-	// dir resolves relative paths given on the command line; empty means
-	// the process's working directory.
-	dir string
-	// maxInput is the size limit of every input file (--max-input-size).
-	maxInput int64
-	// requestTimeout bounds each API request (--request-timeout).
-	requestTimeout time.Duration
-	// as and asGroups are impersonated by every request (--as, --as-group).
-	as       string
-	asGroups []string
-	// args is the command line the run was given, which a budgeted
-	// command hands to its child.
-	args []string
-	// marks is true when the table may carry Unicode status marks (✔, ✘):
-	// standard output is a terminal and NO_COLOR is unset (see
-	// terminalMarks); plain ASCII words otherwise.
-	marks bool
-	// child runs the commands that declare the render budget (budgeted)
-	// in a child process; nil runs them in this process (the child itself,
-	// in-process tests).
-	child budgetRunner
-}
-
 // restConfig is the one kubeconfig rule of every command (kube.RESTConfig
 // over the environment of the command line) with --as, --as-group and the
 // request timeout applied.
-func (e *env) restConfig(kubeconfig, context string) (*rest.Config, string, error) {
-	cfg, name, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.path(kubeconfig), Context: context, As: e.as, AsGroups: e.asGroups, Getenv: e.getenv})
+func restConfig(e *cliapp.Env, kubeconfig, context string) (*rest.Config, string, error) {
+	cfg, name, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.Path(kubeconfig), Context: context, As: e.As, AsGroups: e.AsGroups, Getenv: e.Getenv})
 	if err != nil {
 		return nil, "", err
 	}
-	cfg.Timeout = e.requestTimeout
+	cfg.Timeout = e.RequestTimeout
 	return cfg, name, nil
 }
-
-// readFile reads an input file named by flag (such as "--status"): a
-// regular file within --max-input-size, or standard input for "-" (once:
-// a second "-" is refused). The error names the flag.
-func (e *env) readFile(flag, name string) ([]byte, error) {
-	data, err := e.read(name)
-	if err != nil {
-		if name == fileio.StdinName {
-			flag += " -"
-		}
-		return nil, fmt.Errorf("%s: %w", flag, err)
-	}
-	return data, nil
-}
-
-// read is readFile without the flag in the error.
-func (e *env) read(name string) ([]byte, error) {
-	if name != fileio.StdinName {
-		return fileio.ReadFile(e.path(name), e.maxInput)
-	}
-	if e.stdinRead {
-		return nil, errors.New("standard input was already read; only one input may be -")
-	}
-	e.stdinRead = true
-	return fileio.ReadStdin(e.stdin, e.maxInput)
-}
-
-// dirFS is the directory root given on the command line as a file system
-// that reads only regular files within --max-input-size.
-func (e *env) dirFS(root string) fs.FS { return fileio.DirFS(e.path(root), e.maxInput) }
-
-// path resolves a path given on the command line.
-func (e *env) path(p string) string {
-	if e.dir == "" || p == "" || filepath.IsAbs(p) {
-		return p
-	}
-	return filepath.Join(e.dir, p)
-}
-
-type envKey struct{}
-
-func envOf(c *cli.Context) *env { return c.Context.Value(envKey{}).(*env) }
 
 // run builds the application and runs it, returning the exit code.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	e := newEnv("", stdout, stderr, getenv)
-	e.stdin = os.Stdin
+	e.Stdin = os.Stdin
 	return runEnv(ctx, e, args)
+}
+
+// newEnv is the environment of a run (cliapp.NewEnv) on this process's
+// clock.
+func newEnv(dir string, stdout, stderr io.Writer, getenv func(string) string) *cliapp.Env {
+	return cliapp.NewEnv(dir, stdout, stderr, getenv, time.Now)
 }
 
 // runIn is run with relative paths resolved against dir and no standard
@@ -165,16 +74,11 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 	return runEnv(ctx, newEnv(dir, stdout, stderr, getenv), args)
 }
 
-// newEnv is the environment of a run: today is the current day (UTC).
-func newEnv(dir string, stdout, stderr io.Writer, getenv func(string) string) *env {
-	return &env{stdout: stdout, stderr: stderr, getenv: getenv, today: time.Now().UTC().Truncate(24 * time.Hour), dir: dir, maxInput: fileio.DefaultMaxSize, requestTimeout: defaultRequestTimeout}
-}
-
 // runEnv runs the application in environment e. A panic of the command is
 // an operational error (1, one line), never a gate code.
-func runEnv(ctx context.Context, e *env, args []string) (code int) {
-	stdout, stderr := e.stdout, e.stderr
-	e.args = args
+func runEnv(ctx context.Context, e *cliapp.Env, args []string) (code int) {
+	stdout, stderr := e.Stdout, e.Stderr
+	e.Args = args
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "sylva-planner: internal error: %v\n", strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
@@ -195,7 +99,7 @@ func runEnv(ctx context.Context, e *env, args []string) (code int) {
 	}
 	args, err := cliapp.NormalizeArgs(app, args)
 	if err == nil {
-		err = app.RunContext(context.WithValue(ctx, envKey{}, e), args)
+		err = app.RunContext(cliapp.WithEnv(ctx, e), args)
 	} else {
 		err = withCode(exitError, err)
 	}
@@ -262,8 +166,8 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 		OnUsageError: usageError,
 	}
 	cliapp.SetUsageErrors(app.Commands, usageError)
-	withConnectionFlags(app.Commands)
-	withOutputEnv(app.Commands)
+	cliapp.WithConnectionFlags(app.Commands)
+	cliapp.WithOutputEnv(app.Commands)
 	cliapp.OneStdin(app.Commands, fileio.StdinName, func(err error) error { return withCode(exitError, err) })
 	return app
 }
@@ -274,7 +178,7 @@ func setLimits(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("--max-input-size: %w", err))
 	}
-	envOf(c).maxInput = n
+	cliapp.EnvOf(c).MaxInput = n
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/urfave/cli/v2"
 
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/renderchild"
 )
 
@@ -24,7 +25,7 @@ import (
 const testMainEnv = "SYLVA_PLANNER_TEST_MAIN"
 
 // The test binary is also the budgeted child of the commands the tests
-// run (childRunner starts os.Executable again with renderchild.Env), and the
+// run (cliapp.ChildRunner starts os.Executable again with renderchild.Env), and the
 // main process of the tests that start one: main runs before the tests do.
 func init() {
 	if os.Getenv(renderchild.Env) != "" || os.Getenv(testMainEnv) != "" {
@@ -35,9 +36,9 @@ func init() {
 // scriptChild runs the budgeted commands of a script in a child process,
 // this test binary, as the binary does: the child gets the script's HOME,
 // KUBECONFIG and output format, and the script's day as its --as-of.
-func scriptChild(ts *testscript.TestScript) budgetRunner {
-	r := newChildRunner()
-	replaced := map[string]string{"HOME": ts.Getenv("HOME"), "KUBECONFIG": ts.Getenv("KUBECONFIG"), outputEnv: ts.Getenv(outputEnv), "SYLVA_PLANNER_AS_OF": scriptToday.Format(time.DateOnly)}
+func scriptChild(ts *testscript.TestScript) cliapp.BudgetRunner {
+	r := cliapp.NewChildRunner(exitHeld)
+	replaced := map[string]string{"HOME": ts.Getenv("HOME"), "KUBECONFIG": ts.Getenv("KUBECONFIG"), cliapp.OutputEnv: ts.Getenv(cliapp.OutputEnv), "SYLVA_PLANNER_AS_OF": scriptToday.Format(time.DateOnly)}
 	r.Environ = slices.DeleteFunc(r.Environ, func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
 		_, ok := replaced[k]
@@ -55,7 +56,7 @@ func scriptChild(ts *testscript.TestScript) budgetRunner {
 // of starting a child.
 type recordingRunner struct{ got []renderchild.Budget }
 
-func (r *recordingRunner) run(_ context.Context, _ *env, b renderchild.Budget) error {
+func (r *recordingRunner) Run(_ context.Context, _ *cliapp.Env, b renderchild.Budget) error {
 	r.got = append(r.got, b)
 	return nil
 }
@@ -89,7 +90,7 @@ func TestBudgetIsDeclaredByTheCommandsThatRunTemplates(t *testing.T) {
 			r := &recordingRunner{}
 			var out, errOut bytes.Buffer
 			e := newEnv(t.TempDir(), &out, &errOut, func(string) string { return "" })
-			e.child = r
+			e.Child = r
 			runEnv(context.Background(), e, append([]string{"sylva-planner"}, tt.args...))
 			if !slices.Equal(r.got, tt.want) {
 				t.Errorf("budgets %v, want %v (stderr %q)", r.got, tt.want, errOut.String())
@@ -130,7 +131,7 @@ func TestBudgetBadFlagValuesAreOneLine(t *testing.T) {
 			r := &recordingRunner{}
 			var out, errOut bytes.Buffer
 			e := newEnv(t.TempDir(), &out, &errOut, func(string) string { return "" })
-			e.child = r
+			e.Child = r
 			code := runEnv(context.Background(), e, []string{"sylva-planner", "values", "render", "-f", "v.yaml", tt.flag, tt.value})
 			if code != exitError || len(r.got) > 0 || strings.Count(errOut.String(), "\n") != 1 || !strings.Contains(errOut.String(), tt.want) {
 				t.Errorf("exit %d, budgets %v, stderr %q; want 1, none, one line with %q", code, r.got, errOut.String(), tt.want)

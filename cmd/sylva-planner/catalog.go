@@ -12,6 +12,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 )
 
@@ -19,9 +20,6 @@ import (
 // A catalog read from standard input is kept for the next call.
 func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 	name := c.String("catalog")
-	if e := envOf(c); name == fileio.StdinName && e.stdinCatalog != nil {
-		return e.stdinCatalog, nil
-	}
 	switch name {
 	case "":
 		cat, err := catalog.Default()
@@ -30,7 +28,7 @@ func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 		}
 		return cat, nil
 	case fileio.StdinName:
-		data, err := envOf(c).readFile("--catalog", name)
+		data, err := cliapp.EnvOf(c).ReadFile("--catalog", name)
 		if err != nil {
 			return nil, err
 		}
@@ -38,10 +36,9 @@ func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--catalog -: %w", err)
 		}
-		envOf(c).stdinCatalog = cat
 		return cat, nil
 	}
-	abs, err := filepath.Abs(envOf(c).path(name))
+	abs, err := filepath.Abs(cliapp.EnvOf(c).Path(name))
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +46,7 @@ func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 		// Named whole: the catalog reads its base name within its folder.
 		return nil, fmt.Errorf("--catalog %s: %w; give a catalog file (sylva-planner catalog list -o yaml > catalog.yaml writes one)", name, err)
 	}
-	cat, err := catalog.LoadFile(fileio.DirFS(filepath.Dir(abs), envOf(c).maxInput), filepath.Base(abs))
+	cat, err := catalog.LoadFile(fileio.DirFS(filepath.Dir(abs), cliapp.EnvOf(c).MaxInput), filepath.Base(abs))
 	if err != nil {
 		return nil, fmt.Errorf("--catalog %s: %w", name, err)
 	}
@@ -61,14 +58,14 @@ func catalogCommand() *cli.Command {
 		Name:  "catalog",
 		Usage: "show the release catalog the plans are computed from (alone: catalog list)",
 		// Alone, with or without -o, it is catalog list.
-		Flags:     []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
+		Flags:     []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
 		Action:    catalogList,
 		ArgsUsage: " ",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "list",
 				Usage:     "list the releases of the catalog",
-				Flags:     []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
+				Flags:     []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
 				Action:    catalogList,
 				ArgsUsage: " ",
 			},
@@ -76,7 +73,7 @@ func catalogCommand() *cli.Command {
 				Name:      "show",
 				Usage:     "show what one release ships",
 				ArgsUsage: "RELEASE",
-				Flags:     []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
+				Flags:     []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
 				Action:    catalogShow,
 			},
 			catalogImportCommand(),
@@ -94,7 +91,7 @@ func catalogList(c *cli.Context) error {
 	}
 	// The whole catalog in one document that --catalog reads back.
 	l := action.CatalogList{Catalog: cat}
-	return writeOutput(c, documentWriters(l.WriteTable, l.Document(md)))
+	return cliapp.WriteOutput(c, cliapp.DocumentWriters(l.WriteTable, l.Document(md)))
 }
 
 func catalogShow(c *cli.Context) error {
@@ -109,21 +106,21 @@ func catalogShow(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	return writeOutput(c, documentWriters(doc.WriteTable, doc))
+	return cliapp.WriteOutput(c, cliapp.DocumentWriters(doc.WriteTable, doc))
 }
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
 		Usage: "print the tool and catalog versions",
-		Flags: []cli.Flag{catalogFlag(), outputFlag(formatTable, formatJSON, formatYAML)},
+		Flags: []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
 		Action: func(c *cli.Context) error {
 			cat, md, err := catalogMetadata(c)
 			if err != nil {
 				return withCode(exitError, err)
 			}
 			doc := action.NewVersion(md, action.ToolVersion{Version: toolVersionString(), Commit: commitString(), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}, cat)
-			return writeOutput(c, documentWriters(doc.WriteTable, doc))
+			return cliapp.WriteOutput(c, cliapp.DocumentWriters(doc.WriteTable, doc))
 		},
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 func catalogImportCommand() *cli.Command {
@@ -32,7 +33,7 @@ func catalogImportCommand() *cli.Command {
 			&cli.StringFlag{Name: "sylva-core", Usage: "a sylva-core git checkout or clone `DIR` (required)", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},
 			&cli.StringSliceFlag{Name: "ref", Usage: "a tag or branch to read, as `REF` or REF=RELEASE (repeatable; default: every release tag and branch, and main)"},
 			&cli.StringFlag{Name: "update", Usage: "rewrite the imported blocks of this ReleaseCatalog `FILE`", TakesFile: true},
-			outputFlag(formatTable, formatJSON, formatYAML),
+			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
 			catalogFlag(),
 		},
 		Action: catalogImport,
@@ -48,13 +49,13 @@ func catalogImport(c *cli.Context) error {
 		// whole help: a usage error is one line.
 		return usageError(c, errors.New("--sylva-core is required: give a sylva-core git checkout, for example --sylva-core ../sylva-core"), true)
 	}
-	e := envOf(c)
+	e := cliapp.EnvOf(c)
 	req := action.CatalogImportRequest{
-		SylvaCore: c.String("sylva-core"), SylvaCorePath: e.path(c.String("sylva-core")),
+		SylvaCore: c.String("sylva-core"), SylvaCorePath: e.Path(c.String("sylva-core")),
 		Refs: c.StringSlice("ref"), Update: c.String("update"),
 	}
 	if req.Update != "" {
-		req.UpdatePath = e.path(req.Update)
+		req.UpdatePath = e.Path(req.Update)
 	}
 	var err error
 	if req.Catalog, err = loadCatalog(c); err != nil {
@@ -68,7 +69,7 @@ func catalogImport(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	if req.Update != "" {
-		fmt.Fprintf(e.stderr, "updated %s: %s\n", req.Update, strings.Join(rep.Updated, ", "))
+		fmt.Fprintf(e.Stderr, "updated %s: %s\n", req.Update, strings.Join(rep.Updated, ", "))
 	}
-	return writeOutput(c, documentWriters(rep.WriteTable, rep))
+	return cliapp.WriteOutput(c, cliapp.DocumentWriters(rep.WriteTable, rep))
 }

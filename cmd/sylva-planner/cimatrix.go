@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 func ciMatrixCommand() *cli.Command {
@@ -35,8 +36,8 @@ func ciMatrixCommand() *cli.Command {
 			&cli.StringFlag{Name: "infra", Usage: "with --sylva-core: the infrastructure template the jobs extend (.`NAME`) and name", Value: "capo"},
 			&cli.StringFlag{Name: "bootstrap", Usage: "with --sylva-core: the bootstrap provider the jobs name (`NAME`: kadm, rke2, ck8s); the default, kadm, is kubeadm, the bootstrap provider every command plans for by default", Value: "kadm"},
 			&cli.StringFlag{Name: "os", Usage: "with --sylva-core: the node OS the jobs name (`NAME`: ubuntu, suse)", Value: "ubuntu"},
-			outputFlag(formatGitLabCI, formatJSON, formatYAML, formatMarkdown),
-			asOfFlag(),
+			cliapp.OutputFlag(cliapp.FormatGitLabCI, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown),
+			cliapp.AsOfFlag(),
 			catalogFlag(),
 		},
 		Action: ciMatrixAction,
@@ -47,30 +48,30 @@ func ciMatrixAction(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	e := envOf(c)
+	e := cliapp.EnvOf(c)
 	req := action.CIMatrixRequest{
 		Target: c.String("target"), SylvaCore: c.String("sylva-core"),
 		Extends: c.String("extends"), Infra: c.String("infra"), Bootstrap: c.String("bootstrap"), OS: c.String("os"),
 		ToolVersion: version,
 	}
 	var err error
-	if req.AsOf, err = asOfOf(c); err != nil {
+	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
 		return withCode(exitError, err)
 	}
 	if req.Catalog, err = loadCatalog(c); err != nil {
 		return withCode(exitError, err)
 	}
 	if req.SylvaCore != "" {
-		req.SylvaCorePath = e.path(req.SylvaCore)
+		req.SylvaCorePath = e.Path(req.SylvaCore)
 	}
 	res, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintln(e.stderr, w)
+		fmt.Fprintln(e.Stderr, w)
 	}
 	m := res.Matrix
 	gitlab := func(w io.Writer) error { return m.WriteGitLabCI(w, req.Extends) }
-	return writeOutput(c, writers{formatGitLabCI: gitlab, formatJSON: m.WriteJSON, formatYAML: m.WriteYAML, formatMarkdown: m.WriteMarkdown})
+	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatGitLabCI: gitlab, cliapp.FormatJSON: m.WriteJSON, cliapp.FormatYAML: m.WriteYAML, cliapp.FormatMarkdown: m.WriteMarkdown})
 }

@@ -33,7 +33,7 @@ func completionCommand() *cli.Command {
 			if !ok {
 				return withCode(exitError, &cliapp.UsageError{Msg: fmt.Sprintf("unknown shell %q (valid: bash, zsh, fish)", c.Args().First()), Hint: "sylva-planner completion"})
 			}
-			_, err := io.WriteString(envOf(c).stdout, script)
+			_, err := io.WriteString(cliapp.EnvOf(c).Stdout, script)
 			return err
 		},
 	}

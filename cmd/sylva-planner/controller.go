@@ -12,6 +12,7 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -31,7 +32,7 @@ func controllerCommand() *cli.Command {
 			"Example: sylva-planner controller --all-namespaces --leader-elect",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			namespaceFlag("watch only the release `NAMESPACES` (comma-separated; each needs a RoleBinding, see docs/deploy.md)", ""),
+			cliapp.NamespaceFlag("watch only the release `NAMESPACES` (comma-separated; each needs a RoleBinding, see docs/deploy.md)", ""),
 			&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "watch every namespace"},
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}},
@@ -43,7 +44,7 @@ func controllerCommand() *cli.Command {
 			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}},
 			&cli.StringFlag{Name: "to", Usage: "also export the upgrade gate's gauges (sylva_planner_upgrade_blocked, …) per namespace for an upgrade from its installed release to `RELEASE`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
 			catalogFlag(),
-			kubeconfigFlag(),
+			cliapp.KubeconfigFlag(),
 		},
 		Action: controllerAction,
 	}
@@ -64,8 +65,8 @@ func controllerAction(c *cli.Context) error {
 	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
 		return usageError(c, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.String("log-level")), true)
 	}
-	e := envOf(c)
-	log := logr.FromSlogHandler(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	e := cliapp.EnvOf(c)
+	log := logr.FromSlogHandler(slog.NewJSONHandler(e.Stderr, &slog.HandlerOptions{Level: level}))
 	// controller-runtime's own packages log through its global logger.
 	ctrllog.SetLogger(log)
 	// Until the manager is built, client-go's own log of a failing API
@@ -73,7 +74,7 @@ func controllerAction(c *cli.Context) error {
 	// says what failed: it logs from then on.
 	klog.SetLogger(logr.Discard())
 
-	cfg, contextName, err := e.restConfig(c.String("kubeconfig"), c.String("context"))
+	cfg, contextName, err := restConfig(e, c.String("kubeconfig"), c.String("context"))
 	if err != nil {
 		return withCode(exitError, err)
 	}

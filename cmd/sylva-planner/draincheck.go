@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
@@ -29,12 +30,12 @@ func drainCheckCommand() *cli.Command {
 			"Example: sylva-planner drain-check --context kind-mgmt --prod-namespaces '*-prod,prod-*'",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			kubeconfigFlag(),
+			cliapp.KubeconfigFlag(),
 			&cli.StringFlag{Name: "inventory", Usage: "read manifests from `DIR` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 			prodNamespacesFlag(),
 			&cli.StringFlag{Name: "kubernetes", Usage: "also report API versions removed at or before Kubernetes `MINOR` (for example 1.32)"},
 			&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed"},
-			outputFlag(formatTable, formatJSON, formatYAML),
+			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
 		},
 		Action: drainCheckAction,
 	}
@@ -44,7 +45,7 @@ func drainCheckAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usageError(c, fmt.Errorf("drain-check takes no argument, got %q", c.Args().First()), true)
 	}
-	e := envOf(c)
+	e := cliapp.EnvOf(c)
 	kubeconfig, kubeContext, dir := c.String("kubeconfig"), c.String("context"), c.String("inventory")
 	// Live unless --inventory: the kubeconfig rule finds the cluster.
 	isLive := dir == ""
@@ -81,7 +82,7 @@ func drainCheckAction(c *cli.Context) error {
 	if _, rep.Metadata, err = catalogMetadata(c); err != nil {
 		return withCode(exitError, err)
 	}
-	if err := writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: rep.WriteTable, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}
 	return outcomeExit(action.DrainOutcome(rep, c.Bool("allow-incomplete")))

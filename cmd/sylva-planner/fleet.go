@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -39,13 +40,13 @@ func planAllNamespacesFlag() *cli.BoolFlag {
 
 // fleetFile is a List of every namespace's objects in a file named by flag.
 type fleetFile struct {
-	e           *env
+	e           *cliapp.Env
 	flag, name  string
 	helmRelease string
 }
 
 func (s fleetFile) Fleet(context.Context) ([]status.FleetEntry, error) {
-	data, err := s.e.readFile(s.flag, s.name)
+	data, err := s.e.ReadFile(s.flag, s.name)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func (s fleetFile) Fleet(context.Context) ([]status.FleetEntry, error) {
 
 func (s fleetFile) Input() string { return "status " + filepath.ToSlash(s.name) }
 
-func fleetSourceOf(e *env, o statusOptions) action.FleetSource {
+func fleetSourceOf(e *cliapp.Env, o statusOptions) action.FleetSource {
 	if o.file != "" {
 		return fleetFile{e: e, flag: cmp.Or(o.fileFlag, "--file"), name: o.file, helmRelease: o.helmRelease}
 	}
@@ -97,19 +98,19 @@ func statusFleetAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	asOf, err := asOfOf(c)
+	asOf, err := cliapp.AsOfOf(c)
 	if err != nil {
 		return withCode(exitError, err)
 	}
 	req := action.FleetStatusRequest{
-		Source: fleetSourceOf(envOf(c), o), Selection: selectionOf(c), Metadata: md,
+		Source: fleetSourceOf(cliapp.EnvOf(c), o), Selection: selectionOf(c), Metadata: md,
 		To: target, Catalog: cat, AsOf: asOf, ToolVersion: version,
 	}
 	fleet, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	return writeOutput(c, writers{formatTable: fleet.WriteTable, formatJSON: fleet.WriteJSON, formatYAML: fleet.WriteYAML})
+	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: fleet.WriteTable, cliapp.FormatJSON: fleet.WriteJSON, cliapp.FormatYAML: fleet.WriteYAML})
 }
 
 // planFleetAction is plan -A: each release found planned as plan --live
@@ -126,9 +127,9 @@ func planFleetAction(c *cli.Context) error {
 			return usageError(c, fmt.Errorf("--%s does not go with --all-namespaces: each release is planned from its own status", name), true)
 		}
 	}
-	e := envOf(c)
+	e := cliapp.EnvOf(c)
 	opts := gateOptionsOf(c)
-	if opts.output != formatTable && opts.output != formatJSON && opts.output != formatYAML {
+	if opts.output != cliapp.FormatTable && opts.output != cliapp.FormatJSON && opts.output != cliapp.FormatYAML {
 		return usageError(c, fmt.Errorf("--output %s does not go with --all-namespaces: give table, json or yaml", opts.output), true)
 	}
 	if opts.to == "" {
@@ -166,7 +167,7 @@ func planFleetAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := writeAs(c, opts.output, writers{formatTable: fp.WriteTable, formatJSON: fp.WriteJSON, formatYAML: fp.WriteYAML}); err != nil {
+	if err := cliapp.WriteAs(c, opts.output, cliapp.Writers{cliapp.FormatTable: fp.WriteTable, cliapp.FormatJSON: fp.WriteJSON, cliapp.FormatYAML: fp.WriteYAML}); err != nil {
 		return err
 	}
 	if err := writeMetrics(e, opts.metricsFile, func(w io.Writer) error { return gatemetrics.WriteFleet(w, plans) }); err != nil {

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/renderchild"
 )
@@ -61,8 +62,8 @@ func main() {
 	// The commands that run templates (budgeted) run in a child within the
 	// render budget.
 	e := newEnv("", os.Stdout, os.Stderr, os.Getenv)
-	e.stdin = os.Stdin
-	e.marks = terminalMarks(os.Stdout, os.Getenv)
-	e.child = newChildRunner()
+	e.Stdin = os.Stdin
+	e.Marks = cliapp.TerminalMarks(os.Stdout, os.Getenv)
+	e.Child = cliapp.NewChildRunner(exitHeld)
 	os.Exit(runEnv(ctx, e, os.Args))
 }

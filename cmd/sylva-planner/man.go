@@ -32,7 +32,7 @@ func manCommand() *cli.Command {
 			if err != nil {
 				return withCode(exitError, err)
 			}
-			dir := envOf(c).path(c.Args().First())
+			dir := cliapp.EnvOf(c).Path(c.Args().First())
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return withCode(exitError, err)
 			}
@@ -41,7 +41,7 @@ func manCommand() *cli.Command {
 					return withCode(exitError, err)
 				}
 			}
-			fmt.Fprintf(envOf(c).stderr, "wrote %d man pages into %s\n", len(pages), c.Args().First())
+			fmt.Fprintf(cliapp.EnvOf(c).Stderr, "wrote %d man pages into %s\n", len(pages), c.Args().First())
 			return nil
 		},
 	}

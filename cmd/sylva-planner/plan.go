@@ -12,6 +12,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/live"
@@ -39,7 +40,7 @@ func planCommand() *cli.Command {
 		Usage:       "compute the reconciliation passes that take a cluster from one Sylva release to another",
 		Description: planHelp,
 		ArgsUsage:   " ",
-		Flags:       append(gateFlags(), outputFlag(formatTable, formatJSON, formatYAML, formatMarkdown), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector; with -A, labelled by namespace", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}, planAllNamespacesFlag()),
+		Flags:       append(gateFlags(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector; with -A, labelled by namespace", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}, planAllNamespacesFlag()),
 		Action: func(c *cli.Context) error {
 			if c.Bool("all-namespaces") {
 				return planFleetAction(c)
@@ -60,7 +61,7 @@ func reportCommand() *cli.Command {
 			"lists the inputs read. Exit codes as for plan.\n\n" +
 			"Example: sylva-planner report --from 1.4 --to 1.6 -o html > report.html",
 		ArgsUsage: " ",
-		Flags:     append(gateFlags(), outputFlag(formatMarkdown, formatHTML, formatJSON, formatYAML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
+		Flags:     append(gateFlags(), cliapp.OutputFlag(cliapp.FormatMarkdown, cliapp.FormatHTML, cliapp.FormatJSON, cliapp.FormatYAML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
 		Action:    func(c *cli.Context) error { return gateAction(c, true) },
 	}
 }
@@ -73,7 +74,7 @@ func planFlags() []cli.Flag {
 		&cli.StringFlag{Name: "to", Usage: "Sylva release to go to, for example `1.6`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
 		&cli.StringFlag{Name: "bootstrap-provider", Usage: "Cluster API bootstrap provider: `kubeadm` or rke2 (default: kubeadm, or rke2 when an inventory's nodes run RKE2)", EnvVars: []string{"SYLVA_PLANNER_BOOTSTRAP_PROVIDER"}},
 		&cli.StringFlag{Name: "workers", Usage: "Kubernetes `MINOR` the workers run, when it differs from the management minor of --from"},
-		asOfFlag(),
+		cliapp.AsOfFlag(),
 		catalogFlag(),
 	}
 }
@@ -83,9 +84,9 @@ func gateFlags() []cli.Flag {
 	return append(append(planFlags(), liveFlags()...),
 		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets)", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (instead of --from); a further pass it asks for is planned from where its hop started, with the passes done marked", TakesFile: true},
-		liveFlag("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
-		kubeconfigFlag(),
-		namespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace),
+		cliapp.LiveFlag("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
+		cliapp.KubeconfigFlag(),
+		cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace),
 		severityFailOnFlag(),
 		&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}},
 		&cli.StringFlag{Name: "baseline", Usage: "a previous JSON report (`FILE`): findings it already had do not fail the gate again", EnvVars: []string{"SYLVA_PLANNER_BASELINE"}, TakesFile: true},
@@ -100,7 +101,7 @@ type gateOptions struct {
 	live                        statusOptions
 	baseline, suppressions      string
 	metricsFile                 string
-	output                      format
+	output                      cliapp.Format
 	failOn                      action.FailOn
 	allowIncomplete             bool
 }
@@ -111,7 +112,7 @@ func gateOptionsOf(c *cli.Context) gateOptions {
 		inventory: c.String("inventory"), statusFile: c.String("status"),
 		live:     statusOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), namespace: c.String("namespace"), helmRelease: status.DefaultHelmRelease},
 		baseline: c.String("baseline"), suppressions: c.String("suppressions"), metricsFile: c.String("metrics-file"),
-		output: outputOf(c), failOn: failOnOf(c), allowIncomplete: c.Bool("allow-incomplete"),
+		output: cliapp.OutputOf(c), failOn: failOnOf(c), allowIncomplete: c.Bool("allow-incomplete"),
 	}
 }
 
@@ -119,7 +120,7 @@ func gateAction(c *cli.Context, report bool) error {
 	if c.Args().Len() > 0 {
 		return usageError(c, fmt.Errorf("%s takes no argument, got %q (use --from and --to)", c.Command.Name, c.Args().First()), true)
 	}
-	e := envOf(c)
+	e := cliapp.EnvOf(c)
 	opts := gateOptionsOf(c)
 	if opts.from != "" && opts.statusFile != "" {
 		// The status would otherwise go unread, and with it a pass of a
@@ -141,7 +142,7 @@ func gateAction(c *cli.Context, report bool) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := writeAs(c, opts.output, planWriters(p, report)); err != nil {
+	if err := cliapp.WriteAs(c, opts.output, planWriters(p, report)); err != nil {
 		return err
 	}
 	if err := writeMetrics(e, opts.metricsFile, func(w io.Writer) error { return gatemetrics.Write(w, p) }); err != nil {
@@ -153,7 +154,7 @@ func gateAction(c *cli.Context, report bool) error {
 // writeMetrics writes the gauges write gives to --metrics-file name (none
 // when empty), atomically, once the result is on stdout: a failed write
 // leaves the previous metrics in place.
-func writeMetrics(e *env, name string, write func(io.Writer) error) error {
+func writeMetrics(e *cliapp.Env, name string, write func(io.Writer) error) error {
 	if name == "" {
 		return nil
 	}
@@ -161,7 +162,7 @@ func writeMetrics(e *env, name string, write func(io.Writer) error) error {
 	if err := write(&buf); err != nil {
 		return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
 	}
-	if err := fileio.WriteFile(e.path(name), buf.Bytes(), 0o644); err != nil {
+	if err := fileio.WriteFile(e.Path(name), buf.Bytes(), 0o644); err != nil {
 		return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
 	}
 	return nil
@@ -170,14 +171,14 @@ func writeMetrics(e *env, name string, write func(io.Writer) error) error {
 // planRequest turns the flags into the request of action.PlanRequest.Run: the sources
 // they name, and the suppressions and baseline files read. Errors name the
 // flag.
-func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions) (action.PlanRequest, error) {
+func planRequest(c *cli.Context, e *cliapp.Env, cat *catalog.Catalog, opts gateOptions) (action.PlanRequest, error) {
 	req := action.PlanRequest{
 		Catalog: cat, CatalogInput: catalogInput(c),
 		From: opts.from, To: opts.to, Workers: opts.workers, Provider: opts.provider,
 		ToolVersion: version, ProdNamespaces: prodNamespaces(c),
 	}
 	// Offline unless asked: KUBECONFIG alone does not make plan live.
-	isLive := liveAsked(c)
+	isLive := cliapp.LiveAsked(c)
 	switch {
 	case opts.statusFile != "":
 		o := opts.live
@@ -214,12 +215,12 @@ func planRequest(c *cli.Context, e *env, cat *catalog.Catalog, opts gateOptions)
 
 // parseFile reads the file given with flag (none when name is empty) and
 // parses it; the error names the flag and the file.
-func parseFile[T any](e *env, flag, name string, parse func([]byte) (T, error)) (T, error) {
+func parseFile[T any](e *cliapp.Env, flag, name string, parse func([]byte) (T, error)) (T, error) {
 	var zero T
 	if name == "" {
 		return zero, nil
 	}
-	data, err := e.read(name)
+	data, err := e.Read(name)
 	if err == nil {
 		var v T
 		if v, err = parse(data); err == nil {
@@ -231,11 +232,11 @@ func parseFile[T any](e *env, flag, name string, parse func([]byte) (T, error)) 
 
 // planWriters write a plan in each format of plan, or of report: the same
 // document in JSON and YAML, the report for people in Markdown and HTML.
-func planWriters(p *planner.Plan, report bool) writers {
+func planWriters(p *planner.Plan, report bool) cliapp.Writers {
 	if report {
-		return writers{formatMarkdown: p.WriteReportMarkdown, formatHTML: p.WriteReportHTML, formatJSON: p.WriteJSON, formatYAML: p.WriteYAML}
+		return cliapp.Writers{cliapp.FormatMarkdown: p.WriteReportMarkdown, cliapp.FormatHTML: p.WriteReportHTML, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML}
 	}
-	return writers{formatTable: p.WriteTable, formatJSON: p.WriteJSON, formatYAML: p.WriteYAML, formatMarkdown: p.WriteMarkdown}
+	return cliapp.Writers{cliapp.FormatTable: p.WriteTable, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML, cliapp.FormatMarkdown: p.WriteMarkdown}
 }
 
 // catalogInput names the catalog in a plan's header: "catalog embedded",
@@ -251,13 +252,13 @@ func catalogInput(c *cli.Context) string {
 // --metrics-file that cannot be written (before any work; the file is
 // written after stdout): the --as-of date and the catalog. Errors carry
 // their exit code.
-func gateInputs(c *cli.Context, e *env, opts gateOptions) (time.Time, *catalog.Catalog, error) {
+func gateInputs(c *cli.Context, e *cliapp.Env, opts gateOptions) (time.Time, *catalog.Catalog, error) {
 	if opts.metricsFile != "" {
-		if err := fileio.CheckOutput(e.path(opts.metricsFile)); err != nil {
+		if err := fileio.CheckOutput(e.Path(opts.metricsFile)); err != nil {
 			return time.Time{}, nil, withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
 		}
 	}
-	asOf, err := asOfOf(c)
+	asOf, err := cliapp.AsOfOf(c)
 	if err != nil {
 		return time.Time{}, nil, withCode(exitError, err)
 	}

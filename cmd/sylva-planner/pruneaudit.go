@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
@@ -47,8 +48,8 @@ func pruneAuditCommand() *cli.Command {
 				Name: "release", EnvVars: []string{"SYLVA_PLANNER_RELEASE"},
 				Usage: "Sylva release to audit for, for example `1.7` (default: read from the values)",
 			},
-			outputFlag(formatTable, formatJSON, formatYAML, formatMarkdown),
-			failOnFlag("exit 2 when a unit is at least this actionable: prunable (also blocked and malformed), malformed, never", "SYLVA_PLANNER_PRUNE_FAIL_ON",
+			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown),
+			cliapp.FailOnFlag("exit 2 when a unit is at least this actionable: prunable (also blocked and malformed), malformed, never", "SYLVA_PLANNER_PRUNE_FAIL_ON",
 				action.FailOnPrunable, action.FailOnMalformed, action.FailOnNever),
 			&cli.BoolFlag{
 				Name:  "print-schema-patch",
@@ -63,9 +64,9 @@ func pruneAuditCommand() *cli.Command {
 				Usage: "resolve the units as the sylva-units chart in `DIR` (or .tgz) does: its unit templates and gotpl interpreted with its own helpers",
 			},
 			catalogFlag(),
-		}, renderFlags()...),
+		}, cliapp.RenderFlags()...),
 		// With --chart, the chart's templates resolve the units.
-		Action: budgeted(pruneAuditAction, func(c *cli.Context) bool { return c.String("chart") != "" }),
+		Action: cliapp.Budgeted(pruneAuditAction, func(c *cli.Context) bool { return c.String("chart") != "" }),
 	}
 }
 
@@ -73,17 +74,17 @@ func pruneAuditAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
 		return usageError(c, fmt.Errorf("prune-audit takes no argument, got %q (give values files with -f)", c.Args().First()), true)
 	}
-	w := envOf(c).stdout
+	w := cliapp.EnvOf(c).Stdout
 	if c.Bool("print-schema-patch") {
-		return printSchemaPatch(w, c.String("schema"), envOf(c))
+		return printSchemaPatch(w, c.String("schema"), cliapp.EnvOf(c))
 	}
 	if c.String("schema") != "" {
 		return usageError(c, errors.New("--schema goes with --print-schema-patch"), true)
 	}
-	e := envOf(c)
+	e := cliapp.EnvOf(c)
 	req := action.PruneAuditRequest{
 		Files: c.StringSlice("values"), Release: c.String("release"),
-		ReadFile: e.read, ToolVersion: versionString(), AsOf: e.today,
+		ReadFile: e.Read, ToolVersion: versionString(), AsOf: e.Today,
 	}
 	if len(req.Files) == 0 {
 		return usageError(c, errors.New("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml"), true)
@@ -93,13 +94,13 @@ func pruneAuditAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	if req.Chart = c.String("chart"); req.Chart != "" {
-		req.ChartPath = e.path(req.Chart)
+		req.ChartPath = e.Path(req.Chart)
 		// As for values render --chart: the chart's interpretation
 		// allocates heavily and briefly; a larger heap between collections
 		// trades some memory for less CPU.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
-		if p := startProgress(c, "prune-audit --chart"); p != nil {
-			req.Progress = func(s string) { p.say("%s", s) }
+		if p := cliapp.StartProgress(c, "prune-audit --chart"); p != nil {
+			req.Progress = func(s string) { p.Say("%s", s) }
 		}
 	}
 	report, err := req.Run(c.Context)
@@ -107,19 +108,19 @@ func pruneAuditAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	report.Selection, report.ShowUnresolved = selectionOf(c), c.Bool("show-unresolved")
-	if err := writeOutput(c, writers{formatTable: report.WriteTable, formatJSON: report.WriteJSON, formatYAML: report.WriteYAML, formatMarkdown: report.WriteMarkdown}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: report.WriteTable, cliapp.FormatJSON: report.WriteJSON, cliapp.FormatYAML: report.WriteYAML, cliapp.FormatMarkdown: report.WriteMarkdown}); err != nil {
 		return err
 	}
 	return outcomeExit(action.PruneOutcome(report, failOnOf(c)))
 }
 
 // printSchemaPatch writes the schema patch, or the schema file patched.
-func printSchemaPatch(w io.Writer, schemaFile string, e *env) error {
+func printSchemaPatch(w io.Writer, schemaFile string, e *cliapp.Env) error {
 	if schemaFile == "" {
 		_, err := io.WriteString(w, units.SchemaPatch)
 		return err
 	}
-	data, err := e.readFile("--schema", schemaFile)
+	data, err := e.ReadFile("--schema", schemaFile)
 	if err != nil {
 		return withCode(exitError, fmt.Errorf("read schema (check the --schema path): %w", err))
 	}

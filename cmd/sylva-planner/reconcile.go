@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -35,18 +36,18 @@ func reconcileCommand() *cli.Command {
 			"Example: sylva-planner reconcile -n sylva-system --wait --timeout 2h",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
+			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.BoolFlag{Name: "dry-run", Usage: "decide and say what would be done, change nothing"},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "decide from the ConfigMap, Kustomization and HelmRelease in `FILE` (a List; - for standard input) instead of a cluster; needs --dry-run", TakesFile: true},
 			&cli.StringFlag{Name: "to", Usage: "also say which pass of the plan to `RELEASE` is requested (as status --to)", EnvVars: []string{"SYLVA_PLANNER_TO"}},
-			asOfFlag(),
+			cliapp.AsOfFlag(),
 			catalogFlag(),
 			&cli.BoolFlag{Name: "wait", Usage: "follow each requested pass to its end, and the passes after it"},
 			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DURATION` (exit 2)", Value: 2 * time.Hour},
 			&cli.DurationFlag{Name: "poll-interval", Usage: "time between two reads while waiting", Value: reconciler.DefaultInterval, Hidden: true},
-			kubeconfigFlag(),
-			outputFlag(formatTable, formatJSON, formatYAML),
+			cliapp.KubeconfigFlag(),
+			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
 		},
 		Action: reconcileAction,
 	}
@@ -58,12 +59,12 @@ func reconcileAction(c *cli.Context) error {
 	}
 	namespace, helmRelease := c.String("namespace"), c.String("helmrelease")
 	kubeconfig, kubeContext := c.String("kubeconfig"), c.String("context")
-	output := outputOf(c)
+	output := cliapp.OutputOf(c)
 	req := action.ReconcileRequest{
 		Target: reconciler.Target{Namespace: namespace, HelmRelease: helmRelease},
 		DryRun: c.Bool("dry-run"), Wait: c.Bool("wait"),
 		Timeout: c.Duration("timeout"), Interval: c.Duration("poll-interval"),
-		Document: output == formatJSON || output == formatYAML,
+		Document: output == cliapp.FormatJSON || output == cliapp.FormatYAML,
 	}
 	if namespace == "" {
 		return usageError(c, errors.New("--namespace must not be empty"), true)
@@ -89,18 +90,18 @@ func reconcileAction(c *cli.Context) error {
 	if st.To != "" {
 		req.Locate = st.Locate
 	}
-	e := envOf(c)
+	e := cliapp.EnvOf(c)
 	if req.Document {
 		req.OnDecision = func(r reconciler.Result, _ *status.Transition) {
 			// The decisions go into the document; warnings still go to
 			// stderr.
-			printDecision(io.Discard, e.stderr, r, req.DryRun)
+			printDecision(io.Discard, e.Stderr, r, req.DryRun)
 		}
 	} else {
 		req.OnDecision = func(r reconciler.Result, t *status.Transition) {
-			printDecision(e.stdout, e.stderr, r, req.DryRun)
+			printDecision(e.Stdout, e.Stderr, r, req.DryRun)
 			if t != nil {
-				fmt.Fprintln(e.stdout, t.Line())
+				fmt.Fprintln(e.Stdout, t.Line())
 			}
 		}
 	}
@@ -109,7 +110,7 @@ func reconcileAction(c *cli.Context) error {
 		if p.Request != "" {
 			pass = fmt.Sprintf("pass %q: ", p.Request)
 		}
-		fmt.Fprintf(e.stderr, "[%s] %s%s\n", p.Elapsed.Round(time.Second), pass, p.State)
+		fmt.Fprintf(e.Stderr, "[%s] %s%s\n", p.Elapsed.Round(time.Second), pass, p.State)
 	}
 	if req.File != "" {
 		req.Status = statusSource(e, statusOptions{file: req.File, helmRelease: helmRelease, namespace: namespace})
@@ -123,7 +124,7 @@ func reconcileAction(c *cli.Context) error {
 	doc, out, err := req.Run(c.Context)
 	if req.Document && len(doc.Decisions) > 0 {
 		// What was decided is the result, also when the wait then failed.
-		if werr := documentWriters(nil, doc)[output](e.stdout); werr != nil {
+		if werr := cliapp.DocumentWriters(nil, doc)[output](e.Stdout); werr != nil {
 			return withCode(exitError, fmt.Errorf("write the result: %w", werr))
 		}
 	}
@@ -139,8 +140,8 @@ func reconcileAction(c *cli.Context) error {
 // reconcileClient sets the Applier and Where of req: a client of the
 // cluster of kubeconfig and kubeContext, and an Event recorder to close
 // once done.
-func reconcileClient(e *env, req *action.ReconcileRequest, kubeconfig, kubeContext string) (*reconciler.OneShotRecorder, error) {
-	cfg, contextName, err := e.restConfig(kubeconfig, kubeContext)
+func reconcileClient(e *cliapp.Env, req *action.ReconcileRequest, kubeconfig, kubeContext string) (*reconciler.OneShotRecorder, error) {
+	cfg, contextName, err := restConfig(e, kubeconfig, kubeContext)
 	if err != nil {
 		return nil, err
 	}

@@ -50,10 +50,10 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"sylva-planner": func(ts *testscript.TestScript, neg bool, args []string) {
 			e := newEnv(ts.Getenv("WORK"), ts.Stdout(), ts.Stderr(), ts.Getenv)
-			e.today = scriptToday
-			e.child = scriptChild(ts) // the budgeted commands run in a child process, as in the binary
+			e.Today = scriptToday
+			e.Child = scriptChild(ts) // the budgeted commands run in a child process, as in the binary
 			if in := ts.Getenv("FEED"); in != "" {
-				e.stdin = strings.NewReader(ts.ReadFile(in))
+				e.Stdin = strings.NewReader(ts.ReadFile(in))
 				ts.Setenv("FEED", "")
 			}
 			code := runEnv(context.Background(), e, append([]string{"sylva-planner"}, args...))
@@ -69,7 +69,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"kubectl-sylva_planner": func(ts *testscript.TestScript, neg bool, args []string) {
 			// The binary as kubectl runs it for `kubectl sylva-planner`.
 			e := newEnv(ts.Getenv("WORK"), ts.Stdout(), ts.Stderr(), ts.Getenv)
-			e.today = scriptToday
+			e.Today = scriptToday
 			code := runEnv(context.Background(), e, append([]string{cliapp.PluginName}, args...))
 			ts.Setenv("LAST_EXIT", strconv.Itoa(code))
 			if (code != 0) != neg {

@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -20,14 +21,14 @@ import (
 // objects) in a file named by flag; of a List of several namespaces, those
 // of namespace (-n).
 type statusFile struct {
-	e           *env
+	e           *cliapp.Env
 	flag, name  string
 	helmRelease string
 	namespace   string
 }
 
 func (s statusFile) Observation(context.Context) (status.Observation, error) {
-	data, err := s.e.readFile(s.flag, s.name)
+	data, err := s.e.ReadFile(s.flag, s.name)
 	if err != nil {
 		return status.Observation{}, err
 	}
@@ -41,7 +42,7 @@ func (s statusFile) Observation(context.Context) (status.Observation, error) {
 func (s statusFile) Input() string { return "status " + filepath.ToSlash(s.name) }
 
 // statusSource is the status source o names: its file, or the cluster.
-func statusSource(e *env, o statusOptions) action.StatusSource {
+func statusSource(e *cliapp.Env, o statusOptions) action.StatusSource {
 	if o.file != "" {
 		flag := o.fileFlag
 		if flag == "" {
@@ -53,15 +54,15 @@ func statusSource(e *env, o statusOptions) action.StatusSource {
 }
 
 // cluster is the live cluster the connection flags name.
-func cluster(e *env, kubeconfig, context string) live.Cluster {
-	return live.Cluster{Config: func() (*rest.Config, string, error) { return e.restConfig(kubeconfig, context) }}
+func cluster(e *cliapp.Env, kubeconfig, context string) live.Cluster {
+	return live.Cluster{Config: func() (*rest.Config, string, error) { return restConfig(e, kubeconfig, context) }}
 }
 
 // manifests is the manifests directory given with flag, refused when it is
 // not a readable directory.
-func manifests(e *env, flag, dir string) (action.Manifests, error) {
-	if st, err := os.Stat(e.path(dir)); err != nil || !st.IsDir() {
+func manifests(e *cliapp.Env, flag, dir string) (action.Manifests, error) {
+	if st, err := os.Stat(e.Path(dir)); err != nil || !st.IsDir() {
 		return action.Manifests{}, fmt.Errorf("%s %s: not a readable directory", flag, dir)
 	}
-	return action.Manifests{FS: e.dirFS(dir), Dir: filepath.ToSlash(dir), Flag: flag}, nil
+	return action.Manifests{FS: e.DirFS(dir), Dir: filepath.ToSlash(dir), Flag: flag}, nil
 }

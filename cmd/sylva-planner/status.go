@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -30,13 +31,13 @@ func statusCommand() *cli.Command {
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` (- for standard input) instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
-			kubeconfigFlag(),
-			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
+			cliapp.KubeconfigFlag(),
+			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
 			&cli.StringFlag{Name: "to", Usage: "also say where the cluster stands in the plan to `RELEASE` (pass k of n) and what the next pass does", EnvVars: []string{"SYLVA_PLANNER_TO"}},
-			asOfFlag(),
+			cliapp.AsOfFlag(),
 			catalogFlag(),
-			outputFlag(formatTable, formatJSON, formatYAML),
+			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
 			statusAllNamespacesFlag(),
 		},
 		Action: statusAction,
@@ -74,7 +75,7 @@ func statusAction(c *cli.Context) error {
 	if err != nil {
 		return usageError(c, err, true)
 	}
-	req, err := statusRequest(c, statusSource(envOf(c), o))
+	req, err := statusRequest(c, statusSource(cliapp.EnvOf(c), o))
 	if err != nil {
 		return withCode(exitError, err)
 	}
@@ -82,7 +83,7 @@ func statusAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	return writeOutput(c, writers{formatTable: rep.WriteTable, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML})
+	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: rep.WriteTable, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML})
 }
 
 // statusRequest is the request of status (and the placing in the plan of
@@ -93,7 +94,7 @@ func statusRequest(c *cli.Context, src action.StatusSource) (action.StatusReques
 	if req.Catalog, err = loadCatalog(c); err != nil {
 		return req, err
 	}
-	if req.AsOf, err = asOfOf(c); err != nil {
+	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
 		return req, err
 	}
 	req.Metadata = envelope.NewMetadata(version, req.Catalog.Version, req.AsOf)

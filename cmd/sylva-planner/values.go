@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/values"
@@ -48,7 +49,7 @@ func valuesCommand() *cli.Command {
 					"Example: sylva-planner values generate --from 1.4 --to 1.6 --chart sylva-core/charts/sylva-units\n" +
 					"Example: sylva-planner values generate --from 1.4 --to 1.6 --kustomize my-env/transition",
 				ArgsUsage: " ",
-				Flags: append(planFlags(), outputFlag(formatYAML, formatJSON),
+				Flags: append(planFlags(), cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
 					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true},
 					&cli.StringFlag{Name: "kustomize", Usage: "write the overlay as a kustomize Component into `DIR` (created if needed): the overlay, a ConfigMap generator and a patch appending it last to the sylva-units HelmRelease's valuesFrom", TakesFile: true},
 					nsFlag),
@@ -75,17 +76,17 @@ func valuesCommand() *cli.Command {
 					&cli.BoolFlag{Name: "validate", Usage: "with --chart: render every template of the chart, as helm template does, so that the checks the chart makes while rendering the units run too (slow)"},
 					&cli.StringFlag{Name: "status", Usage: "the sylva-units-status ConfigMap as a YAML `FILE`", TakesFile: true},
 					&cli.StringSliceFlag{Name: "object", Usage: "Kubernetes objects (YAML, also kind: List) served to lookup, `FILE` (repeatable)", TakesFile: true},
-					liveFlag("lookups (read-only)"),
-					kubeconfigFlag(),
+					cliapp.LiveFlag("lookups (read-only)"),
+					cliapp.KubeconfigFlag(),
 					nsFlag,
 					&cli.StringFlag{Name: "kube-version", Usage: "Kubernetes `VERSION` for .Capabilities.KubeVersion (default: the management minor of --to)"},
 					&cli.StringFlag{Name: "to", Usage: "Sylva release whose management Kubernetes minor is the default --kube-version (default: the newest)"},
 					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * is the only wildcard, in any segment; an empty segment is an error; repeatable)"},
-					outputFlag(formatYAML, formatJSON),
+					cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
 					catalogFlag(),
-				}, renderFlags()...),
+				}, cliapp.RenderFlags()...),
 				// The values' gotpl and the chart's templates.
-				Action: budgeted(valuesRenderAction, nil),
+				Action: cliapp.Budgeted(valuesRenderAction, nil),
 			},
 			{
 				Name:  "check",
@@ -106,13 +107,13 @@ func valuesCommand() *cli.Command {
 					"         sylva-planner values check --chart charts/sylva-units -f charts/sylva-units/management.values.yaml \\\n" +
 					"           --overlay helpers.yaml --from 1.2 --to 1.4 --skip-schema-validation",
 				ArgsUsage: " ",
-				Flags: append(append(planFlags(), valuesFlag, nsFlag, outputFlag(formatTable, formatJSON, formatYAML), severityFailOnFlag(),
+				Flags: append(append(planFlags(), valuesFlag, nsFlag, cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML), severityFailOnFlag(),
 					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},
 					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)"},
 					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json"},
-				), renderFlags()...),
+				), cliapp.RenderFlags()...),
 				// The helper values' gotpl, or with --chart the chart's templates.
-				Action: budgeted(valuesCheckAction, nil),
+				Action: cliapp.Budgeted(valuesCheckAction, nil),
 			},
 		},
 	}
@@ -130,7 +131,7 @@ func releasesOf(c *cli.Context) (action.Releases, error) {
 	if _, err := action.Input(r.Catalog, r.From, r.To, r.Workers, r.Provider); err != nil {
 		return r, err
 	}
-	r.AsOf, err = asOfOf(c)
+	r.AsOf, err = cliapp.AsOfOf(c)
 	return r, err
 }
 
@@ -144,17 +145,17 @@ func valuesGenerateAction(c *cli.Context) error {
 	}
 	req := action.ValuesGenerateRequest{Releases: rel, Chart: c.String("chart")}
 	if req.Chart != "" {
-		req.ChartPath = envOf(c).path(req.Chart)
+		req.ChartPath = cliapp.EnvOf(c).Path(req.Chart)
 	}
 	g, err := req.Run(c.Context)
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	w := envOf(c).stdout
+	w := cliapp.EnvOf(c).Stdout
 	if dir := c.String("kustomize"); dir != "" {
 		return writeKustomize(c, g, dir)
 	}
-	if outputOf(c) == formatJSON {
+	if cliapp.OutputOf(c) == cliapp.FormatJSON {
 		err = g.WriteJSON(w)
 	} else {
 		err = g.WriteYAML(w)
@@ -179,7 +180,7 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	root := envOf(c).path(dir)
+	root := cliapp.EnvOf(c).Path(dir)
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
 	}
@@ -196,7 +197,7 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 			return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
 		}
 	}
-	w := envOf(c).stdout
+	w := cliapp.EnvOf(c).Stdout
 	fmt.Fprintf(w, "wrote %s and %s\n", filepath.Join(dir, names[0]), filepath.Join(dir, names[1]))
 	// The status to follow is the namespace's the overlay was written for.
 	sel := selectionOf(c)
@@ -208,7 +209,7 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 func readValuesFiles(c *cli.Context) ([]values.File, error) {
 	var out []values.File
 	for _, name := range c.StringSlice("values") {
-		data, err := envOf(c).readFile("-f", name)
+		data, err := cliapp.EnvOf(c).ReadFile("-f", name)
 		if err != nil {
 			return nil, err
 		}
@@ -239,17 +240,17 @@ func valuesRenderAction(c *cli.Context) error {
 			return withCode(exitError, err)
 		}
 	}
-	if req.Namespace, err = namespaceOf(c); err != nil {
+	if req.Namespace, err = cliapp.NamespaceOf(c); err != nil {
 		return withCode(exitError, err)
 	}
 	if req.Chart != "" {
-		req.ChartPath = envOf(c).path(req.Chart)
+		req.ChartPath = cliapp.EnvOf(c).Path(req.Chart)
 		// The chart's interpretation allocates heavily and briefly: a
 		// larger heap between collections costs some memory (still a
 		// fraction of helm template's) for less CPU.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
-		if p := startProgress(c, "values render --chart"); p != nil {
-			req.Progress = func(s string) { p.say("%s", s) }
+		if p := cliapp.StartProgress(c, "values render --chart"); p != nil {
+			req.Progress = func(s string) { p.Say("%s", s) }
 		}
 	}
 	res, err := req.Run(c.Context)
@@ -257,12 +258,12 @@ func valuesRenderAction(c *cli.Context) error {
 		return withCode(exitError, err)
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(envOf(c).stderr, "warning: %s\n", w)
+		fmt.Fprintf(cliapp.EnvOf(c).Stderr, "warning: %s\n", w)
 	}
-	if outputOf(c) == formatJSON {
-		err = values.WriteJSON(envOf(c).stdout, res.Values)
+	if cliapp.OutputOf(c) == cliapp.FormatJSON {
+		err = values.WriteJSON(cliapp.EnvOf(c).Stdout, res.Values)
 	} else {
-		err = values.WriteYAML(envOf(c).stdout, res.Values)
+		err = values.WriteYAML(cliapp.EnvOf(c).Stdout, res.Values)
 	}
 	if err != nil {
 		return withCode(exitError, err)
@@ -274,21 +275,21 @@ func valuesRenderAction(c *cli.Context) error {
 // cluster when asked (--live, --kubeconfig or --context).
 func lookupSource(c *cli.Context) (values.Source, error) {
 	statusFile, objects := c.String("status"), c.StringSlice("object")
-	isLive := liveAsked(c)
+	isLive := cliapp.LiveAsked(c)
 	if isLive && (statusFile != "" || len(objects) > 0) {
 		return nil, errors.New("give either --status/--object files or --live (--kubeconfig/--context), not both")
 	}
 	if isLive {
-		return live.NewObjects(cluster(envOf(c), c.String("kubeconfig"), c.String("context")))
+		return live.NewObjects(cluster(cliapp.EnvOf(c), c.String("kubeconfig"), c.String("context")))
 	}
-	return action.LookupFiles(envOf(c).readFile, statusFile, objects)
+	return action.LookupFiles(cliapp.EnvOf(c).ReadFile, statusFile, objects)
 }
 
 func valuesCheckAction(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	e := envOf(c)
+	e := cliapp.EnvOf(c)
 	rel, err := releasesOf(c)
 	if err != nil {
 		return withCode(exitError, err)
@@ -301,23 +302,23 @@ func valuesCheckAction(c *cli.Context) error {
 		return usageError(c, errors.New("--overlay and --skip-schema-validation go with --chart"), true)
 	}
 	if req.Chart != "" {
-		req.ChartPath = e.path(req.Chart)
+		req.ChartPath = e.Path(req.Chart)
 		// The renders allocate heavily and briefly: collecting half as
 		// often saves about a third of the CPU of a check (measured by make
 		// bench-chart), and two scenarios at once still peak at well under
 		// half of one helm template's memory.
 		defer debug.SetGCPercent(debug.SetGCPercent(200))
-		if p := startProgress(c, "values check --chart"); p != nil {
+		if p := cliapp.StartProgress(c, "values check --chart"); p != nil {
 			req.Progress = func(done, total int, scenario string, finished bool) {
 				if finished {
-					p.say("scenario %d of %d rendered: %s", done, total, scenario)
+					p.Say("scenario %d of %d rendered: %s", done, total, scenario)
 				} else {
-					p.say("rendering %s", scenario)
+					p.Say("rendering %s", scenario)
 				}
 			}
 		}
 		if name := c.String("overlay"); name != "" {
-			data, err := e.readFile("--overlay", name)
+			data, err := e.ReadFile("--overlay", name)
 			if err != nil {
 				return withCode(exitError, err)
 			}
@@ -335,7 +336,7 @@ func valuesCheckAction(c *cli.Context) error {
 		}
 		return err
 	}
-	if err := writeOutput(c, writers{formatTable: table, formatJSON: rep.WriteJSON, formatYAML: rep.WriteYAML}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: table, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}
 	return outcomeExit(action.SeverityOutcome(rep.Worst(), failOnOf(c)))

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -23,11 +24,11 @@ func verifyCommand() *cli.Command {
 			"Example: sylva-planner verify --from 1.4 --to 1.6 -n sylva-system",
 		ArgsUsage: " ",
 		Flags: append(planFlags(),
-			kubeconfigFlag(),
-			namespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
+			cliapp.KubeconfigFlag(),
+			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "status", Usage: "offline: the sylva-units-status ConfigMap `FILE`", TakesFile: true},
 			&cli.StringFlag{Name: "inventory", Usage: "offline: a `DIR` of manifests with the Nodes and the Longhorn workloads", TakesFile: true},
-			outputFlag(formatTable, formatJSON, formatYAML),
+			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
 		),
 		Action: verifyAction,
 	}
@@ -37,7 +38,7 @@ func verifyAction(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	e := envOf(c)
+	e := cliapp.EnvOf(c)
 	req, err := verifyRequest(c, e)
 	if err != nil {
 		return withCode(exitError, err)
@@ -46,7 +47,7 @@ func verifyAction(c *cli.Context) error {
 	if err != nil {
 		return withCode(exitError, err)
 	}
-	if err := writeOutput(c, writers{formatTable: v.WriteTable, formatJSON: v.WriteJSON, formatYAML: v.WriteYAML}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: v.WriteTable, cliapp.FormatJSON: v.WriteJSON, cliapp.FormatYAML: v.WriteYAML}); err != nil {
 		return err
 	}
 	return outcomeExit(action.VerifyOutcome(v))
@@ -54,7 +55,7 @@ func verifyAction(c *cli.Context) error {
 
 // verifyRequest turns the flags into the request of verify: offline the
 // status file and the manifests, else the cluster.
-func verifyRequest(c *cli.Context, e *env) (action.VerifyRequest, error) {
+func verifyRequest(c *cli.Context, e *cliapp.Env) (action.VerifyRequest, error) {
 	rel, err := releasesOf(c)
 	req := action.VerifyRequest{Releases: rel}
 	if err != nil {

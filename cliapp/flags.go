@@ -1,0 +1,135 @@
+package cliapp
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// The flags every command that takes them declares the same way: -o (its
+// formats in output.go), --fail-on, --as-of, -n, and the Kubernetes
+// connection flags, with the same names, environment variables and
+// meaning in every command.
+
+// FailOnFlag is --fail-on with the thresholds a command accepts, the
+// first its default, read from envVar when not given; FailOnOf reads it.
+func FailOnFlag[T ~string](usage, envVar string, allowed ...T) *cli.GenericFlag {
+	return &cli.GenericFlag{
+		Name:    "fail-on",
+		Usage:   usage,
+		Value:   NewEnum("--fail-on value", allowed...),
+		EnvVars: []string{envVar},
+	}
+}
+
+// FailOnOf is the --fail-on threshold of c.
+func FailOnOf[T ~string](c *cli.Context) T { return EnumOf[T](c, "fail-on") }
+
+// AsOfFlag is --as-of (SYLVA_PLANNER_AS_OF).
+func AsOfFlag() *cli.StringFlag {
+	return &cli.StringFlag{
+		Name:    "as-of",
+		Usage:   "`DATE` (YYYY-MM-DD) the plan is computed for (default: today, UTC); same inputs and date give the same bytes",
+		EnvVars: []string{"SYLVA_PLANNER_AS_OF"},
+	}
+}
+
+// AsOfOf is --as-of, or the day of the run (Env.Today).
+func AsOfOf(c *cli.Context) (time.Time, error) {
+	s := c.String("as-of")
+	if s == "" {
+		return EnvOf(c).Today, nil
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--as-of %q is not a date; use YYYY-MM-DD, for example --as-of 2026-11-30", s)
+	}
+	return t, nil
+}
+
+// The Kubernetes connection flags, declared once: every command that reads
+// a cluster takes them with the same names, environment variables and
+// meaning, kubectl's loading rule: --kubeconfig, else the files listed in
+// KUBECONFIG, else ~/.kube/config, else the pod's service account; the
+// current context unless --context; --as and --as-group impersonate.
+
+// KubeconfigFlag is --kubeconfig (SYLVA_PLANNER_KUBECONFIG). A command
+// that reads a cluster declares it; WithConnectionFlags then adds the rest
+// of the connection flags.
+func KubeconfigFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: the files in KUBECONFIG, then ~/.kube/config, then in-cluster)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true}
+}
+
+// connectionFlags are the connection flags beside --kubeconfig: --context,
+// --as, --as-group and --request-timeout.
+func connectionFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+		&cli.StringFlag{Name: "as", Usage: "`USER` every request impersonates, as kubectl --as"},
+		&cli.StringSliceFlag{Name: "as-group", Usage: "`GROUP` every request impersonates, as kubectl --as-group (repeat for several)"},
+		&cli.DurationFlag{Name: "request-timeout", Usage: "`DURATION` after which one API request fails (an unreachable or silent cluster is an error, exit 1)", Value: DefaultRequestTimeout, EnvVars: []string{"SYLVA_PLANNER_REQUEST_TIMEOUT"}},
+	}
+}
+
+// DefaultRequestTimeout bounds each API request, so that a silent or
+// unreachable cluster fails instead of hanging.
+const DefaultRequestTimeout = 30 * time.Second
+
+// LiveFlag is --live for the commands that stay offline unless asked: with
+// it, or with an explicit --kubeconfig or --context, they read the cluster
+// of the connection flags.
+func LiveFlag(reads string) *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "live", Usage: "read " + reads + " from the cluster of the kubeconfig rule (implied by --kubeconfig or --context)"}
+}
+
+// LiveAsked reports whether a command that stays offline unless asked
+// reads a cluster: --live, --kubeconfig or --context. KUBECONFIG alone
+// does not make it live.
+func LiveAsked(c *cli.Context) bool {
+	return c.Bool("live") || c.String("kubeconfig") != "" || c.String("context") != ""
+}
+
+// NamespaceFlag is -n/--namespace (SYLVA_PLANNER_NAMESPACE) with the
+// default value, "" for none.
+func NamespaceFlag(usage, value string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: usage, Value: value, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
+}
+
+// NamespaceOf is -n/--namespace, refused when set empty (an empty -n or
+// SYLVA_PLANNER_NAMESPACE=): an empty namespace would mean every namespace
+// to the API, and a command must never widen what it reads by accident.
+func NamespaceOf(c *cli.Context) (string, error) {
+	ns := c.String("namespace")
+	if ns == "" {
+		return "", fmt.Errorf("--namespace is empty (-n '' or SYLVA_PLANNER_NAMESPACE= set empty); give the release namespace, for example -n sylva-system, or unset SYLVA_PLANNER_NAMESPACE")
+	}
+	return ns, nil
+}
+
+// WithConnectionFlags adds the connection flags to every command (and
+// subcommand) that takes --kubeconfig, and has it read --request-timeout,
+// --as and --as-group into the environment before the command runs.
+func WithConnectionFlags(cmds []*cli.Command) {
+	for _, cmd := range cmds {
+		WithConnectionFlags(cmd.Subcommands)
+		if !slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "kubeconfig") }) {
+			continue
+		}
+		cmd.Flags = append(cmd.Flags, connectionFlags()...)
+		AddBefore(cmd, func(c *cli.Context) error {
+			d := c.Duration("request-timeout")
+			if d <= 0 {
+				return Failed(fmt.Errorf("--request-timeout %s: want a positive duration such as 30s", d))
+			}
+			e := EnvOf(c)
+			e.RequestTimeout, e.As, e.AsGroups = d, c.String("as"), c.StringSlice("as-group")
+			if len(e.AsGroups) > 0 && e.As == "" {
+				return Failed(errors.New("--as-group needs --as (the user the groups belong to), as with kubectl"))
+			}
+			return nil
+		})
+	}
+}
