@@ -2,6 +2,7 @@ package cliapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -137,3 +138,14 @@ func WithCode(code int, err error) error { return &codeError{code: code, err: er
 
 // Failed is err with exit code 1 (an operational error).
 func Failed(err error) error { return WithCode(ExitError, err) }
+
+// ExitCodeOf is the exit code err carries (WithCode), else 1: an error
+// without one is an operational error, whatever the errors it wraps say
+// of their own exit (a failed git run's, say).
+func ExitCodeOf(err error) int {
+	var ce *codeError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
+	return ExitError
+}

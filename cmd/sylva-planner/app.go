@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,8 +99,6 @@ func runEnv(ctx context.Context, e *cliapp.Env, args []string) (code int) {
 	args, err := cliapp.NormalizeArgs(app, args)
 	if err == nil {
 		err = app.RunContext(cliapp.WithEnv(ctx, e), args)
-	} else {
-		err = withCode(exitError, err)
 	}
 	if err == nil {
 		return exitOK
@@ -112,15 +109,10 @@ func runEnv(ctx context.Context, e *cliapp.Env, args []string) (code int) {
 		fmt.Fprintln(stderr, "sylva-planner: interrupted")
 		return exitError
 	}
-	var ec interface{ ExitCode() int }
-	code = exitError
-	if errors.As(err, &ec) {
-		code = ec.ExitCode()
-	}
 	if msg := err.Error(); msg != "" {
 		fmt.Fprintf(stderr, "sylva-planner: %s\n", strings.TrimSpace(cliapp.AsTyped(app, msg)))
 	}
-	return code
+	return cliapp.ExitCodeOf(err)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -168,7 +160,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	cliapp.SetUsageErrors(app.Commands, usageError)
 	cliapp.WithConnectionFlags(app.Commands)
 	cliapp.WithOutputEnv(app.Commands)
-	cliapp.OneStdin(app.Commands, fileio.StdinName, func(err error) error { return withCode(exitError, err) })
+	cliapp.OneStdin(app.Commands, fileio.StdinName, func(err error) error { return err })
 	return app
 }
 
@@ -176,7 +168,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func setLimits(c *cli.Context) error {
 	n, err := fileio.ParseSize(c.String("max-input-size"))
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("--max-input-size: %w", err))
+		return fmt.Errorf("--max-input-size: %w", err)
 	}
 	cliapp.EnvOf(c).MaxInput = n
 	return nil
@@ -185,7 +177,7 @@ func setLimits(c *cli.Context) error {
 // usageError is every command's flag parsing error: one line naming the
 // flag as written and the help to read, exit 1; no help on stdout.
 func usageError(c *cli.Context, err error, _ bool) error {
-	return withCode(exitError, cliapp.FlagError(c, err))
+	return cliapp.FlagError(c, err)
 }
 
 func versionString() string {

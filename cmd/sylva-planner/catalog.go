@@ -87,7 +87,7 @@ func catalogList(c *cli.Context) error {
 	}
 	cat, md, err := catalogMetadata(c)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	// The whole catalog in one document that --catalog reads back.
 	l := action.CatalogList{Catalog: cat}
@@ -100,11 +100,11 @@ func catalogShow(c *cli.Context) error {
 	}
 	cat, md, err := catalogMetadata(c)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	doc, err := action.CatalogShowRequest{Catalog: cat, Release: c.Args().First(), Metadata: md}.Run()
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	return cliapp.WriteOutput(c, cliapp.DocumentWriters(doc.WriteTable, doc))
 }
@@ -117,7 +117,7 @@ func versionCommand() *cli.Command {
 		Action: func(c *cli.Context) error {
 			cat, md, err := catalogMetadata(c)
 			if err != nil {
-				return withCode(exitError, err)
+				return err
 			}
 			doc := action.NewVersion(md, action.ToolVersion{Version: toolVersionString(), Commit: commitString(), GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}, cat)
 			return cliapp.WriteOutput(c, cliapp.DocumentWriters(doc.WriteTable, doc))

@@ -59,14 +59,14 @@ func catalogImport(c *cli.Context) error {
 	}
 	var err error
 	if req.Catalog, err = loadCatalog(c); err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if req.Metadata, err = metadataOf(c, req.Catalog); err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	rep, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if req.Update != "" {
 		fmt.Fprintf(e.Stderr, "updated %s: %s\n", req.Update, strings.Join(rep.Updated, ", "))

@@ -56,17 +56,17 @@ func ciMatrixAction(c *cli.Context) error {
 	}
 	var err error
 	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if req.Catalog, err = loadCatalog(c); err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if req.SylvaCore != "" {
 		req.SylvaCorePath = e.Path(req.SylvaCore)
 	}
 	res, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintln(e.Stderr, w)

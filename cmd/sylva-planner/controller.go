@@ -76,12 +76,12 @@ func controllerAction(c *cli.Context) error {
 
 	cfg, contextName, err := restConfig(e, c.String("kubeconfig"), c.String("context"))
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	cfg.UserAgent = "sylva-planner-controller/" + version
 	gate, err := controllerGate(c)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	err = reconciler.Run(c.Context, cfg, reconciler.ControllerOptions{
 		Namespace:               ns,
@@ -96,10 +96,7 @@ func controllerAction(c *cli.Context) error {
 		Now:                     time.Now,
 		Gate:                    gate,
 	}, reconcileWhere(contextName), func() { klog.SetLogger(log) })
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	return nil
+	return err
 }
 
 // controllerGate plans, for --to, the upgrade from a namespace's installed

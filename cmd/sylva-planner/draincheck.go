@@ -67,7 +67,7 @@ func drainCheckAction(c *cli.Context) error {
 	} else {
 		m, err := manifests(e, "--inventory", dir)
 		if err != nil {
-			return withCode(exitError, err)
+			return err
 		}
 		req.Facts = m
 	}
@@ -77,10 +77,10 @@ func drainCheckAction(c *cli.Context) error {
 		err = fmt.Errorf("%w; or give --inventory DIR to check manifests", err)
 	}
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if _, rep.Metadata, err = catalogMetadata(c); err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: rep.WriteTable, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML}); err != nil {
 		return err

@@ -91,16 +91,16 @@ func statusFleetAction(c *cli.Context) error {
 	var target skew.Version
 	if to != "" {
 		if target, err = skew.Parse(to); err != nil {
-			return withCode(exitError, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err))
+			return fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
 		}
 	}
 	cat, md, err := catalogMetadata(c)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	asOf, err := cliapp.AsOfOf(c)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	req := action.FleetStatusRequest{
 		Source: fleetSourceOf(cliapp.EnvOf(c), o), Selection: selectionOf(c), Metadata: md,
@@ -108,7 +108,7 @@ func statusFleetAction(c *cli.Context) error {
 	}
 	fleet, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: fleet.WriteTable, cliapp.FormatJSON: fleet.WriteJSON, cliapp.FormatYAML: fleet.WriteYAML})
 }
@@ -140,7 +140,7 @@ func planFleetAction(c *cli.Context) error {
 		return err
 	}
 	if _, err := action.Input(cat, opts.to, opts.to, "", opts.provider); err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	// The status of every namespace comes from the fleet; the rest of the
 	// request (inventory, suppressions, baseline) is read once.
@@ -148,7 +148,7 @@ func planFleetAction(c *cli.Context) error {
 	base.statusFile, base.live.kubeconfig, base.live.context = "", "", ""
 	req, err := planRequest(c, e, cat, base)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	src := statusOptions{kubeconfig: opts.live.kubeconfig, context: opts.live.context, helmRelease: status.DefaultHelmRelease}
 	if opts.statusFile != "" {
@@ -165,7 +165,7 @@ func planFleetAction(c *cli.Context) error {
 	}
 	fp, plans, err := fleet.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if err := cliapp.WriteAs(c, opts.output, cliapp.Writers{cliapp.FormatTable: fp.WriteTable, cliapp.FormatJSON: fp.WriteJSON, cliapp.FormatYAML: fp.WriteYAML}); err != nil {
 		return err

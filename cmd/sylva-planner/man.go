@@ -30,15 +30,15 @@ func manCommand() *cli.Command {
 			}
 			pages, err := cliapp.ManPages(c.App)
 			if err != nil {
-				return withCode(exitError, err)
+				return err
 			}
 			dir := cliapp.EnvOf(c).Path(c.Args().First())
 			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return withCode(exitError, err)
+				return err
 			}
 			for _, name := range slices.Sorted(maps.Keys(pages)) {
 				if err := fileio.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
-					return withCode(exitError, err)
+					return err
 				}
 			}
 			fmt.Fprintf(cliapp.EnvOf(c).Stderr, "wrote %d man pages into %s\n", len(pages), c.Args().First())

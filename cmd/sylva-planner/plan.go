@@ -133,14 +133,14 @@ func gateAction(c *cli.Context, report bool) error {
 	}
 	req, err := planRequest(c, e, cat, opts)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	req.AsOf = asOf
 	req.Gate = planner.GateOptions{FailOn: planner.FailOn(opts.failOn), AllowIncomplete: opts.allowIncomplete}
 	req.Rerun, req.Selection = rerunCommand(c), selectionOf(c)
 	p, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if err := cliapp.WriteAs(c, opts.output, planWriters(p, report)); err != nil {
 		return err
@@ -160,10 +160,10 @@ func writeMetrics(e *cliapp.Env, name string, write func(io.Writer) error) error
 	}
 	var buf bytes.Buffer
 	if err := write(&buf); err != nil {
-		return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
+		return fmt.Errorf("--metrics-file: %w", err)
 	}
 	if err := fileio.WriteFile(e.Path(name), buf.Bytes(), 0o644); err != nil {
-		return withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
+		return fmt.Errorf("--metrics-file: %w", err)
 	}
 	return nil
 }
@@ -255,16 +255,16 @@ func catalogInput(c *cli.Context) string {
 func gateInputs(c *cli.Context, e *cliapp.Env, opts gateOptions) (time.Time, *catalog.Catalog, error) {
 	if opts.metricsFile != "" {
 		if err := fileio.CheckOutput(e.Path(opts.metricsFile)); err != nil {
-			return time.Time{}, nil, withCode(exitError, fmt.Errorf("--metrics-file: %w", err))
+			return time.Time{}, nil, fmt.Errorf("--metrics-file: %w", err)
 		}
 	}
 	asOf, err := cliapp.AsOfOf(c)
 	if err != nil {
-		return time.Time{}, nil, withCode(exitError, err)
+		return time.Time{}, nil, err
 	}
 	cat, err := loadCatalog(c)
 	if err != nil {
-		return time.Time{}, nil, withCode(exitError, err)
+		return time.Time{}, nil, err
 	}
 	return asOf, cat, nil
 }

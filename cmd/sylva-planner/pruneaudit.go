@@ -91,7 +91,7 @@ func pruneAuditAction(c *cli.Context) error {
 	}
 	var err error
 	if req.Catalog, err = loadCatalog(c); err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if req.Chart = c.String("chart"); req.Chart != "" {
 		req.ChartPath = e.Path(req.Chart)
@@ -105,7 +105,7 @@ func pruneAuditAction(c *cli.Context) error {
 	}
 	report, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	report.Selection, report.ShowUnresolved = selectionOf(c), c.Bool("show-unresolved")
 	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: report.WriteTable, cliapp.FormatJSON: report.WriteJSON, cliapp.FormatYAML: report.WriteYAML, cliapp.FormatMarkdown: report.WriteMarkdown}); err != nil {
@@ -122,11 +122,11 @@ func printSchemaPatch(w io.Writer, schemaFile string, e *cliapp.Env) error {
 	}
 	data, err := e.ReadFile("--schema", schemaFile)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("read schema (check the --schema path): %w", err))
+		return fmt.Errorf("read schema (check the --schema path): %w", err)
 	}
 	patched, err := units.PatchSchema(data)
 	if err != nil {
-		return withCode(exitError, fmt.Errorf("--schema %s: %w; pass the chart's charts/sylva-units/values.schema.json, or apply the patch printed without --schema", schemaFile, err))
+		return fmt.Errorf("--schema %s: %w; pass the chart's charts/sylva-units/values.schema.json, or apply the patch printed without --schema", schemaFile, err)
 	}
 	_, err = w.Write(patched)
 	return err

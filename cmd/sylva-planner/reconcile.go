@@ -84,7 +84,7 @@ func reconcileAction(c *cli.Context) error {
 	}
 	st, err := statusRequest(c, nil)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	req.Metadata = st.Metadata
 	if st.To != "" {
@@ -117,7 +117,7 @@ func reconcileAction(c *cli.Context) error {
 	} else {
 		rec, err := reconcileClient(e, &req, kubeconfig, kubeContext)
 		if err != nil {
-			return withCode(exitError, err)
+			return err
 		}
 		defer rec.Close()
 	}
@@ -125,14 +125,14 @@ func reconcileAction(c *cli.Context) error {
 	if req.Document && len(doc.Decisions) > 0 {
 		// What was decided is the result, also when the wait then failed.
 		if werr := cliapp.DocumentWriters(nil, doc)[output](e.Stdout); werr != nil {
-			return withCode(exitError, fmt.Errorf("write the result: %w", werr))
+			return fmt.Errorf("write the result: %w", werr)
 		}
 	}
 	switch {
 	case err != nil && out == action.OutcomeFail:
 		return withCode(out.ExitCode(), err)
 	case err != nil:
-		return withCode(exitError, err)
+		return err
 	}
 	return outcomeExit(out)
 }

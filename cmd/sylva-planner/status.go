@@ -77,11 +77,11 @@ func statusAction(c *cli.Context) error {
 	}
 	req, err := statusRequest(c, statusSource(cliapp.EnvOf(c), o))
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	rep, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: rep.WriteTable, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML})
 }

@@ -141,7 +141,7 @@ func valuesGenerateAction(c *cli.Context) error {
 	}
 	rel, err := releasesOf(c)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	req := action.ValuesGenerateRequest{Releases: rel, Chart: c.String("chart")}
 	if req.Chart != "" {
@@ -149,7 +149,7 @@ func valuesGenerateAction(c *cli.Context) error {
 	}
 	g, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	w := cliapp.EnvOf(c).Stdout
 	if dir := c.String("kustomize"); dir != "" {
@@ -160,10 +160,7 @@ func valuesGenerateAction(c *cli.Context) error {
 	} else {
 		err = g.WriteYAML(w)
 	}
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	return nil
+	return err
 }
 
 // writeKustomize writes the overlay's kustomize Component into dir and
@@ -174,27 +171,27 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 	}
 	ns := c.String("namespace")
 	if ns == "" {
-		return withCode(exitError, errors.New("--kustomize needs a namespace: -n is empty"))
+		return errors.New("--kustomize needs a namespace: -n is empty")
 	}
 	files, err := g.Kustomize(ns)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	root := cliapp.EnvOf(c).Path(dir)
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
+		return fmt.Errorf("--kustomize %s: %w", dir, err)
 	}
 	names := []string{values.KustomizationFile, values.KustomizeValuesFile}
 	// Both files are checked before either is written (no link followed,
 	// a writable directory), then each is replaced atomically.
 	for _, name := range names {
 		if err := fileio.CheckOutput(filepath.Join(root, name)); err != nil {
-			return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
+			return fmt.Errorf("--kustomize %s: %w", dir, err)
 		}
 	}
 	for _, name := range names {
 		if err := fileio.WriteFile(filepath.Join(root, name), files[name], 0o644); err != nil {
-			return withCode(exitError, fmt.Errorf("--kustomize %s: %w", dir, err))
+			return fmt.Errorf("--kustomize %s: %w", dir, err)
 		}
 	}
 	w := cliapp.EnvOf(c).Stdout
@@ -224,7 +221,7 @@ func valuesRenderAction(c *cli.Context) error {
 	}
 	files, err := readValuesFiles(c)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	req := action.ValuesRenderRequest{
 		Files: files, Chart: c.String("chart"), KubeVersion: c.String("kube-version"), To: c.String("to"),
@@ -237,11 +234,11 @@ func valuesRenderAction(c *cli.Context) error {
 	if req.Chart == "" && req.KubeVersion == "" {
 		// The default --kube-version is the management minor of --to.
 		if req.Catalog, err = loadCatalog(c); err != nil {
-			return withCode(exitError, err)
+			return err
 		}
 	}
 	if req.Namespace, err = cliapp.NamespaceOf(c); err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if req.Chart != "" {
 		req.ChartPath = cliapp.EnvOf(c).Path(req.Chart)
@@ -255,7 +252,7 @@ func valuesRenderAction(c *cli.Context) error {
 	}
 	res, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	for _, w := range res.Warnings {
 		fmt.Fprintf(cliapp.EnvOf(c).Stderr, "warning: %s\n", w)
@@ -265,10 +262,7 @@ func valuesRenderAction(c *cli.Context) error {
 	} else {
 		err = values.WriteYAML(cliapp.EnvOf(c).Stdout, res.Values)
 	}
-	if err != nil {
-		return withCode(exitError, err)
-	}
-	return nil
+	return err
 }
 
 // lookupSource serves lookup from --status/--object files, or from a live
@@ -292,11 +286,11 @@ func valuesCheckAction(c *cli.Context) error {
 	e := cliapp.EnvOf(c)
 	rel, err := releasesOf(c)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	req := action.ValuesCheckRequest{Releases: rel, Namespace: c.String("namespace"), Chart: c.String("chart"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
 	if req.Files, err = readValuesFiles(c); err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if req.Chart == "" && (c.String("overlay") != "" || req.SkipSchemaValidation) {
 		return usageError(c, errors.New("--overlay and --skip-schema-validation go with --chart"), true)
@@ -320,14 +314,14 @@ func valuesCheckAction(c *cli.Context) error {
 		if name := c.String("overlay"); name != "" {
 			data, err := e.ReadFile("--overlay", name)
 			if err != nil {
-				return withCode(exitError, err)
+				return err
 			}
 			req.Overlay = &values.File{Name: name, Data: data}
 		}
 	}
 	rep, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	table := func(w io.Writer) error {
 		err := rep.WriteTableSelected(w, selectionOf(c))

@@ -41,11 +41,11 @@ func verifyAction(c *cli.Context) error {
 	e := cliapp.EnvOf(c)
 	req, err := verifyRequest(c, e)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	v, err := req.Run(c.Context)
 	if err != nil {
-		return withCode(exitError, err)
+		return err
 	}
 	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: v.WriteTable, cliapp.FormatJSON: v.WriteJSON, cliapp.FormatYAML: v.WriteYAML}); err != nil {
 		return err
