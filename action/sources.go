@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -56,3 +57,30 @@ func (m Manifests) Source() string { return manifestsIn + m.Dir }
 
 // Input names the manifests in the plan's header.
 func (m Manifests) Input() string { return "inventory " + m.Dir }
+
+// StatusFile is the StatusSource of a file: the sylva-units-status
+// ConfigMap, or a List with it and the Flux objects (of several
+// namespaces, the objects of Namespace), read with Read, whose errors name
+// the file and the flag.
+type StatusFile struct {
+	Read func(name string) ([]byte, error)
+	// Flag names the option that gave the file in errors ("--status").
+	Flag, Name             string
+	HelmRelease, Namespace string
+}
+
+// Observation reads and decodes the file.
+func (s StatusFile) Observation(context.Context) (status.Observation, error) {
+	data, err := s.Read(s.Name)
+	if err != nil {
+		return status.Observation{}, err
+	}
+	obs, err := status.DecodeNamespaceObservation(data, s.HelmRelease, s.Namespace)
+	if err != nil {
+		return status.Observation{}, fmt.Errorf("%s %s: %w", s.Flag, s.Name, err)
+	}
+	return obs, nil
+}
+
+// Input names the file in the plan's header.
+func (s StatusFile) Input() string { return "status " + filepath.ToSlash(s.Name) }

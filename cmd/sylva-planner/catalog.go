@@ -17,7 +17,8 @@ import (
 )
 
 // loadCatalog returns the catalog named by --catalog, or the embedded one.
-// A catalog read from standard input is kept for the next call.
+// Standard input is read once (cliapp.Env keeps its bytes), so a catalog
+// from - loads again on the next call.
 func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
 	name := c.String("catalog")
 	switch name {
