@@ -146,11 +146,11 @@ func InterpretFleet(entries []FleetEntry, sel envelope.Selection) Fleet {
 }
 
 func fleetRow(e FleetEntry, sel envelope.Selection) FleetRow {
+	// What follows is what the status command says of this namespace
+	// alone: status -n NAMESPACE, or from a file of every namespace,
+	// status -f FILE -n NAMESPACE (which reads that namespace's objects).
 	sel.Namespace = e.Namespace
-	// A file of every namespace is no one namespace's status: what follows
-	// acts on, or reads, the cluster it was taken from.
 	fromFile := sel.HasState()
-	sel.State = ""
 	if e.Err != nil {
 		// A file holds no cluster to ask; the error names what to fix.
 		next := "fix the status ConfigMap of " + e.Namespace

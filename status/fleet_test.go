@@ -128,12 +128,23 @@ func TestInterpretFleet(t *testing.T) {
 }
 
 func TestInterpretFleetFromAFile(t *testing.T) {
-	// A file of every namespace is no one namespace's status: the next
-	// commands read the cluster, never -f FILE -n NAMESPACE.
+	// From a file of every namespace, a row's Next is what status -f FILE
+	// -n NAMESPACE says of that namespace: its commands read the same
+	// file (plan --status FILE -n NAMESPACE reads that namespace's
+	// objects, a pass in progress included); nothing asks kubectl about a
+	// file.
 	sel := envelope.Selection{State: "fleet.yaml"}
+	want := map[string]string{
+		"wc1": "sylva-planner plan --to RELEASE -n wc1 --status fleet.yaml",
+		"wc4": "wait, then check again: sylva-planner status -n wc4 -f fleet.yaml",
+		"wc3": "fix the status ConfigMap of wc3",
+	}
 	for _, r := range status.InterpretFleet(readFleet(t), sel).Releases {
-		if strings.Contains(r.Next, "fleet.yaml") || strings.Contains(r.Next, "kubectl") {
-			t.Errorf("row %s: next %q repeats the file or asks kubectl", r.Namespace, r.Next)
+		if w, ok := want[r.Namespace]; ok && r.Next != w {
+			t.Errorf("row %s: next %q, want %q", r.Namespace, r.Next, w)
+		}
+		if strings.Contains(r.Next, "kubectl") {
+			t.Errorf("row %s: next %q asks kubectl", r.Namespace, r.Next)
 		}
 	}
 }
