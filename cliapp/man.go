@@ -1,10 +1,17 @@
 package cliapp
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 )
 
 // ManPages returns the man pages of app by file name.
@@ -48,4 +55,38 @@ func ManPages(app *cli.App) (map[string]string, error) {
 		return nil, err
 	}
 	return pages, nil
+}
+
+// ManCommand is the hidden command that writes the man pages of the
+// application (ManPages: one page for the application and one per command,
+// generated from the same flags and help the binary has, so they cannot
+// drift from it) into the directory it is given.
+func ManCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "man",
+		Usage:     "write the man pages (section 1) of the application and of each command into DIR",
+		ArgsUsage: "DIR",
+		Hidden:    true,
+		Action: func(c *cli.Context) error {
+			if c.Args().Len() != 1 {
+				return FlagError(c, errors.New("man takes the directory to write the pages into"))
+			}
+			pages, err := ManPages(c.App)
+			if err != nil {
+				return err
+			}
+			e := EnvOf(c)
+			dir := e.Path(c.Args().First())
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			for _, name := range slices.Sorted(maps.Keys(pages)) {
+				if err := fileio.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
+					return err
+				}
+			}
+			fmt.Fprintf(e.Stderr, "wrote %d man pages into %s\n", len(pages), c.Args().First())
+			return nil
+		},
+	}
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -15,7 +13,6 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
@@ -73,46 +70,13 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 	return runEnv(ctx, newEnv(dir, stdout, stderr, getenv), args)
 }
 
-// runEnv runs the application in environment e. A panic of the command is
-// an operational error (1, one line), never a gate code.
-func runEnv(ctx context.Context, e *cliapp.Env, args []string) (code int) {
-	stdout, stderr := e.Stdout, e.Stderr
-	e.Args = args
-	defer func() {
-		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "sylva-planner: internal error: %v\n", strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
-			code = exitError
-		}
-	}()
+// runEnv runs the application in environment e (cliapp.Run).
+func runEnv(ctx context.Context, e *cliapp.Env, args []string) int {
 	// client-go logs through klog straight to the process's stderr; the
 	// commands report errors themselves, so klog is silent (the controller
 	// routes it to its JSON log).
 	klog.SetLogger(logr.Discard())
-	app := newApp(stdout, stderr)
-	if len(args) > 0 {
-		cliapp.AsKubectlPlugin(app, args[0])
-	}
-	if words, cur, ok := cliapp.Request(args); ok {
-		completer.Write(stdout, app, words, cur)
-		return exitOK
-	}
-	args, err := cliapp.NormalizeArgs(app, args)
-	if err == nil {
-		err = app.RunContext(cliapp.WithEnv(ctx, e), args)
-	}
-	if err == nil {
-		return exitOK
-	}
-	if ctx.Err() != nil {
-		// A signal cancelled the work: whatever failed after it is the
-		// interruption.
-		fmt.Fprintln(stderr, "sylva-planner: interrupted")
-		return exitError
-	}
-	if msg := err.Error(); msg != "" {
-		fmt.Fprintf(stderr, "sylva-planner: %s\n", strings.TrimSpace(cliapp.AsTyped(app, msg)))
-	}
-	return cliapp.ExitCodeOf(err)
+	return cliapp.Run(ctx, e, newApp(e.Stdout, e.Stderr), args, completer)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -149,35 +113,11 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			controllerCommand(),
 			versionCommand(),
 			completionCommand(),
-			manCommand(),
+			cliapp.ManCommand(),
 		},
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "max-input-size", Usage: "largest input `SIZE` read from a file (bytes, or with KiB, MiB, GiB)", Value: fileio.FormatSize(fileio.DefaultMaxSize), EnvVars: []string{"SYLVA_PLANNER_MAX_INPUT_SIZE"}},
-		},
-		Before:       setLimits,
-		OnUsageError: usageError,
 	}
-	cliapp.SetUsageErrors(app.Commands, usageError)
-	cliapp.WithConnectionFlags(app.Commands)
-	cliapp.WithOutputEnv(app.Commands)
-	cliapp.OneStdin(app.Commands, fileio.StdinName, func(err error) error { return err })
+	cliapp.Conventions(app)
 	return app
-}
-
-// setLimits reads the global limits into the environment of the commands.
-func setLimits(c *cli.Context) error {
-	n, err := fileio.ParseSize(c.String("max-input-size"))
-	if err != nil {
-		return fmt.Errorf("--max-input-size: %w", err)
-	}
-	cliapp.EnvOf(c).MaxInput = n
-	return nil
-}
-
-// usageError is every command's flag parsing error: one line naming the
-// flag as written and the help to read, exit 1; no help on stdout.
-func usageError(c *cli.Context, err error, _ bool) error {
-	return cliapp.FlagError(c, err)
 }
 
 func versionString() string {

@@ -84,7 +84,7 @@ func catalogCommand() *cli.Command {
 
 func catalogList(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("catalog list takes no argument, got %q", c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("catalog list takes no argument, got %q", c.Args().First()))
 	}
 	cat, md, err := catalogMetadata(c)
 	if err != nil {
@@ -97,7 +97,7 @@ func catalogList(c *cli.Context) error {
 
 func catalogShow(c *cli.Context) error {
 	if c.Args().Len() != 1 {
-		return usageError(c, fmt.Errorf("catalog show takes one release, for example: catalog show 1.6"), true)
+		return cliapp.FlagError(c, fmt.Errorf("catalog show takes one release, for example: catalog show 1.6"))
 	}
 	cat, md, err := catalogMetadata(c)
 	if err != nil {

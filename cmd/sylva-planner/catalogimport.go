@@ -47,7 +47,7 @@ func catalogImport(c *cli.Context) error {
 	if c.String("sylva-core") == "" {
 		// Checked here, not by urfave/cli's Required, which prints the
 		// whole help: a usage error is one line.
-		return usageError(c, errors.New("--sylva-core is required: give a sylva-core git checkout, for example --sylva-core ../sylva-core"), true)
+		return cliapp.FlagError(c, errors.New("--sylva-core is required: give a sylva-core git checkout, for example --sylva-core ../sylva-core"))
 	}
 	e := cliapp.EnvOf(c)
 	req := action.CatalogImportRequest{

@@ -52,18 +52,18 @@ func controllerCommand() *cli.Command {
 
 func controllerAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("controller takes no argument, got %q", c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("controller takes no argument, got %q", c.Args().First()))
 	}
 	ns, all := c.String("namespace"), c.Bool("all-namespaces")
 	switch {
 	case ns != "" && all:
-		return usageError(c, errors.New("give --namespace or --all-namespaces, not both"), true)
+		return cliapp.FlagError(c, errors.New("give --namespace or --all-namespaces, not both"))
 	case ns == "" && !all:
-		return usageError(c, errors.New("give --namespace NAMESPACE or --all-namespaces"), true)
+		return cliapp.FlagError(c, errors.New("give --namespace NAMESPACE or --all-namespaces"))
 	}
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		return usageError(c, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.String("log-level")), true)
+		return cliapp.FlagError(c, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.String("log-level")))
 	}
 	e := cliapp.EnvOf(c)
 	log := logr.FromSlogHandler(slog.NewJSONHandler(e.Stderr, &slog.HandlerOptions{Level: level}))

@@ -43,20 +43,20 @@ func drainCheckCommand() *cli.Command {
 
 func drainCheckAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("drain-check takes no argument, got %q", c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("drain-check takes no argument, got %q", c.Args().First()))
 	}
 	e := cliapp.EnvOf(c)
 	kubeconfig, kubeContext, dir := c.String("kubeconfig"), c.String("context"), c.String("inventory")
 	// Live unless --inventory: the kubeconfig rule finds the cluster.
 	isLive := dir == ""
 	if dir != "" && (kubeconfig != "" || kubeContext != "") {
-		return usageError(c, fmt.Errorf("give either --inventory or --kubeconfig/--context, not both"), true)
+		return cliapp.FlagError(c, fmt.Errorf("give either --inventory or --kubeconfig/--context, not both"))
 	}
 	var target skew.Version
 	if k := c.String("kubernetes"); k != "" {
 		v, err := skew.Parse(k)
 		if err != nil {
-			return usageError(c, fmt.Errorf("--kubernetes: %w; give a Kubernetes minor such as 1.32", err), true)
+			return cliapp.FlagError(c, fmt.Errorf("--kubernetes: %w; give a Kubernetes minor such as 1.32", err))
 		}
 		target = v.MinorOnly()
 	}

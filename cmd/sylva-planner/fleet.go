@@ -70,7 +70,7 @@ func fleetSourceOf(e *cliapp.Env, o statusOptions) action.FleetSource {
 // all of them.
 func refuseNamespace(c *cli.Context) error {
 	if c.IsSet("namespace") {
-		return usageError(c, errors.New("give --all-namespaces or --namespace, not both"), true)
+		return cliapp.FlagError(c, errors.New("give --all-namespaces or --namespace, not both"))
 	}
 	return nil
 }
@@ -78,14 +78,14 @@ func refuseNamespace(c *cli.Context) error {
 // statusFleetAction is status -A.
 func statusFleetAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()))
 	}
 	if err := refuseNamespace(c); err != nil {
 		return err
 	}
 	o, err := statusOptionsOf(c)
 	if err != nil {
-		return usageError(c, err, true)
+		return cliapp.FlagError(c, err)
 	}
 	to := c.String("to")
 	var target skew.Version
@@ -117,23 +117,23 @@ func statusFleetAction(c *cli.Context) error {
 // plans one namespace, the cluster's facts read once for all.
 func planFleetAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("plan takes no argument, got %q (use --to)", c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("plan takes no argument, got %q (use --to)", c.Args().First()))
 	}
 	if err := refuseNamespace(c); err != nil {
 		return err
 	}
 	for _, name := range []string{"from", "workers"} {
 		if c.IsSet(name) {
-			return usageError(c, fmt.Errorf("--%s does not go with --all-namespaces: each release is planned from its own status", name), true)
+			return cliapp.FlagError(c, fmt.Errorf("--%s does not go with --all-namespaces: each release is planned from its own status", name))
 		}
 	}
 	e := cliapp.EnvOf(c)
 	opts := gateOptionsOf(c)
 	if opts.output != cliapp.FormatTable && opts.output != cliapp.FormatJSON && opts.output != cliapp.FormatYAML {
-		return usageError(c, fmt.Errorf("--output %s does not go with --all-namespaces: give table, json or yaml", opts.output), true)
+		return cliapp.FlagError(c, fmt.Errorf("--output %s does not go with --all-namespaces: give table, json or yaml", opts.output))
 	}
 	if opts.to == "" {
-		return usageError(c, errors.New("--to is required with --all-namespaces, for example: plan --all-namespaces --to 1.6"), true)
+		return cliapp.FlagError(c, errors.New("--to is required with --all-namespaces, for example: plan --all-namespaces --to 1.6"))
 	}
 	asOf, cat, err := gateInputs(c, e, opts)
 	if err != nil {

@@ -118,14 +118,14 @@ func gateOptionsOf(c *cli.Context) gateOptions {
 
 func gateAction(c *cli.Context, report bool) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("%s takes no argument, got %q (use --from and --to)", c.Command.Name, c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("%s takes no argument, got %q (use --from and --to)", c.Command.Name, c.Args().First()))
 	}
 	e := cliapp.EnvOf(c)
 	opts := gateOptionsOf(c)
 	if opts.from != "" && opts.statusFile != "" {
 		// The status would otherwise go unread, and with it a pass of a
 		// transition in progress.
-		return usageError(c, errors.New("give --from or --status, not both: --status reads the installed release from the status ConfigMap, and where a transition in progress stands"), true)
+		return cliapp.FlagError(c, errors.New("give --from or --status, not both: --status reads the installed release from the status ConfigMap, and where a transition in progress stands"))
 	}
 	asOf, cat, err := gateInputs(c, e, opts)
 	if err != nil {

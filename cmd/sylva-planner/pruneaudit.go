@@ -72,14 +72,14 @@ func pruneAuditCommand() *cli.Command {
 
 func pruneAuditAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("prune-audit takes no argument, got %q (give values files with -f)", c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("prune-audit takes no argument, got %q (give values files with -f)", c.Args().First()))
 	}
 	w := cliapp.EnvOf(c).Stdout
 	if c.Bool("print-schema-patch") {
 		return printSchemaPatch(w, c.String("schema"), cliapp.EnvOf(c))
 	}
 	if c.String("schema") != "" {
-		return usageError(c, errors.New("--schema goes with --print-schema-patch"), true)
+		return cliapp.FlagError(c, errors.New("--schema goes with --print-schema-patch"))
 	}
 	e := cliapp.EnvOf(c)
 	req := action.PruneAuditRequest{
@@ -87,7 +87,7 @@ func pruneAuditAction(c *cli.Context) error {
 		ReadFile: e.Read, ToolVersion: versionString(), AsOf: e.Today,
 	}
 	if len(req.Files) == 0 {
-		return usageError(c, errors.New("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml"), true)
+		return cliapp.FlagError(c, errors.New("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml"))
 	}
 	var err error
 	if req.Catalog, err = loadCatalog(c); err != nil {

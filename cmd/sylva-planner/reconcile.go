@@ -55,7 +55,7 @@ func reconcileCommand() *cli.Command {
 
 func reconcileAction(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("reconcile takes no argument, got %q", c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("reconcile takes no argument, got %q", c.Args().First()))
 	}
 	namespace, helmRelease := c.String("namespace"), c.String("helmrelease")
 	kubeconfig, kubeContext := c.String("kubeconfig"), c.String("context")
@@ -67,19 +67,19 @@ func reconcileAction(c *cli.Context) error {
 		Document: output == cliapp.FormatJSON || output == cliapp.FormatYAML,
 	}
 	if namespace == "" {
-		return usageError(c, errors.New("--namespace must not be empty"), true)
+		return cliapp.FlagError(c, errors.New("--namespace must not be empty"))
 	}
 	if req.Wait && req.Timeout <= 0 {
-		return usageError(c, fmt.Errorf("--timeout %s: want a positive duration such as 2h", req.Timeout), true)
+		return cliapp.FlagError(c, fmt.Errorf("--timeout %s: want a positive duration such as 2h", req.Timeout))
 	}
 	if req.File = c.String("file"); req.File != "" {
 		switch {
 		case !req.DryRun:
-			return usageError(c, errors.New("--file decides from a file and cannot patch it: add --dry-run"), true)
+			return cliapp.FlagError(c, errors.New("--file decides from a file and cannot patch it: add --dry-run"))
 		case req.Wait:
-			return usageError(c, errors.New("--wait follows a cluster; it does not go with --file"), true)
+			return cliapp.FlagError(c, errors.New("--wait follows a cluster; it does not go with --file"))
 		case kubeconfig != "" || kubeContext != "":
-			return usageError(c, errors.New("give either --file or --kubeconfig/--context, not both"), true)
+			return cliapp.FlagError(c, errors.New("give either --file or --kubeconfig/--context, not both"))
 		}
 	}
 	st, err := statusRequest(c, nil)

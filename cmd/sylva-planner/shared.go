@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 // This file holds what the commands that read a cluster share with the
@@ -44,7 +45,7 @@ type statusOptions struct {
 // noArgs refuses positional arguments with the command's help.
 func noArgs(c *cli.Context) error {
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("%s takes no argument, got %q", c.Command.FullName(), c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("%s takes no argument, got %q", c.Command.FullName(), c.Args().First()))
 	}
 	return nil
 }

@@ -69,11 +69,11 @@ func statusAction(c *cli.Context) error {
 		return statusFleetAction(c)
 	}
 	if c.Args().Len() > 0 {
-		return usageError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()), true)
+		return cliapp.FlagError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()))
 	}
 	o, err := statusOptionsOf(c)
 	if err != nil {
-		return usageError(c, err, true)
+		return cliapp.FlagError(c, err)
 	}
 	req, err := statusRequest(c, statusSource(cliapp.EnvOf(c), o))
 	if err != nil {

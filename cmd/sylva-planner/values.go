@@ -167,7 +167,7 @@ func valuesGenerateAction(c *cli.Context) error {
 // says on stdout what was written and how to wire it.
 func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 	if c.IsSet("output") {
-		return usageError(c, errors.New("--kustomize writes files; it takes no -o"), true)
+		return cliapp.FlagError(c, errors.New("--kustomize writes files; it takes no -o"))
 	}
 	ns := c.String("namespace")
 	if ns == "" {
@@ -229,7 +229,7 @@ func valuesRenderAction(c *cli.Context) error {
 		SkipSchemaValidation: c.Bool("skip-schema-validation"), Validate: c.Bool("validate"),
 	}
 	if req.Chart == "" && len(files) == 0 {
-		return usageError(c, errors.New("values render needs at least one -f FILE"), true)
+		return cliapp.FlagError(c, errors.New("values render needs at least one -f FILE"))
 	}
 	if req.Chart == "" && req.KubeVersion == "" {
 		// The default --kube-version is the management minor of --to.
@@ -293,7 +293,7 @@ func valuesCheckAction(c *cli.Context) error {
 		return err
 	}
 	if req.Chart == "" && (c.String("overlay") != "" || req.SkipSchemaValidation) {
-		return usageError(c, errors.New("--overlay and --skip-schema-validation go with --chart"), true)
+		return cliapp.FlagError(c, errors.New("--overlay and --skip-schema-validation go with --chart"))
 	}
 	if req.Chart != "" {
 		req.ChartPath = e.Path(req.Chart)
