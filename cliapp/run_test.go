@@ -1,0 +1,116 @@
+package cliapp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/urfave/cli/v2"
+)
+
+// runToy runs a one-command application whose action is action, and
+// returns the exit code and stderr.
+func runToy(t *testing.T, ctx context.Context, action cli.ActionFunc, args ...string) (int, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	app := &cli.App{
+		Name:           "toy",
+		Writer:         &out,
+		ErrWriter:      &errOut,
+		ExitErrHandler: func(*cli.Context, error) {},
+		Commands:       []*cli.Command{{Name: "go", ArgsUsage: " ", Action: action}},
+	}
+	Conventions(app)
+	e := NewEnv(t.TempDir(), &out, &errOut, func(string) string { return "" }, func() time.Time { return time.Unix(0, 0) })
+	code := Run(ctx, e, app, append([]string{"toy", "go"}, args...), Completer{})
+	return code, errOut.String()
+}
+
+// TestRunExitCodes: an error exits with the code it carries (WithCode),
+// else 1, whatever the errors it wraps say of their own exit; the message
+// is one line naming the application.
+func TestRunExitCodes(t *testing.T) {
+	exitErr := exec.Command("false").Run()
+	var ee *exec.ExitError
+	if !errors.As(exitErr, &ee) || ee.ExitCode() != 1 {
+		t.Skipf("false did not exit 1: %v", exitErr)
+	}
+	exit3 := exec.Command("sh", "-c", "exit 3").Run()
+	tests := []struct {
+		name string
+		err  error
+		code int
+		msg  string
+	}{
+		{"no error", nil, ExitOK, ""},
+		{"an error", errors.New("bad input"), ExitError, "toy: bad input\n"},
+		{"a code of its own", WithCode(4, errors.New("held")), 4, "toy: held\n"},
+		{"a silent code", WithCode(2, nil), 2, ""},
+		{"another program's exit is not ours", fmt.Errorf("git: %w", exit3), ExitError, "toy: git: exit status 3\n"},
+		{"the outermost code wins", WithCode(ExitError, WithCode(2, errors.New("x"))), ExitError, "toy: x\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stderr := runToy(t, context.Background(), func(*cli.Context) error { return tt.err })
+			if code != tt.code || stderr != tt.msg {
+				t.Errorf("exit %d, stderr %q; want %d, %q", code, stderr, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+// TestRunPanicAndInterrupt: a panic is an internal error on one line, exit
+// 1; an error after a cancellation (a signal) is "interrupted", exit 1.
+func TestRunPanicAndInterrupt(t *testing.T) {
+	code, stderr := runToy(t, context.Background(), func(*cli.Context) error { panic("boom\nat line 2") })
+	if code != ExitError || stderr != "toy: internal error: boom at line 2\n" {
+		t.Errorf("panic: exit %d, stderr %q", code, stderr)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	code, stderr = runToy(t, ctx, func(c *cli.Context) error { return c.Context.Err() })
+	if code != ExitError || stderr != "toy: interrupted\n" {
+		t.Errorf("interrupted: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestConventionsReadTheGlobalLimits: --max-input-size sets the limit of
+// every read; a bad size is one line, exit 1, before the command runs.
+func TestConventionsReadTheGlobalLimits(t *testing.T) {
+	var got int64
+	ran := false
+	action := func(c *cli.Context) error { got, ran = EnvOf(c).MaxInput, true; return nil }
+	var out, errOut bytes.Buffer
+	app := &cli.App{Name: "toy", Writer: &out, ErrWriter: &errOut, ExitErrHandler: func(*cli.Context, error) {}, Commands: []*cli.Command{{Name: "go", Action: action}}}
+	Conventions(app)
+	e := NewEnv("", &out, &errOut, func(string) string { return "" }, time.Now)
+	if code := Run(context.Background(), e, app, []string{"toy", "--max-input-size", "1KiB", "go"}, Completer{}); code != 0 || got != 1024 {
+		t.Errorf("exit %d, limit %d; want 0, 1024", code, got)
+	}
+	ran = false
+	errOut.Reset()
+	code := Run(context.Background(), e, app, []string{"toy", "--max-input-size", "lots", "go"}, Completer{})
+	if code != ExitError || ran || strings.Count(errOut.String(), "\n") != 1 || !strings.HasPrefix(errOut.String(), "toy: --max-input-size: ") {
+		t.Errorf("bad size: exit %d, ran %v, stderr %q", code, ran, errOut.String())
+	}
+}
+
+// TestEnvReadsStandardInputOnce: standard input is read once; a second
+// read gives the same bytes, and a read error names the flag and "-".
+func TestEnvReadsStandardInputOnce(t *testing.T) {
+	e := NewEnv("", &bytes.Buffer{}, &bytes.Buffer{}, func(string) string { return "" }, time.Now)
+	e.Stdin = strings.NewReader("catalog")
+	for range 2 {
+		if data, err := e.ReadFile("--catalog", "-"); err != nil || string(data) != "catalog" {
+			t.Fatalf("read %q, %v", data, err)
+		}
+	}
+	if _, err := e.ReadFile("--status", "missing.yaml"); err == nil || !strings.HasPrefix(err.Error(), "--status: ") {
+		t.Errorf("missing file: %v", err)
+	}
+}
