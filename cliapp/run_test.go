@@ -73,7 +73,7 @@ func TestRunPanicAndInterrupt(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	code, stderr = runToy(t, ctx, func(c *cli.Context) error { return c.Context.Err() })
+	code, stderr = runToy(t, ctx, func(c *cli.Context) error { return c.Err() })
 	if code != ExitError || stderr != "toy: interrupted\n" {
 		t.Errorf("interrupted: exit %d, stderr %q", code, stderr)
 	}
