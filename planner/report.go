@@ -65,6 +65,9 @@ func (p *Plan) WriteReportMarkdown(w io.Writer) error {
 	// Each header line ends in a hard line break, so that Markdown does
 	// not run them together.
 	fmt.Fprintf(bw, "%s\n\n", strings.ReplaceAll(p.header(), "\n", "  \n"))
+	if p.Position != nil {
+		fmt.Fprintf(bw, "**Cluster:** %s\n\n", p.Position.Summary)
+	}
 	fmt.Fprintf(bw, "Score %d · %s\n\n", p.Score, p.Summary.Line)
 	if g := p.gateLine(); g != "" {
 		fmt.Fprintf(bw, "**%s**\n\n", g)
@@ -140,7 +143,7 @@ figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
 </style>
 </head>
 <body><main>
-<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{range $i, $l := .Header}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p><p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p>{{with .Gate}}<p><strong>{{.}}</strong></p>{{end}}</header>
+<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{range $i, $l := .Header}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>{{with .Plan.Position}}<p>Cluster: {{.Summary}}</p>{{end}}<p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p>{{with .Gate}}<p><strong>{{.}}</strong></p>{{end}}</header>
 {{range .Plan.Groups}}<section><h2>{{.Title}}</h2><ul>
 {{range .Findings}}<li><span class="tag {{.Severity}}">{{tag .}}</span><code>{{.Code}}</code> ({{.Subject}}): {{.Message}}{{if .InBaseline}} <em>({{$.InBaseline}})</em>{{end}}{{if .Remediation}}<div class="fix">{{.Remediation}}</div>{{end}}</li>
 {{end}}</ul></section>
@@ -159,12 +162,12 @@ figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
 `))
 })
 
-// passRows are the passes as the reports show them: pass, release, control
-// plane, workers, Longhorn.
+// passRows are the passes as the reports show them: pass (marked done as
+// in plan's table), release, control plane, workers, Longhorn.
 func (p *Plan) passRows() [][]string {
 	var rows [][]string
 	for _, ps := range p.Passes {
-		rows = append(rows, []string{fmt.Sprint(ps.Index), ps.Release, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn)})
+		rows = append(rows, []string{p.passCell(ps), ps.Release, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn)})
 	}
 	return rows
 }

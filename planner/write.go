@@ -339,7 +339,7 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw, "| pass | release | trigger | control plane | workers | Longhorn | requests another pass |")
 		fmt.Fprintln(bw, "|---|---|---|---|---|---|---|")
 		for _, ps := range p.Passes {
-			fmt.Fprintf(bw, "| %d | %s | %s | %s | %s | %s | %s |\n", ps.Index, ps.Release, ps.Trigger, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn), yesNo(ps.RequestsAnotherPass))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s |\n", p.passCell(ps), ps.Release, ps.Trigger, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn), yesNo(ps.RequestsAnotherPass))
 		}
 		fmt.Fprintln(bw)
 		fmt.Fprintln(bw, "## Helper values and expected status per pass")
