@@ -20,8 +20,8 @@ import (
 // controller serves them on /metrics with a namespace label, and plan and
 // report write them to --metrics-file without it (Write).
 type Gauges struct {
-	extra                                 []string
-	blocked, held, verdict, score, passes *prometheus.GaugeVec
+	extra                                             []string
+	blocked, held, verdict, score, passes, passesDone *prometheus.GaugeVec
 }
 
 // New returns the gauges, labelled by extra (such as "namespace"), then
@@ -32,17 +32,18 @@ func New(extra ...string) *Gauges {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
 	}
 	return &Gauges{
-		extra:   extra,
-		blocked: gauge("sylva_planner_upgrade_blocked", "1 when an actionable blocker stops the upgrade (act on it).", labels),
-		held:    gauge("sylva_planner_upgrade_held", "1 when every blocker waits on upstream or is pinned (nothing to act on).", labels),
-		verdict: gauge("sylva_planner_verdict", "1 for the plan's verdict, 0 for the others.", append(slices.Clone(labels), "verdict")),
-		score:   gauge("sylva_planner_score", "Readiness score 0-100 (for trends, not for gating).", labels),
-		passes:  gauge("sylva_planner_passes", "Reconciliation passes of the sylva-units HelmRelease the plan needs.", labels),
+		extra:      extra,
+		blocked:    gauge("sylva_planner_upgrade_blocked", "1 when an actionable blocker stops the upgrade (act on it).", labels),
+		held:       gauge("sylva_planner_upgrade_held", "1 when every blocker waits on upstream or is pinned (nothing to act on).", labels),
+		verdict:    gauge("sylva_planner_verdict", "1 for the plan's verdict, 0 for the others.", append(slices.Clone(labels), "verdict")),
+		score:      gauge("sylva_planner_score", "Readiness score 0-100 (for trends, not for gating).", labels),
+		passes:     gauge("sylva_planner_passes", "Reconciliation passes of the sylva-units HelmRelease the plan needs.", labels),
+		passesDone: gauge("sylva_planner_passes_done", "Passes of the plan the sylva-units-status ConfigMap says are done; only for a plan placed from the status that tells which pass completed.", labels),
 	}
 }
 
 func (g *Gauges) vecs() []*prometheus.GaugeVec {
-	return []*prometheus.GaugeVec{g.blocked, g.held, g.verdict, g.score, g.passes}
+	return []*prometheus.GaugeVec{g.blocked, g.held, g.verdict, g.score, g.passes, g.passesDone}
 }
 
 // Describe implements prometheus.Collector.
@@ -79,6 +80,11 @@ func (g *Gauges) Set(p *planner.Plan, extra ...string) {
 	g.held.With(l).Set(b2f(p.Verdict == planner.VerdictHeld))
 	g.score.With(l).Set(float64(p.Score))
 	g.passes.With(l).Set(float64(len(p.Passes)))
+	if pos := p.Position; pos != nil && pos.PassKnown {
+		// Where the cluster is, as plan, status --to, reconcile and the
+		// controller read it (planner.Locate).
+		g.passesDone.With(l).Set(float64(pos.PassesDone))
+	}
 	for _, v := range []planner.Verdict{planner.VerdictBlocked, planner.VerdictHeld, planner.VerdictReady, planner.VerdictUnknown} {
 		vl := maps.Clone(l)
 		vl["verdict"] = string(v)

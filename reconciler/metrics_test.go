@@ -27,7 +27,10 @@ func TestGateGaugesFollowTheNamespacesPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+	// Planned from a status, as the controller plans: every gauge is set,
+	// sylva_planner_passes_done included.
+	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
+		Progress: &planner.Progress{Found: true, Installed: skew.MustParse("1.4")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +55,10 @@ func TestTextfileAndControllerExportTheSameGauges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+	// Planned from a status, as the controller plans: every gauge is set,
+	// sylva_planner_passes_done included.
+	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
+		Progress: &planner.Progress{Found: true, Installed: skew.MustParse("1.4")}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/rogpeppe/go-internal/txtar"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,6 +103,11 @@ func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
 				t.Errorf("the controller's gate places the release at %d of %d (%s); status --to and plan --status at %d of %d (%s)",
 					pos.PassesDone, pos.Passes, pos.Summary, wantPos.PassesDone, wantPos.Passes, wantPos.Summary)
 			}
+			// And its /metrics say it: sylva_planner_passes_done of the
+			// namespace is the pass plan --status marks done.
+			if got := passesDoneGauge(t, ns, float64(wantPos.PassesDone)); got != float64(wantPos.PassesDone) {
+				t.Errorf("sylva_planner_passes_done{namespace=%q} = %v; status --to and plan --status say %d of %d passes done", ns, got, wantPos.PassesDone, wantPos.Passes)
+			}
 		})
 	}
 	if states != 5 {
@@ -157,4 +163,39 @@ func (c *cluster) createFluxAs(t *testing.T, gvr schema.GroupVersionResource, ns
 		}
 	}
 	c.createFlux(t, ctxFor(t), gvr, ns, base, ready)
+}
+
+// passesDoneGauge is the controller's sylva_planner_passes_done of
+// namespace ns once it is want, or what it is after a few seconds (-1 when
+// absent): the gauge is set right after the gate plans.
+func passesDoneGauge(t *testing.T, ns string, want float64) float64 {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	if err := reg.Register(gate); err != nil {
+		t.Fatal(err)
+	}
+	got := -1.0
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = -1
+		for _, mf := range mfs {
+			if mf.GetName() != "sylva_planner_passes_done" {
+				continue
+			}
+			for _, m := range mf.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "namespace" && l.GetValue() == ns {
+						got = m.GetGauge().GetValue()
+					}
+				}
+			}
+		}
+		if got == want {
+			break
+		}
+	}
+	return got
 }
