@@ -29,8 +29,8 @@ func TestGateGaugesFollowTheNamespacesPlan(t *testing.T) {
 	}
 	// Planned from a status, as the controller plans: every gauge is set,
 	// sylva_planner_passes_done included.
-	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
-		Progress: &planner.Progress{Found: true, Installed: skew.MustParse("1.4")}})
+	progress := &planner.Progress{Found: true, Installed: skew.MustParse("1.4")}
+	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +57,8 @@ func TestTextfileAndControllerExportTheSameGauges(t *testing.T) {
 	}
 	// Planned from a status, as the controller plans: every gauge is set,
 	// sylva_planner_passes_done included.
-	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
-		Progress: &planner.Progress{Found: true, Installed: skew.MustParse("1.4")}})
+	progress := &planner.Progress{Found: true, Installed: skew.MustParse("1.4")}
+	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
