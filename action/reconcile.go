@@ -110,6 +110,13 @@ func (r ReconcileRequest) decideFile(ctx context.Context, doc *ReconcileDocument
 func (r ReconcileRequest) drive(ctx context.Context, doc *ReconcileDocument) (*ReconcileDocument, Outcome, error) {
 	a := *r.Applier
 	a.DryRun = r.DryRun
+	if r.Locate != nil {
+		// The Event of a requested pass names it, as --to places it.
+		a.Place = func(cm *status.Status) *status.Transition {
+			t, _ := r.Locate(cm)
+			return t
+		}
+	}
 	start := a.Now()
 	parent, waitCtx := ctx, ctx
 	if r.Wait {

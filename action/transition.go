@@ -18,7 +18,7 @@ func Transition(in planner.Input, pr planner.Progress) (*status.Transition, erro
 	if err != nil {
 		return nil, err
 	}
-	t := &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Summary: pos.Summary}
+	t := pos.Transition()
 	if pos.Next != nil {
 		if t.NextValues, err = values.PassValues(pos.Next.Values); err != nil {
 			return nil, err

@@ -59,6 +59,16 @@ type Position struct {
 	Summary string `json:"summary"`
 }
 
+// Transition is the position as the status package carries it (status
+// --to, reconcile, the Event of a requested pass), without the next pass's
+// values; nil for a nil position.
+func (pos *Position) Transition() *status.Transition {
+	if pos == nil {
+		return nil
+	}
+	return &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Summary: pos.Summary}
+}
+
 // Locate places a cluster in the plan to the target in.To: not started
 // (the status names an older release), in the middle of a hop (the status
 // names the hop's release, asks for another pass and records which pass

@@ -95,6 +95,10 @@ type Applier struct {
 	// Now reads the clock, for elapsed times; required unless DryRun (the
 	// package reads no clock itself).
 	Now func() time.Time
+	// Place, when set, places the cluster in a transition from the status
+	// the pass was decided on; the Event of the request then names the
+	// pass it requests (status.Transition.NextPass).
+	Place func(*status.Status) *status.Transition
 }
 
 // Result is what Apply did.
@@ -178,7 +182,7 @@ func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 			return res, fmt.Errorf("patch HelmRelease %s/%s: %w", t.Namespace, t.HelmReleaseName(), err)
 		}
 		res.Triggered = true
-		res.EventErr = a.recordEvent(ctx, snap.HelmRelease, res.Decision)
+		res.EventErr = a.recordEvent(ctx, snap.HelmRelease, res.Decision, a.nextPass(snap))
 		return res, nil
 	}
 	return res, fmt.Errorf("patch HelmRelease %s/%s after %d conflicts: %w", t.Namespace, t.HelmReleaseName(), res.Conflicts, ErrConflict)
@@ -187,13 +191,27 @@ func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 // eventFlushTimeout bounds the wait for a one-shot Event to be written.
 const eventFlushTimeout = 10 * time.Second
 
-// recordEvent records the Event of a requested pass on hr and, when the
-// Recorder can Flush, waits until it is written.
-func (a *Applier) recordEvent(ctx context.Context, hr *helmv2.HelmRelease, d Decision) error {
+// nextPass names the pass a request made on snap stands for ("pass 2 of 3
+// of the transition to 1.7"), "" when Place is unset or cannot tell.
+func (a *Applier) nextPass(snap Snapshot) string {
+	if a.Place == nil {
+		return ""
+	}
+	return a.Place(snap.Input.Observation.ConfigMap).NextPass()
+}
+
+// recordEvent records the Event of a requested pass on hr, naming the pass
+// when next does, and, when the Recorder can Flush, waits until it is
+// written.
+func (a *Applier) recordEvent(ctx context.Context, hr *helmv2.HelmRelease, d Decision, next string) error {
 	if a.Recorder == nil {
 		return nil
 	}
-	a.Recorder.Eventf(hr, corev1.EventTypeNormal, EventReason, "requested reconciliation %q (from the %s)", d.Request, d.Source)
+	msg := fmt.Sprintf("requested reconciliation %q (from the %s)", d.Request, d.Source)
+	if next != "" {
+		msg += ": " + next
+	}
+	a.Recorder.Event(hr, corev1.EventTypeNormal, EventReason, msg)
 	f, ok := a.Recorder.(interface{ Flush(context.Context) error })
 	if !ok {
 		return nil

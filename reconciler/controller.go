@@ -197,6 +197,15 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 		pending: map[string]bool{},
 		stats:   Stats{Outcomes: map[Outcome]int{}},
 	}
+	if o.Gate != nil {
+		// The Event of a requested pass names it, as the gate places it.
+		c.applier.Place = func(cm *status.Status) *status.Transition {
+			if p := o.Gate(planner.ProgressOf(cm)); p != nil {
+				return p.Position.Transition()
+			}
+			return nil
+		}
+	}
 
 	// Every event of a namespace's status objects maps to the one request
 	// of that namespace, keyed by the HelmRelease.

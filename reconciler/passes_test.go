@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -81,6 +82,15 @@ func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
 				after := c.helmRelease(t, ns).GetAnnotations()[AnnotationHandledRequest]
 				if after == "" || after == before {
 					t.Errorf("the controller triggered but the HelmRelease's %s is %q (was %q)", AnnotationHandledRequest, after, before)
+				}
+				// Its Event names the pass as plan --status places it.
+				next := wantPos.Transition().NextPass()
+				if next == "" {
+					t.Fatalf("the controller triggers, but plan --status places no next pass: %s", wantPos.Summary)
+				}
+				eventually(t, time.Minute, "the trigger Event", func() bool { return len(c.triggerMessages(t, ns)) > 0 })
+				if msgs := c.triggerMessages(t, ns); len(msgs) != 1 || !strings.HasSuffix(msgs[0], "): "+next) {
+					t.Errorf("trigger Events %q, want one ending in %q", msgs, "): "+next)
 				}
 				// The pass it passed on is then handled: no second trigger.
 				settle(t, ctl, OutcomeAlreadyHandled, 1)
@@ -198,4 +208,21 @@ func passesDoneGauge(t *testing.T, ns string, want float64) float64 {
 		}
 	}
 	return got
+}
+
+// triggerMessages are the messages of the Events recorded for passes
+// requested in ns.
+func (c *cluster) triggerMessages(t *testing.T, ns string) []string {
+	t.Helper()
+	list, err := c.core.CoreV1().Events(ns).List(ctxFor(t), metav1.ListOptions{})
+	if err != nil {
+		t.Fatalf("list events: %v", err)
+	}
+	var out []string
+	for _, e := range list.Items {
+		if e.Reason == EventReason && e.InvolvedObject.Kind == "HelmRelease" {
+			out = append(out, e.Message)
+		}
+	}
+	return out
 }

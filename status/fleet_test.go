@@ -194,3 +194,21 @@ func TestDecodeFleet(t *testing.T) {
 		})
 	}
 }
+
+// A transition's next pass, as the Event of its request names it.
+func TestTransitionNextPass(t *testing.T) {
+	for _, tt := range []struct {
+		t    *status.Transition
+		want string
+	}{
+		{&status.Transition{Target: "1.7", PassesDone: 1, Passes: 3, PassKnown: true}, "pass 2 of 3 of the transition to 1.7"},
+		{&status.Transition{Target: "1.7", PassesDone: 0, Passes: 3, PassKnown: true}, "pass 1 of 3 of the transition to 1.7"},
+		{&status.Transition{Target: "1.7", PassesDone: 3, Passes: 3, PassKnown: true}, ""},
+		{&status.Transition{Target: "1.7", PassesDone: 1, Passes: 3}, ""},
+		{nil, ""},
+	} {
+		if got := tt.t.NextPass(); got != tt.want {
+			t.Errorf("%+v.NextPass() = %q, want %q", tt.t, got, tt.want)
+		}
+	}
+}

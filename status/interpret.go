@@ -127,6 +127,16 @@ type Transition struct {
 // pass of it done (none, when it is on the target).
 func (t *Transition) Done() bool { return t.PassKnown && t.PassesDone >= t.Passes }
 
+// NextPass names the pass that comes next, "pass 2 of 3 of the transition
+// to 1.7", as the Event of its request says it; "" when the status cannot
+// tell which pass completed, or every pass is done.
+func (t *Transition) NextPass() string {
+	if t == nil || !t.PassKnown || t.PassesDone >= t.Passes {
+		return ""
+	}
+	return fmt.Sprintf("pass %d of %d of the transition to %s", t.PassesDone+1, t.Passes, t.Target)
+}
+
 // Line is the transition in one line, as status and reconcile print it:
 // "Transition to 1.6 (route 1.4 → 1.6): pass 1 of 2 done; next: …".
 func (t *Transition) Line() string {

@@ -140,6 +140,45 @@ func TestReconcileCommandOnARealAPIServer(t *testing.T) {
 	}
 }
 
+// TestReconcileEventNamesThePass: with --to, the Event of the request
+// names the pass as reconcile --to (and status --to) place it.
+func TestReconcileEventNamesThePass(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs the real API server; skipped with -short")
+	}
+	cfg := kubetest.Config(t)
+	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
+	ns := reconcileFixture(t, cfg)
+	// Pass 1 of the hop 1.5 → 1.7 done, pass 2 asked for.
+	cs := kubernetes.NewForConfigOrDie(cfg)
+	ctx := context.Background()
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["sylva_release"], cm.Data["transition_from"], cm.Data["transition_pass"] = "1.7", "1.5", "1"
+	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--to", "1.7", "--as-of", "2026-12-01")
+	if code != exitOK || !strings.HasPrefix(out, "triggered: ") || !strings.Contains(out, "pass 1 of 3 done; next: pass 2,") {
+		t.Fatalf("reconcile --to 1.7: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	events, err := cs.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, e := range events.Items {
+		if e.Reason == reconciler.EventReason {
+			msgs = append(msgs, e.Message)
+		}
+	}
+	if want := "): pass 2 of 3 of the transition to 1.7"; len(msgs) != 1 || !strings.HasSuffix(msgs[0], want) {
+		t.Errorf("Events %q, want one ending in %q", msgs, want)
+	}
+}
+
 func TestRacingReconcileCommandsTriggerOnce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the real API server; skipped with -short")
