@@ -81,6 +81,17 @@ func reconcileFixture(t *testing.T, cfg *rest.Config) string {
 	return ns
 }
 
+// reconcileCluster is the real API server of the tests, a kubeconfig
+// for it, and a namespace holding reconcileFixture; skipped with -short.
+func reconcileCluster(t *testing.T) (*rest.Config, string, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs the real API server; skipped with -short")
+	}
+	cfg := kubetest.Config(t)
+	return cfg, kubetest.WriteKubeconfig(t, cfg), reconcileFixture(t, cfg)
+}
+
 func runReconcileCLI(kubeconfig string, args ...string) (int, string, string) {
 	var out, errOut bytes.Buffer
 	argv := append([]string{"sylva-planner"}, args...)
@@ -92,12 +103,7 @@ func runReconcileCLI(kubeconfig string, args ...string) (int, string, string) {
 }
 
 func TestReconcileCommandOnARealAPIServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the real API server; skipped with -short")
-	}
-	cfg := kubetest.Config(t)
-	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
-	ns := reconcileFixture(t, cfg)
+	cfg, kubeconfig, ns := reconcileCluster(t)
 
 	code, out, errOut := runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--dry-run")
 	if code != exitOK || !strings.HasPrefix(out, "would trigger (dry run): ") {
@@ -143,12 +149,7 @@ func TestReconcileCommandOnARealAPIServer(t *testing.T) {
 // TestReconcileEventNamesThePass: with --to, the Event of the request
 // names the pass as reconcile --to (and status --to) place it.
 func TestReconcileEventNamesThePass(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs the real API server; skipped with -short")
-	}
-	cfg := kubetest.Config(t)
-	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
-	ns := reconcileFixture(t, cfg)
+	cfg, kubeconfig, ns := reconcileCluster(t)
 	// Pass 1 of the hop 1.5 → 1.7 done, pass 2 asked for.
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	ctx := context.Background()
