@@ -55,7 +55,7 @@ func Budgeted(action cli.ActionFunc, when func(*cli.Context) bool) cli.ActionFun
 		}
 		b, err := budgetOf(c)
 		if err != nil {
-			return Failed(err)
+			return err
 		}
 		return e.Child.Run(c.Context, e, b)
 	}
@@ -91,10 +91,10 @@ func (r ChildRunner) Run(ctx context.Context, e *Env, b renderchild.Budget) erro
 	}
 	code, err := r.Runner.Run(ctx, cmd, b)
 	if err != nil {
-		return Failed(err)
+		return err
 	}
 	if code < 0 || code > r.MaxCode {
-		return Failed(errors.New("the render ended with an unknown exit code"))
+		return errors.New("the render ended with an unknown exit code")
 	}
 	return WithCode(code, nil)
 }

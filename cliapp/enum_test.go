@@ -34,7 +34,7 @@ func TestOneStdinRefusesTwoInputsNamedDash(t *testing.T) {
 		Flags:  []cli.Flag{&cli.StringFlag{Name: "status"}, &cli.StringFlag{Name: "catalog"}, &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}}},
 		Action: func(*cli.Context) error { ran = true; return nil },
 	}}}
-	OneStdin(app.Commands, "-", func(err error) error { return err })
+	OneStdin(app.Commands, "-")
 	if err := run(t, app, "plan", "--status", "-", "--catalog", "c.yaml"); err != nil || !ran {
 		t.Errorf("one - refused: %v", err)
 	}

@@ -136,9 +136,6 @@ func (e *codeError) ExitCode() int { return e.code }
 // silently.
 func WithCode(code int, err error) error { return &codeError{code: code, err: err} }
 
-// Failed is err with exit code 1 (an operational error).
-func Failed(err error) error { return WithCode(ExitError, err) }
-
 // ExitCodeOf is the exit code err carries (WithCode), else 1: an error
 // without one is an operational error, whatever the errors it wraps say
 // of their own exit (a failed git run's, say).

@@ -122,12 +122,12 @@ func WithConnectionFlags(cmds []*cli.Command) {
 		AddBefore(cmd, func(c *cli.Context) error {
 			d := c.Duration("request-timeout")
 			if d <= 0 {
-				return Failed(fmt.Errorf("--request-timeout %s: want a positive duration such as 30s", d))
+				return fmt.Errorf("--request-timeout %s: want a positive duration such as 30s", d)
 			}
 			e := EnvOf(c)
 			e.RequestTimeout, e.As, e.AsGroups = d, c.String("as"), c.StringSlice("as-group")
 			if len(e.AsGroups) > 0 && e.As == "" {
-				return Failed(errors.New("--as-group needs --as (the user the groups belong to), as with kubectl"))
+				return errors.New("--as-group needs --as (the user the groups belong to), as with kubectl")
 			}
 			return nil
 		})

@@ -75,7 +75,7 @@ func WithOutputEnv(cmds []*cli.Command) {
 		AddBefore(cmd, func(c *cli.Context) error {
 			if env := EnvOf(c).Getenv(OutputEnv); env != "" {
 				if err := NewEnum("output format", formats...).Set(env); err != nil {
-					return Failed(fmt.Errorf("%s: %w", OutputEnv, err))
+					return fmt.Errorf("%s: %w", OutputEnv, err)
 				}
 			}
 			return nil
@@ -106,7 +106,7 @@ func WriteOutput(c *cli.Context, ws Writers) error { return WriteAs(c, OutputOf(
 func WriteAs(c *cli.Context, f Format, ws Writers) error {
 	write, ok := ws[f]
 	if !ok {
-		return Failed(fmt.Errorf("%s cannot write %s", c.Command.FullName(), f))
+		return fmt.Errorf("%s cannot write %s", c.Command.FullName(), f)
 	}
 	e := EnvOf(c)
 	if f == FormatTable && !e.Marks {
@@ -121,7 +121,7 @@ func WriteAs(c *cli.Context, f Format, ws Writers) error {
 		}
 	}
 	if err := write(e.Stdout); err != nil {
-		return Failed(fmt.Errorf("write the result: %w", err))
+		return fmt.Errorf("write the result: %w", err)
 	}
 	return nil
 }

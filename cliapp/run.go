@@ -21,7 +21,7 @@ func Conventions(app *cli.App) {
 	SetUsageErrors(app.Commands, onUsage)
 	WithConnectionFlags(app.Commands)
 	WithOutputEnv(app.Commands)
-	OneStdin(app.Commands, fileio.StdinName, func(err error) error { return err })
+	OneStdin(app.Commands, fileio.StdinName)
 	app.Flags = append(app.Flags, &cli.StringFlag{Name: "max-input-size", Usage: "largest input `SIZE` read from a file (bytes, or with KiB, MiB, GiB)", Value: fileio.FormatSize(fileio.DefaultMaxSize), EnvVars: []string{"SYLVA_PLANNER_MAX_INPUT_SIZE"}})
 	before := app.Before
 	app.Before = func(c *cli.Context) error {

@@ -9,17 +9,16 @@ import (
 
 // OneStdin has every command of cmds (and subcommand) refuse, before it
 // runs, two inputs named stdin ("-"): standard input can be read once.
-// wrap gives the refusal its exit code.
-func OneStdin(cmds []*cli.Command, stdin string, wrap func(error) error) {
+func OneStdin(cmds []*cli.Command, stdin string) {
 	for _, cmd := range cmds {
-		OneStdin(cmd.Subcommands, stdin, wrap)
+		OneStdin(cmd.Subcommands, stdin)
 		AddBefore(cmd, func(c *cli.Context) error {
 			if flags := stdinFlags(c, stdin); len(flags) > 1 {
 				both := "both"
 				if len(flags) > 2 {
 					both = "all"
 				}
-				return wrap(fmt.Errorf("%s and %s %s name - (standard input); only one input may be -", strings.Join(flags[:len(flags)-1], ", "), flags[len(flags)-1], both))
+				return fmt.Errorf("%s and %s %s name - (standard input); only one input may be -", strings.Join(flags[:len(flags)-1], ", "), flags[len(flags)-1], both)
 			}
 			return nil
 		})
