@@ -130,7 +130,6 @@ func (e *codeError) Error() string {
 	return e.err.Error()
 }
 func (e *codeError) Unwrap() error { return e.err }
-func (e *codeError) ExitCode() int { return e.code }
 
 // WithCode is an error that makes the run exit with code; a nil err exits
 // silently.

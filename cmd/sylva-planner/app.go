@@ -31,13 +31,9 @@ var (
 	commit  = ""
 )
 
-// withCode returns an error that makes run exit with code; a nil err exits
-// silently.
-func withCode(code int, err error) error { return cliapp.WithCode(code, err) }
-
 // outcomeExit is the exit of every command that computed its result: the
 // exit code of the outcome (action.Outcome.ExitCode), silently.
-func outcomeExit(o action.Outcome) error { return withCode(o.ExitCode(), nil) }
+func outcomeExit(o action.Outcome) error { return cliapp.WithCode(o.ExitCode(), nil) }
 
 // restConfig is the one kubeconfig rule of every command (kube.RESTConfig
 // over the environment of the command line) with --as, --as-group and the

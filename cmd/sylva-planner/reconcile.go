@@ -130,7 +130,7 @@ func reconcileAction(c *cli.Context) error {
 	}
 	switch {
 	case err != nil && out == action.OutcomeFail:
-		return withCode(out.ExitCode(), err)
+		return cliapp.WithCode(out.ExitCode(), err)
 	case err != nil:
 		return err
 	}
