@@ -218,3 +218,32 @@ func SetUsageErrors(cmds []*cli.Command, h cli.OnUsageErrorFunc) {
 		SetUsageErrors(c.Subcommands, h)
 	}
 }
+
+// NoArgs has every command of cmds (and subcommand) that declares no
+// argument (ArgsUsage " ") refuse one before its Action runs: a usage
+// error naming the command and the argument. A group's Action runs only
+// when no subcommand is named, so the rule holds for a group too.
+func NoArgs(cmds []*cli.Command) {
+	for _, cmd := range cmds {
+		NoArgs(cmd.Subcommands)
+		if cmd.ArgsUsage != " " || cmd.Action == nil {
+			continue
+		}
+		action := cmd.Action
+		cmd.Action = func(c *cli.Context) error {
+			if c.Args().Len() > 0 {
+				// HelpName is the program's (as the root app names it)
+				// and the command's path.
+				var root *cli.App
+				for _, l := range c.Lineage() {
+					if l.App != nil {
+						root = l.App
+					}
+				}
+				name := strings.TrimPrefix(c.Command.HelpName, cmp.Or(root.HelpName, root.Name)+" ")
+				return FlagError(c, fmt.Errorf("%s takes no argument, got %q; its inputs are flags", name, c.Args().First()))
+			}
+			return action(c)
+		}
+	}
+}

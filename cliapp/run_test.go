@@ -114,3 +114,53 @@ func TestEnvReadsStandardInputOnce(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// TestNoArgs: a command that declares no argument refuses one before its
+// action runs, naming itself (with its group) and the argument, exit 1;
+// a group whose subcommand is named does not see the subcommand as its
+// argument.
+func TestNoArgs(t *testing.T) {
+	var ran []string
+	action := func(name string) cli.ActionFunc {
+		return func(*cli.Context) error { ran = append(ran, name); return nil }
+	}
+	var errOut bytes.Buffer
+	newApp := func() *cli.App {
+		app := &cli.App{
+			Name: "toy", Writer: &bytes.Buffer{}, ErrWriter: &errOut, ExitErrHandler: func(*cli.Context, error) {}, HideHelpCommand: true,
+			Commands: []*cli.Command{
+				{Name: "plain", ArgsUsage: " ", Action: action("plain")},
+				{Name: "one", ArgsUsage: "THING", Action: action("one")},
+				{Name: "group", ArgsUsage: " ", Action: action("group"), Subcommands: []*cli.Command{
+					{Name: "sub", ArgsUsage: " ", Action: action("sub")},
+				}},
+			},
+		}
+		Conventions(app)
+		return app
+	}
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+		ran  string
+	}{
+		{[]string{"plain"}, ExitOK, "", "plain"},
+		{[]string{"plain", "x"}, ExitError, "toy: plain takes no argument, got \"x\"; its inputs are flags\nrun 'toy plain --help'\n", ""},
+		{[]string{"one", "x"}, ExitOK, "", "one"},
+		{[]string{"group", "sub"}, ExitOK, "", "sub"},
+		{[]string{"group", "sub", "x"}, ExitError, "toy: group sub takes no argument, got \"x\"; its inputs are flags\nrun 'toy group sub --help'\n", ""},
+		{[]string{"group"}, ExitOK, "", "group"},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			ran, errOut = nil, bytes.Buffer{}
+			app := newApp() // an App runs once
+			e := NewEnv(t.TempDir(), app.Writer, &errOut, func(string) string { return "" }, func() time.Time { return time.Unix(0, 0) })
+			code := Run(context.Background(), e, app, append([]string{"toy"}, tt.args...), Completer{})
+			if code != tt.code || errOut.String() != tt.msg || strings.Join(ran, ",") != tt.ran {
+				t.Errorf("exit %d, stderr %q, ran %q; want %d, %q, %q", code, errOut.String(), ran, tt.code, tt.msg, tt.ran)
+			}
+		})
+	}
+}

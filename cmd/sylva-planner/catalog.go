@@ -83,9 +83,6 @@ func catalogCommand() *cli.Command {
 }
 
 func catalogList(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("catalog list takes no argument, got %q", c.Args().First()))
-	}
 	cat, md, err := catalogMetadata(c)
 	if err != nil {
 		return err
@@ -112,9 +109,10 @@ func catalogShow(c *cli.Context) error {
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "version",
-		Usage: "print the tool and catalog versions",
-		Flags: []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
+		Name:      "version",
+		Usage:     "print the tool and catalog versions",
+		ArgsUsage: " ",
+		Flags:     []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
 		Action: func(c *cli.Context) error {
 			cat, md, err := catalogMetadata(c)
 			if err != nil {

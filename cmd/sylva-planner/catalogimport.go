@@ -41,9 +41,6 @@ func catalogImportCommand() *cli.Command {
 }
 
 func catalogImport(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
 	if c.String("sylva-core") == "" {
 		// Checked here, not by urfave/cli's Required, which prints the
 		// whole help: a usage error is one line.

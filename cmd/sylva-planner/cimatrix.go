@@ -45,9 +45,6 @@ func ciMatrixCommand() *cli.Command {
 }
 
 func ciMatrixAction(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
 	e := cliapp.EnvOf(c)
 	req := action.CIMatrixRequest{
 		Target: c.String("target"), SylvaCore: c.String("sylva-core"),

@@ -51,9 +51,6 @@ func controllerCommand() *cli.Command {
 }
 
 func controllerAction(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("controller takes no argument, got %q", c.Args().First()))
-	}
 	ns, all := c.String("namespace"), c.Bool("all-namespaces")
 	switch {
 	case ns != "" && all:

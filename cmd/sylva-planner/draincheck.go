@@ -42,9 +42,6 @@ func drainCheckCommand() *cli.Command {
 }
 
 func drainCheckAction(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("drain-check takes no argument, got %q", c.Args().First()))
-	}
 	e := cliapp.EnvOf(c)
 	kubeconfig, kubeContext, dir := c.String("kubeconfig"), c.String("context"), c.String("inventory")
 	// Live unless --inventory: the kubeconfig rule finds the cluster.

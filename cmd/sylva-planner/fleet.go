@@ -77,9 +77,6 @@ func refuseNamespace(c *cli.Context) error {
 
 // statusFleetAction is status -A.
 func statusFleetAction(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()))
-	}
 	if err := refuseNamespace(c); err != nil {
 		return err
 	}
@@ -116,9 +113,6 @@ func statusFleetAction(c *cli.Context) error {
 // planFleetAction is plan -A: each release found planned as plan --live
 // plans one namespace, the cluster's facts read once for all.
 func planFleetAction(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("plan takes no argument, got %q (use --to)", c.Args().First()))
-	}
 	if err := refuseNamespace(c); err != nil {
 		return err
 	}

@@ -117,9 +117,6 @@ func gateOptionsOf(c *cli.Context) gateOptions {
 }
 
 func gateAction(c *cli.Context, report bool) error {
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("%s takes no argument, got %q (use --from and --to)", c.Command.Name, c.Args().First()))
-	}
 	e := cliapp.EnvOf(c)
 	opts := gateOptionsOf(c)
 	if opts.from != "" && opts.statusFile != "" {

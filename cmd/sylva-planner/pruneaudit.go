@@ -71,9 +71,6 @@ func pruneAuditCommand() *cli.Command {
 }
 
 func pruneAuditAction(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("prune-audit takes no argument, got %q (give values files with -f)", c.Args().First()))
-	}
 	w := cliapp.EnvOf(c).Stdout
 	if c.Bool("print-schema-patch") {
 		return printSchemaPatch(w, c.String("schema"), cliapp.EnvOf(c))

@@ -54,9 +54,6 @@ func reconcileCommand() *cli.Command {
 }
 
 func reconcileAction(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("reconcile takes no argument, got %q", c.Args().First()))
-	}
 	namespace, helmRelease := c.String("namespace"), c.String("helmrelease")
 	kubeconfig, kubeContext := c.String("kubeconfig"), c.String("context")
 	output := cliapp.OutputOf(c)

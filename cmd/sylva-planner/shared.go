@@ -1,13 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/availability"
-	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 // This file holds what the commands that read a cluster share with the
@@ -40,12 +38,4 @@ type statusOptions struct {
 	context     string
 	namespace   string
 	helmRelease string
-}
-
-// noArgs refuses positional arguments with the command's help.
-func noArgs(c *cli.Context) error {
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("%s takes no argument, got %q", c.Command.FullName(), c.Args().First()))
-	}
-	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/urfave/cli/v2"
 
@@ -67,9 +66,6 @@ func statusOptionsOf(c *cli.Context) (statusOptions, error) {
 func statusAction(c *cli.Context) error {
 	if c.Bool("all-namespaces") {
 		return statusFleetAction(c)
-	}
-	if c.Args().Len() > 0 {
-		return cliapp.FlagError(c, fmt.Errorf("status takes no argument, got %q", c.Args().First()))
 	}
 	o, err := statusOptionsOf(c)
 	if err != nil {

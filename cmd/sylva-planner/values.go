@@ -136,9 +136,6 @@ func releasesOf(c *cli.Context) (action.Releases, error) {
 }
 
 func valuesGenerateAction(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
 	rel, err := releasesOf(c)
 	if err != nil {
 		return err
@@ -216,9 +213,6 @@ func readValuesFiles(c *cli.Context) ([]values.File, error) {
 }
 
 func valuesRenderAction(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
 	files, err := readValuesFiles(c)
 	if err != nil {
 		return err
@@ -280,9 +274,6 @@ func lookupSource(c *cli.Context) (values.Source, error) {
 }
 
 func valuesCheckAction(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
 	e := cliapp.EnvOf(c)
 	rel, err := releasesOf(c)
 	if err != nil {

@@ -35,9 +35,6 @@ func verifyCommand() *cli.Command {
 }
 
 func verifyAction(c *cli.Context) error {
-	if err := noArgs(c); err != nil {
-		return err
-	}
 	e := cliapp.EnvOf(c)
 	req, err := verifyRequest(c, e)
 	if err != nil {
