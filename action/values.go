@@ -2,10 +2,14 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
@@ -51,6 +55,46 @@ func (r ValuesGenerateRequest) Run(context.Context) (*values.Generated, error) {
 		ch = loaded.Target()
 	}
 	return values.GenerateFor(in, ch)
+}
+
+// Kustomize writes the overlay of values generate --kustomize: a kustomize
+// Component (values.KustomizationFile and values.KustomizeValuesFile) for
+// the release Namespace, into the directory Dir names (Root is its path),
+// created if needed.
+type Kustomize struct {
+	Generated *values.Generated
+	Dir, Root string
+	Namespace string
+}
+
+// Run writes the Component and returns the files written, as paths under
+// Dir. Both files are checked (no link followed, a writable directory)
+// before either is written; then each is replaced atomically.
+func (k Kustomize) Run() ([]string, error) {
+	if k.Namespace == "" {
+		return nil, errors.New("--kustomize needs a namespace: -n is empty")
+	}
+	files, err := k.Generated.Kustomize(k.Namespace)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(k.Root, 0o755); err != nil {
+		return nil, fmt.Errorf("--kustomize %s: %w", k.Dir, err)
+	}
+	names := []string{values.KustomizationFile, values.KustomizeValuesFile}
+	for _, name := range names {
+		if err := fileio.CheckOutput(filepath.Join(k.Root, name)); err != nil {
+			return nil, fmt.Errorf("--kustomize %s: %w", k.Dir, err)
+		}
+	}
+	written := make([]string, 0, len(names))
+	for _, name := range names {
+		if err := fileio.WriteFile(filepath.Join(k.Root, name), files[name], 0o644); err != nil {
+			return nil, fmt.Errorf("--kustomize %s: %w", k.Dir, err)
+		}
+		written = append(written, filepath.Join(k.Dir, name))
+	}
+	return written, nil
 }
 
 // ValuesRenderRequest is what values render is asked.

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
@@ -167,32 +165,12 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 		return cliapp.FlagError(c, errors.New("--kustomize writes files; it takes no -o"))
 	}
 	ns := c.String("namespace")
-	if ns == "" {
-		return errors.New("--kustomize needs a namespace: -n is empty")
-	}
-	files, err := g.Kustomize(ns)
+	written, err := action.Kustomize{Generated: g, Dir: dir, Root: cliapp.EnvOf(c).Path(dir), Namespace: ns}.Run()
 	if err != nil {
 		return err
 	}
-	root := cliapp.EnvOf(c).Path(dir)
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return fmt.Errorf("--kustomize %s: %w", dir, err)
-	}
-	names := []string{values.KustomizationFile, values.KustomizeValuesFile}
-	// Both files are checked before either is written (no link followed,
-	// a writable directory), then each is replaced atomically.
-	for _, name := range names {
-		if err := fileio.CheckOutput(filepath.Join(root, name)); err != nil {
-			return fmt.Errorf("--kustomize %s: %w", dir, err)
-		}
-	}
-	for _, name := range names {
-		if err := fileio.WriteFile(filepath.Join(root, name), files[name], 0o644); err != nil {
-			return fmt.Errorf("--kustomize %s: %w", dir, err)
-		}
-	}
 	w := cliapp.EnvOf(c).Stdout
-	fmt.Fprintf(w, "wrote %s and %s\n", filepath.Join(dir, names[0]), filepath.Join(dir, names[1]))
+	fmt.Fprintf(w, "wrote %s\n", strings.Join(written, " and "))
 	// The status to follow is the namespace's the overlay was written for.
 	sel := selectionOf(c)
 	sel.Namespace = ns
