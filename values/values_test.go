@@ -384,3 +384,18 @@ func TestBothChecksRenderThePreReleaseOfTheHopSource(t *testing.T) {
 		t.Errorf("pre-release scenario status %v, want sylva_release 1.4-pre", pre)
 	}
 }
+
+// TestReportTableSaysWhatWasNotChecked: the table ends with the notes of
+// what a check could not check, with or without findings.
+func TestReportTableSaysWhatWasNotChecked(t *testing.T) {
+	for _, findings := range [][]planner.Finding{nil, {{Severity: planner.SeverityWarning, Code: "x", Subject: "pass 1", Message: "m"}}} {
+		rep := &Report{From: "1.4", To: "1.6", Findings: findings, Notes: []string{"longhorn_version: not checked; a", "b"}}
+		var b bytes.Buffer
+		if err := rep.WriteTable(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(b.String(), "\nNot checked:\n  - longhorn_version: not checked; a\n  - b\n") {
+			t.Errorf("%d findings: the table does not end with the notes:\n%s", len(findings), b.String())
+		}
+	}
+}

@@ -27,7 +27,7 @@ func (r *Report) WriteYAML(w io.Writer) error {
 }
 
 // WriteTable writes the findings as a table, then a summary line and the
-// next command.
+// next command, then what was not checked.
 func (r *Report) WriteTable(w io.Writer) error { return r.WriteTableSelected(w, envelope.Selection{}) }
 
 // WriteTableSelected is WriteTable with the next command repeating the
@@ -42,8 +42,7 @@ func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 	b.WriteString("\n\n")
 	if len(r.Findings) == 0 {
 		b.WriteString("No findings: every pass renders the values the plan expects.\n")
-		_, err := io.WriteString(w, b.String())
-		return err
+		return r.writeNotes(w, &b)
 	}
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SEVERITY\tCODE\tSUBJECT\tMESSAGE")
@@ -61,6 +60,14 @@ func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 	}
 	fmt.Fprintf(&b, "\n%d blocker(s), %d warning(s). Next: %s\n",
 		r.Blockers(), r.count("warning"), sel.Command("values generate", "--from", envelope.ShellQuote(r.From), "--to", envelope.ShellQuote(r.To)))
+	return r.writeNotes(w, &b)
+}
+
+// writeNotes ends the table with what was not checked, then writes it.
+func (r *Report) writeNotes(w io.Writer, b *strings.Builder) error {
+	if len(r.Notes) > 0 {
+		fmt.Fprintf(b, "\nNot checked:\n  - %s\n", strings.Join(r.Notes, "\n  - "))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -292,13 +292,7 @@ func valuesCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	table := func(w io.Writer) error {
-		err := rep.WriteTableSelected(w, selectionOf(c))
-		if err == nil && len(rep.Notes) > 0 {
-			_, err = fmt.Fprintf(w, "\nNot checked:\n  - %s\n", strings.Join(rep.Notes, "\n  - "))
-		}
-		return err
-	}
+	table := func(w io.Writer) error { return rep.WriteTableSelected(w, selectionOf(c)) }
 	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: table, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}
