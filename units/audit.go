@@ -1,6 +1,7 @@
 package units
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"regexp"
@@ -358,8 +359,10 @@ func edgeNames(edges []edge) (all, conditional []string) {
 }
 
 // reverseDeps maps each unit name to the units that may be enabled and may
-// depend on it, under its name or a namespace/name key, sorted by name
-// (one edge per dependent: a sure edge wins over a conditional one).
+// depend on it, under its name or a namespace/name key, and to the holders
+// of the gotpl strings that name it (Values.TemplateRefs: a unit, or the
+// path of a string outside the units), sorted by name (one edge per
+// dependent: a sure edge wins over a conditional one).
 func reverseDeps(v *Values) map[string][]edge {
 	out := map[string][]edge{}
 	if v == nil {
@@ -377,6 +380,8 @@ func reverseDeps(v *Values) map[string][]edge {
 			}
 			e := edge{from: u.Name, key: d.Key}
 			switch {
+			case d.FalseHere:
+				e.why = "named in depends_on under a template false with these values"
 			case d.When.IsTemplate():
 				e.why = "depends_on set by a template"
 			case en == EnabledMaybe:
@@ -395,7 +400,23 @@ func reverseDeps(v *Values) map[string][]edge {
 			out[d.Unit] = append(out[d.Unit], e)
 		}
 	}
-	return out // units are sorted by name, so each list is too
+	// A gotpl string naming a unit holds it whatever its holder's
+	// enablement: the chart interprets every string of the values.
+	for _, ref := range v.TemplateRefs {
+		from := cmp.Or(ref.Holder, ref.Path)
+		if slices.ContainsFunc(out[ref.Unit], func(e edge) bool { return e.from == from }) {
+			continue
+		}
+		why := "its template at " + ref.Path + " names it"
+		if ref.Holder == "" {
+			why = "a template there names it"
+		}
+		out[ref.Unit] = append(out[ref.Unit], edge{from: from, why: why})
+	}
+	for name := range out {
+		slices.SortStableFunc(out[name], func(a, b edge) int { return strings.Compare(a.from, b.from) })
+	}
+	return out
 }
 
 // firstPrunable returns the first release at or after from, and after x, in

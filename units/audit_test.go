@@ -164,3 +164,93 @@ func TestAuditNotesAssumedSources(t *testing.T) {
 		t.Errorf("Audit(1.9) = sources %v assumed %v notes %q, want 1.7,1.8 assumed with one note", r.SupportedSources, r.SourcesAssumed, r.Notes)
 	}
 }
+
+// TestChartFalseConditionStillBlocks: with the chart's resolution, a
+// depends_on entry whose template the chart finds false with these values
+// is dropped from the unit's dependsOn, but its key still names the unit
+// (sylva-units' `tuple . "x" | include "unit-enabled"` fails once x is
+// deleted): the prunable unit it names is blocked, the dependent listed as
+// conditional, and the reason says why. A literal false entry names
+// nothing that breaks.
+func TestChartFalseConditionStillBlocks(t *testing.T) {
+	merged, err := units.Merge(units.File{Name: "v.yaml", Data: []byte(`
+units:
+  app:
+    depends_on:
+      old-cleanup: '{{ tuple . "old-cleanup" | include "unit-enabled" }}'
+      older-cleanup: false
+  old-cleanup: {info: {transitional-unit: from-1.3}}
+  older-cleanup: {info: {transitional-unit: from-1.3}}
+`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := units.ResolverFunc(func(map[string]any) (map[string]map[string]any, error) {
+		return map[string]map[string]any{
+			"app":           {"enabled": true, "depends_on": map[string]any{}},
+			"old-cleanup":   {"enabled": false, "info": map[string]any{"transitional-unit": "from-1.3"}},
+			"older-cleanup": {"enabled": false, "info": map[string]any{"transitional-unit": "from-1.3"}},
+		}, nil
+	})
+	v, err := units.BuildWith(r, merged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Unresolved) != 0 {
+		t.Errorf("Unresolved = %+v, want none: the chart resolved every entry", v.Unresolved)
+	}
+	p, _ := policy(t)
+	rep, err := units.Audit(units.AuditInput{Values: v, Release: skew.MustParse("1.6"), Policy: p})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]units.AuditedUnit{}
+	for _, u := range rep.Units {
+		got[u.Name] = u
+	}
+	old, older := got["old-cleanup"], got["older-cleanup"]
+	if old.State != units.StateBlocked || strings.Join(old.ConditionalDependents, ",") != "app" ||
+		!strings.Contains(old.Reason, "app (named in depends_on under a template false with these values)") {
+		t.Errorf("old-cleanup: %s, conditional dependents %v, reason %q; want blocked by app, named under a false template", old.State, old.ConditionalDependents, old.Reason)
+	}
+	if older.State != units.StatePrunable {
+		t.Errorf("older-cleanup: %s (%s); want prunable: a literal false entry breaks nothing", older.State, older.Reason)
+	}
+}
+
+// TestTemplatesNamingAUnitHoldIt: a gotpl string that names a prunable
+// unit holds it whatever holds the string: a disabled unit (the chart
+// interprets every unit's values), a unit template or another top-level
+// value (named by its path), with the name quoted in an action or read as
+// .units.NAME. A unit's own strings, a name outside {{ }} and a name that
+// is no unit hold nothing.
+func TestTemplatesNamingAUnitHoldIt(t *testing.T) {
+	r := auditYAML(t, "1.6", `
+unit_templates:
+  base: {depends_on: {b-cleanup: '{{ .Values.units.b-cleanup.enabled }}'}}
+_internal:
+  x: '{{ index .Values.units "c-cleanup" }}'
+units:
+  loki:
+    enabled: false
+    depends_on:
+      a-cleanup: '{{ tuple . "a-cleanup" | include "unit-enabled" }}'
+  a-cleanup: {info: {transitional-unit: from-1.3}}
+  b-cleanup: {info: {transitional-unit: from-1.3}}
+  c-cleanup: {info: {transitional-unit: from-1.3}}
+  d-cleanup:
+    info: {transitional-unit: from-1.3, description: 'd-cleanup "e-cleanup"'}
+    enabled: '{{ tuple . "d-cleanup" | include "other" }}'
+  e-cleanup: {info: {transitional-unit: from-1.3}}
+`)
+	want := []row{
+		{"d-cleanup", "prunable", "1.5", "", ""},
+		{"e-cleanup", "prunable", "1.5", "", ""},
+		{"a-cleanup", "blocked", "1.5", "loki", ""},
+		{"b-cleanup", "blocked", "1.5", "unit_templates.base.depends_on.b-cleanup", ""},
+		{"c-cleanup", "blocked", "1.5", "_internal.x", ""},
+	}
+	if diff := cmp.Diff(want, rows(r), cmp.AllowUnexported(row{})); diff != "" {
+		t.Errorf("Audit() (-want +got):\n%s", diff)
+	}
+}

@@ -101,6 +101,9 @@ func BuildWith(r Resolver, merged map[string]any) (*Values, error) {
 				return nil, fmt.Errorf("units.%s: the resolver returned no definition for it", name)
 			}
 			u, err = buildResolved(name, def, &v.Unresolved)
+			if err == nil {
+				addTemplatedReferences(&u, own, defaults, templates)
+			}
 		} else {
 			u, err = buildUnit(name, own, defaults, templates, sel, &v.Unresolved)
 		}
@@ -110,6 +113,11 @@ func BuildWith(r Resolver, merged map[string]any) (*Values, error) {
 		v.index[name] = len(v.Units)
 		v.Units = append(v.Units, u)
 	}
+	known := map[string]bool{}
+	for _, name := range names {
+		known[name] = true
+	}
+	v.TemplateRefs = templateRefs(merged, known)
 	slices.SortStableFunc(v.Unresolved, func(a, b Unresolved) int {
 		if c := strings.Compare(a.Unit, b.Unit); c != 0 {
 			return c
@@ -249,6 +257,44 @@ func buildResolved(name string, def map[string]any, unresolved *[]Unresolved) (U
 		u.enablement = EnabledMaybe
 	}
 	return u, nil
+}
+
+// addTemplatedReferences adds to u, a unit as a Resolver built it, the
+// depends_on entries of its values (read literally: defaults, templates,
+// the unit) whose condition is a template the chart found false with these
+// values, so dropped. The key still names a unit: the template may call
+// the chart's helpers on that unit (the chart's own
+// `tuple . "x" | include "unit-enabled"` fails once x is gone) or hold in
+// another deployment, whose render then fails on a dependency on a missing
+// unit. Such an entry is a conditional dependency (its When the template,
+// FalseHere set).
+// What the literal reading cannot read is the resolver's to say: it adds
+// nothing then.
+func addTemplatedReferences(u *Unit, own, defaults, templates map[string]any) {
+	def, _, _, err := Resolve(own, defaults, templates)
+	if err != nil {
+		return
+	}
+	lit := Unit{Name: u.Name}
+	var discard []Unresolved
+	if readCommon(&lit, def, &discard) != nil {
+		return
+	}
+	kept := map[string]bool{}
+	for _, d := range u.DependsOn {
+		kept[d.Key] = true
+	}
+	added := false
+	for _, d := range lit.DependsOn {
+		if d.When.IsTemplate() && !kept[d.Key] {
+			d.FalseHere = true
+			u.DependsOn = append(u.DependsOn, d)
+			added = true
+		}
+	}
+	if added {
+		slices.SortFunc(u.DependsOn, func(a, b Dependency) int { return strings.Compare(a.Key, b.Key) })
+	}
 }
 
 // readCommon reads one_shot, depends_on and info from a built definition.

@@ -75,6 +75,9 @@ type Dependency struct {
 	Namespace string
 	// When is true, false, or a template deciding at render time.
 	When Flag
+	// FalseHere is set on a template When the chart found false with the
+	// values it resolved: the key still names the unit.
+	FalseHere bool
 }
 
 // Enablement says whether a unit is enabled, as far as can be known

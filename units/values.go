@@ -20,6 +20,9 @@ type Values struct {
 	// gotpl string the chart interprets at render time, sorted by unit,
 	// then field. With a Resolver it lists what the resolver left as gotpl.
 	Unresolved []Unresolved
+	// TemplateRefs are the gotpl strings of the values that name a unit,
+	// sorted by path.
+	TemplateRefs []TemplateRef
 
 	index map[string]int
 	// releaseProblem records a sylva_release that is present but not a

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/units"
@@ -41,6 +45,96 @@ func TestPruneAuditWithTheChartOnRealRefs(t *testing.T) {
 					t.Errorf("resolution %s, unresolved %v; want the chart's resolution and nothing unresolved", r.Resolution, r.Unresolved)
 				}
 			})
+		}
+	}
+}
+
+// TestPruneAuditAdviceHoldsInTheChart checks prune-audit --chart's advice
+// against the chart itself, on main with the management values and three
+// cleanup units marked transitional: cluster-import-legacy-cleanup, which
+// no value names, is prunable in 1.5; ingress-nginx-cleanup is blocked by
+// ingress-nginx, whose depends_on names it under a template (`include
+// "unit-enabled"` on it) false with these values; minio-logging-cleanup is
+// blocked by loki, disabled here, whose depends_on template names it (the
+// chart interprets every unit's values). Deleting the prunable unit, the
+// chart still renders the values; deleting either blocked one, it fails.
+func TestPruneAuditAdviceHoldsInTheChart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	tree := sylvacore.At(t, "main")
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	marked := write("marked.yaml", "units:\n  cluster-import-legacy-cleanup: {info: {transitional-unit: from-1.3}}\n"+
+		"  minio-logging-cleanup: {info: {transitional-unit: from-1.3}}\n  ingress-nginx-cleanup: {info: {transitional-unit: from-1.2}}\n")
+	run := func(args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		base := []string{"sylva-planner"}
+		code := runIn(context.Background(), tree.Dir, append(base, args...), &stdout, &stderr, func(string) string { return "" })
+		return code, stdout.String(), stderr.String()
+	}
+	mgmt := []string{"-f", "charts/sylva-units/values.yaml", "-f", "charts/sylva-units/management.values.yaml"}
+	code, out, errOut := run(append(append([]string{"prune-audit", "--chart", "charts/sylva-units"}, mgmt...), "-f", marked, "--release", "1.5", "-o", "json", "--fail-on", "never")...)
+	if code != 0 {
+		t.Fatalf("prune-audit: exit %d: %s", code, errOut)
+	}
+	var r units.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]units.AuditedUnit{}
+	for _, u := range r.Units {
+		states[u.Name] = u
+	}
+	for name, want := range map[string]string{"cluster-import-legacy-cleanup": "", "ingress-nginx-cleanup": "ingress-nginx", "minio-logging-cleanup": "loki"} {
+		u := states[name]
+		if want == "" && u.State != units.StatePrunable {
+			t.Errorf("%s: %s (%s), want prunable", name, u.State, u.Reason)
+		}
+		if want != "" && (u.State != units.StateBlocked || strings.Join(u.Dependents, ",") != want) {
+			t.Errorf("%s: %s, dependents %v (%s); want blocked by %s", name, u.State, u.Dependents, u.Reason, want)
+		}
+	}
+	// Deleting a unit is removing its block from the file that defines
+	// it: management.values.yaml is edited (re-written without it), a unit
+	// of the chart's values.yaml is set to null (Helm deletes a default so).
+	readValues := func(name string) map[string]any {
+		data, err := os.ReadFile(filepath.Join(tree.Chart(), name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	render := func(unit string) (int, string) {
+		m := readValues("management.values.yaml")
+		delete(m["units"].(map[string]any), unit)
+		data, err := yaml.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"values", "render", "--chart", "charts/sylva-units", "--skip-schema-validation", "-f", "charts/sylva-units/values.yaml", "-f", write("management.yaml", string(data))}
+		if _, ok := readValues("values.yaml")["units"].(map[string]any)[unit]; ok {
+			args = append(args, "-f", write(unit+".yaml", "units:\n  "+unit+": null\n"))
+		}
+		code, _, errOut := run(args...)
+		return code, errOut
+	}
+	if code, errOut := render("cluster-import-legacy-cleanup"); code != 0 {
+		t.Errorf("the chart without cluster-import-legacy-cleanup, which prune-audit calls prunable: exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"ingress-nginx-cleanup", "minio-logging-cleanup"} {
+		if code, errOut := render(name); code == 0 || !strings.Contains(errOut, name) {
+			t.Errorf("the chart without %s, which prune-audit calls blocked: exit %d (%q); want the render to fail on it", name, code, errOut)
 		}
 	}
 }
