@@ -1,8 +1,8 @@
 package action
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -74,7 +74,13 @@ type PlanRequest struct {
 // Errors name the flag to fix.
 func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	if r.To == "" {
-		return nil, fmt.Errorf("--to is required, for example: sylva-planner plan --from 1.4 --to %s", r.Catalog.Newest())
+		// The example adds --to to what was given: --from, or a status
+		// (which --from beside it would contradict).
+		example := "--from " + cmp.Or(r.From, "1.4") + " --to " + r.Catalog.Newest().String()
+		if r.From == "" && (r.Status != nil || r.Progress != nil) {
+			example = "--to " + r.Catalog.Newest().String()
+		}
+		return nil, &MissingFlagError{Flag: "--to", Example: example}
 	}
 	inputs := []string{strings.TrimSpace(r.CatalogInput + " " + r.Catalog.Version)}
 	fromSource := "flag"
@@ -163,20 +169,59 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 // hop started; and the namespace the status was read from.
 func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, planner.Progress, string, error) {
 	if src == nil {
-		return skew.Version{}, "", planner.Progress{}, "", errors.New("--from is required (or --status FILE, or --live to read the installed release from the cluster), for example: sylva-planner plan --from 1.4 --to 1.6")
+		return skew.Version{}, "", planner.Progress{}, "", &MissingFlagError{
+			Flag: "--from", Alternatives: "--status FILE, or --live to read the installed release from the cluster",
+			Example: "--from 1.4 --to 1.6",
+		}
 	}
 	obs, err := src.Observation(ctx)
 	if err != nil {
 		return skew.Version{}, "", planner.Progress{}, "", err
 	}
 	if obs.ConfigMap == nil {
-		return skew.Version{}, "", planner.Progress{}, "", errors.New("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; give --from to plan anyway")
+		return skew.Version{}, "", planner.Progress{}, "", fmt.Errorf("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; %s to plan anyway", giveFrom(src))
 	}
 	v, key, ok := obs.ConfigMap.Release()
 	if !ok {
-		return skew.Version{}, "", planner.Progress{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); give --from", key)
+		return skew.Version{}, "", planner.Progress{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); %s", key, giveFrom(src))
 	}
 	return v, string(key), planner.ProgressOf(obs.ConfigMap), obs.Namespace, nil
+}
+
+// giveFrom is the fix of a status that names no installed release, as the
+// command line accepts it: --from instead of a status file (both are
+// refused together), or --from beside a live read, which then reads the
+// cluster's facts only.
+func giveFrom(src StatusSource) string {
+	switch f := src.(type) {
+	case StatusFile:
+		return "give --from instead of " + cmp.Or(f.Flag, "--status")
+	case *StatusFile:
+		return "give --from instead of " + cmp.Or(f.Flag, "--status")
+	}
+	return "give --from"
+}
+
+// MissingFlagError is a required flag the command was not given: Flag
+// ("--from"), what may stand in for it (Alternatives, "" for none) and
+// the flags of a command line that gives it (Example, "--from 1.4 --to
+// 1.6"). An action knows no command: the command line names the one run
+// in the example (UsageMessage) and adds the help to read.
+type MissingFlagError struct {
+	Flag, Alternatives, Example string
+}
+
+func (e *MissingFlagError) Error() string { return e.UsageMessage("") }
+
+// UsageMessage is the error's line with command, the command run as the
+// user types it ("sylva-planner values generate"), before the example's
+// flags.
+func (e *MissingFlagError) UsageMessage(command string) string {
+	msg := e.Flag + " is required"
+	if e.Alternatives != "" {
+		msg += " (or " + e.Alternatives + ")"
+	}
+	return msg + ", for example: " + strings.TrimSpace(command+" "+e.Example)
 }
 
 // observedOf turns the facts of manifests into what the planner judges:
@@ -207,10 +252,10 @@ func Input(cat *catalog.Catalog, from, to, workers, provider string) (planner.In
 	in := planner.Input{Catalog: cat, FromSource: "flag"}
 	var err error
 	if from == "" {
-		return in, errors.New("--from is required, for example: sylva-planner plan --from 1.4 --to 1.6")
+		return in, &MissingFlagError{Flag: "--from", Example: "--from 1.4 --to 1.6"}
 	}
 	if to == "" {
-		return in, fmt.Errorf("--to is required, for example: sylva-planner plan --from %s --to %s", from, cat.Newest())
+		return in, &MissingFlagError{Flag: "--to", Example: "--from " + from + " --to " + cat.Newest().String()}
 	}
 	if in.From, err = skew.Parse(from); err != nil {
 		return in, fmt.Errorf("--from: %w; give a Sylva release such as 1.4", err)

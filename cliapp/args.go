@@ -2,6 +2,7 @@ package cliapp
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -205,6 +206,39 @@ func FlagError(c *cli.Context, err error) *UsageError {
 		hint = c.Command.HelpName
 	}
 	return &UsageError{Msg: msg, Hint: hint}
+}
+
+// CommandUsageError is an error of a command's action that is a usage
+// error of the command run, found where no command is known: a required
+// flag missing (action.MissingFlagError). UsageMessage is its one line,
+// with command, the command as the user runs it ("sylva-planner values
+// generate"), in its example.
+type CommandUsageError interface {
+	error
+	UsageMessage(command string) string
+}
+
+// CommandUsage has every command of cmds (and subcommand) return a
+// CommandUsageError of its action as a UsageError of that command: the
+// message names the command run, then the help to read, as FlagError.
+func CommandUsage(cmds []*cli.Command) {
+	for _, cmd := range cmds {
+		CommandUsage(cmd.Subcommands)
+		if cmd.Action == nil {
+			continue
+		}
+		action := cmd.Action
+		cmd.Action = func(c *cli.Context) error {
+			err := action(c)
+			var u CommandUsageError
+			if !errors.As(err, &u) {
+				return err
+			}
+			// HelpName is the program's, as the user runs it (the
+			// kubectl plugin's too), and the command's path.
+			return &UsageError{Msg: u.UsageMessage(c.Command.HelpName), Hint: c.Command.HelpName}
+		}
+	}
 }
 
 // SetUsageErrors gives every command of cmds that has none the usage

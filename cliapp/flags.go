@@ -28,11 +28,13 @@ func FailOnFlag[T ~string](usage, envVar string, allowed ...T) *cli.GenericFlag 
 // FailOnOf is the --fail-on threshold of c.
 func FailOnOf[T ~string](c *cli.Context) T { return EnumOf[T](c, "fail-on") }
 
-// AsOfFlag is --as-of (SYLVA_PLANNER_AS_OF).
+// AsOfFlag is --as-of (SYLVA_PLANNER_AS_OF), the date of the result and
+// of its documents' metadata.asOf: every command that writes a document
+// declares it, so that its output can be pinned.
 func AsOfFlag() *cli.StringFlag {
 	return &cli.StringFlag{
 		Name:    "as-of",
-		Usage:   "`DATE` (YYYY-MM-DD) the plan is computed for (default: today, UTC); same inputs and date give the same bytes",
+		Usage:   "`DATE` (YYYY-MM-DD) the result is computed for, its metadata.asOf (default: today, UTC); same inputs and date give the same bytes",
 		EnvVars: []string{"SYLVA_PLANNER_AS_OF"},
 	}
 }

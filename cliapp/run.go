@@ -14,7 +14,8 @@ import (
 // this package: usage errors on one line (FlagError), the connection
 // flags beside every --kubeconfig (WithConnectionFlags), OutputEnv checked
 // (WithOutputEnv), one input from standard input (OneStdin), no argument
-// to a command that declares none (NoArgs), and the
+// to a command that declares none (NoArgs), a required flag missing as a
+// usage error of the command run (CommandUsage), and the
 // global --max-input-size read into the Env before any command runs.
 func Conventions(app *cli.App) {
 	onUsage := func(c *cli.Context, err error, _ bool) error { return FlagError(c, err) }
@@ -24,6 +25,7 @@ func Conventions(app *cli.App) {
 	WithOutputEnv(app.Commands)
 	OneStdin(app.Commands, fileio.StdinName)
 	NoArgs(app.Commands)
+	CommandUsage(app.Commands)
 	app.Flags = append(app.Flags, &cli.StringFlag{Name: "max-input-size", Usage: "largest input `SIZE` read from a file (bytes, or with KiB, MiB, GiB)", Value: fileio.FormatSize(fileio.DefaultMaxSize), EnvVars: []string{"SYLVA_PLANNER_MAX_INPUT_SIZE"}})
 	before := app.Before
 	app.Before = func(c *cli.Context) error {

@@ -164,3 +164,58 @@ func TestNoArgs(t *testing.T) {
 		})
 	}
 }
+
+// missingFlag is a CommandUsageError as an action returns it: it knows
+// the flag and the example's flags, not the command.
+type missingFlag struct{}
+
+func (missingFlag) Error() string { return missingFlag{}.UsageMessage("") }
+
+func (missingFlag) UsageMessage(command string) string {
+	return "--from is required, for example: " + strings.TrimSpace(command+" --from 1.4")
+}
+
+// TestCommandUsage: an action's CommandUsageError, wrapped or not, is a
+// usage error of the command run: its example names that command (with
+// its group, as the kubectl plugin when run as one), then the help to
+// read, exit 1. Other errors are left as they are.
+func TestCommandUsage(t *testing.T) {
+	var errOut bytes.Buffer
+	newApp := func(err error) *cli.App {
+		fail := func(*cli.Context) error { return err }
+		app := &cli.App{
+			Name: "toy", Writer: &bytes.Buffer{}, ErrWriter: &errOut, ExitErrHandler: func(*cli.Context, error) {}, HideHelpCommand: true,
+			Commands: []*cli.Command{
+				{Name: "plain", ArgsUsage: " ", Action: fail},
+				{Name: "group", ArgsUsage: " ", Action: fail, Subcommands: []*cli.Command{
+					{Name: "sub", ArgsUsage: " ", Action: fail},
+				}},
+			},
+		}
+		Conventions(app)
+		return app
+	}
+	tests := []struct {
+		argv0 string
+		args  []string
+		err   error
+		msg   string
+	}{
+		{"toy", []string{"plain"}, missingFlag{}, "toy: --from is required, for example: toy plain --from 1.4\nrun 'toy plain --help'\n"},
+		{"toy", []string{"group", "sub"}, fmt.Errorf("read: %w", missingFlag{}), "toy: --from is required, for example: toy group sub --from 1.4\nrun 'toy group sub --help'\n"},
+		{"toy", []string{"group"}, missingFlag{}, "toy: --from is required, for example: toy group --from 1.4\nrun 'toy group --help'\n"},
+		{PluginName, []string{"group", "sub"}, missingFlag{}, "toy: --from is required, for example: kubectl sylva-planner group sub --from 1.4\nrun 'kubectl sylva-planner group sub --help'\n"},
+		{"toy", []string{"plain"}, errors.New("bad input"), "toy: bad input\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.argv0+" "+strings.Join(tt.args, " "), func(t *testing.T) {
+			errOut = bytes.Buffer{}
+			app := newApp(tt.err)
+			e := NewEnv(t.TempDir(), app.Writer, &errOut, func(string) string { return "" }, func() time.Time { return time.Unix(0, 0) })
+			code := Run(context.Background(), e, app, append([]string{tt.argv0}, tt.args...), Completer{})
+			if code != ExitError || errOut.String() != tt.msg {
+				t.Errorf("exit %d, stderr %q; want %d, %q", code, errOut.String(), ExitError, tt.msg)
+			}
+		})
+	}
+}

@@ -59,14 +59,14 @@ func catalogCommand() *cli.Command {
 		Name:  "catalog",
 		Usage: "show the release catalog the plans are computed from (alone: catalog list)",
 		// Alone, with or without -o, it is catalog list.
-		Flags:     []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
+		Flags:     documentFlags(),
 		Action:    catalogList,
 		ArgsUsage: " ",
 		Subcommands: []*cli.Command{
 			{
 				Name:      "list",
 				Usage:     "list the releases of the catalog",
-				Flags:     []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
+				Flags:     documentFlags(),
 				Action:    catalogList,
 				ArgsUsage: " ",
 			},
@@ -74,12 +74,19 @@ func catalogCommand() *cli.Command {
 				Name:      "show",
 				Usage:     "show what one release ships",
 				ArgsUsage: "RELEASE",
-				Flags:     []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
+				Flags:     documentFlags(),
 				Action:    catalogShow,
 			},
 			catalogImportCommand(),
 		},
 	}
+}
+
+// documentFlags are the flags of the commands that print a document of
+// the catalog (catalog list and show, version): the catalog, -o, and
+// --as-of, the date of the document's metadata.
+func documentFlags() []cli.Flag {
+	return []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML), cliapp.AsOfFlag()}
 }
 
 func catalogList(c *cli.Context) error {
@@ -112,7 +119,7 @@ func versionCommand() *cli.Command {
 		Name:      "version",
 		Usage:     "print the tool and catalog versions",
 		ArgsUsage: " ",
-		Flags:     []cli.Flag{catalogFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML)},
+		Flags:     documentFlags(),
 		Action: func(c *cli.Context) error {
 			cat, md, err := catalogMetadata(c)
 			if err != nil {

@@ -35,6 +35,7 @@ func catalogImportCommand() *cli.Command {
 			&cli.StringFlag{Name: "update", Usage: "rewrite the imported blocks of this ReleaseCatalog `FILE`", TakesFile: true},
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
 			catalogFlag(),
+			cliapp.AsOfFlag(),
 		},
 		Action: catalogImport,
 	}

@@ -36,6 +36,7 @@ func drainCheckCommand() *cli.Command {
 			&cli.StringFlag{Name: "kubernetes", Usage: "also report API versions removed at or before Kubernetes `MINOR` (for example 1.32)"},
 			&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed"},
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
+			cliapp.AsOfFlag(),
 		},
 		Action: drainCheckAction,
 	}
@@ -57,6 +58,11 @@ func drainCheckAction(c *cli.Context) error {
 		}
 		target = v.MinorOnly()
 	}
+	// --as-of is refused before the cluster is read.
+	_, md, err := catalogMetadata(c)
+	if err != nil {
+		return err
+	}
 	req := action.DrainRequest{ProdNamespaces: prodNamespaces(c), Kubernetes: target}
 	if isLive {
 		req.Facts = &live.Facts{Cluster: cluster(e, kubeconfig, kubeContext)}
@@ -76,9 +82,7 @@ func drainCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, rep.Metadata, err = catalogMetadata(c); err != nil {
-		return err
-	}
+	rep.Metadata = md
 	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: rep.WriteTable, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}

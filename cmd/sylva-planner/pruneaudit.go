@@ -64,6 +64,7 @@ func pruneAuditCommand() *cli.Command {
 				Usage: "resolve the units as the sylva-units chart in `DIR` (or .tgz) does: its unit templates and gotpl interpreted with its own helpers",
 			},
 			catalogFlag(),
+			cliapp.AsOfFlag(),
 		}, cliapp.RenderFlags()...),
 		// With --chart, the chart's templates resolve the units.
 		Action: cliapp.Budgeted(pruneAuditAction, func(c *cli.Context) bool { return c.String("chart") != "" }),
@@ -81,12 +82,15 @@ func pruneAuditAction(c *cli.Context) error {
 	e := cliapp.EnvOf(c)
 	req := action.PruneAuditRequest{
 		Files: c.StringSlice("values"), Release: c.String("release"),
-		ReadFile: e.Read, ToolVersion: versionString(), AsOf: e.Today,
+		ReadFile: e.Read, ToolVersion: versionString(),
 	}
 	if len(req.Files) == 0 {
 		return cliapp.FlagError(c, errors.New("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml"))
 	}
 	var err error
+	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
+		return err
+	}
 	if req.Catalog, err = loadCatalog(c); err != nil {
 		return err
 	}
