@@ -82,7 +82,8 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 		}
 		switch {
 		case unknownTarget(p.err):
-			return fmt.Errorf("--to %s: %w", in.To, p.err)
+			// The planner's error names --to, as plan says it.
+			return p.err
 		case p.err != nil:
 			row.TransitionError = releaseErrorText(p.err, row.Release)
 		default:

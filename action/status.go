@@ -34,9 +34,11 @@ func (r StatusRequest) Run(ctx context.Context) (*status.Report, error) {
 	rep := status.Interpret(obs)
 	rep.Selection, rep.Metadata = r.Selection, r.Metadata
 	if r.To != "" {
-		if rep.Transition, err = r.Locate(obs.ConfigMap); err != nil {
+		t, err := r.Locate(obs.ConfigMap)
+		if err != nil {
 			return nil, err
 		}
+		rep.Place(t)
 	}
 	return &rep, nil
 }
@@ -50,7 +52,11 @@ func (r StatusRequest) Locate(cm *status.Status) (*status.Transition, error) {
 	}
 	pr := planner.ProgressOf(cm)
 	t, err := Transition(planner.Input{Catalog: r.Catalog, To: target, AsOf: r.AsOf, ToolVersion: r.ToolVersion}, pr)
-	if err != nil {
+	switch {
+	case unknownTarget(err):
+		// The planner's error names --to already, as plan says it.
+		return nil, err
+	case err != nil:
 		return nil, fmt.Errorf("--to %s: %w", r.To, statusSourceError(err, pr.Installed))
 	}
 	return t, nil

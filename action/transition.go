@@ -18,6 +18,12 @@ func Transition(in planner.Input, pr planner.Progress) (*status.Transition, erro
 	if err != nil {
 		return nil, err
 	}
+	if pos == nil {
+		// Locate places nothing in a plan it computed but cannot judge:
+		// that of a target newer than the catalog (kb-stale), which has
+		// no route and no pass.
+		return unjudged(in, pr)
+	}
 	t := pos.Transition()
 	if pos.Next != nil {
 		if t.NextValues, err = values.PassValues(pos.Next.Values); err != nil {
@@ -25,6 +31,38 @@ func Transition(in planner.Input, pr planner.Progress) (*status.Transition, erro
 		}
 	}
 	return t, nil
+}
+
+// unjudged is the transition to a target whose plan, from where the
+// status pr places the cluster, is computed but cannot be judged: not
+// placed, with the plan's kb-stale finding, and a summary that says why
+// and the fix, as plan says it.
+func unjudged(in planner.Input, pr planner.Progress) (*status.Transition, error) {
+	in.Progress = &pr
+	p, err := planner.Compute(in)
+	if err != nil {
+		return nil, err
+	}
+	f, ok := pastCatalog(p)
+	if !ok {
+		return nil, fmt.Errorf("--to %s: the plan places the cluster nowhere and gives no finding that says why", in.To)
+	}
+	return &status.Transition{
+		Target:   in.To.String(),
+		Summary:  fmt.Sprintf("not placed: %s; %s", f.Message, f.Remediation),
+		Findings: []status.Finding{f},
+	}, nil
+}
+
+// pastCatalog returns the kb-stale finding of p: its target is newer than
+// the catalog, so that nothing of it (route, passes, final state) is known.
+func pastCatalog(p *planner.Plan) (planner.Finding, bool) {
+	for _, f := range p.Findings {
+		if f.Code == planner.CodeKBStale {
+			return f, true
+		}
+	}
+	return planner.Finding{}, false
 }
 
 // statusSourceError words an error of the planner's input checks when the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/ci"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -38,6 +39,13 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 	p, err := planner.Compute(in)
 	if err != nil {
 		return nil, err
+	}
+	if f, ok := pastCatalog(p); ok {
+		// Plan reads such a target as a kb-stale warning; verify has no
+		// final state of it to check the cluster against.
+		cat := in.Catalog
+		return nil, fmt.Errorf("--to %s: release %s is newer than catalog %s (updated %s, ends at %s): verify does not know the Kubernetes and component versions to check the cluster against (%s); %s",
+			in.To, in.To, cat.Version, cat.Updated.Format(time.DateOnly), cat.Newest(), f.Code, f.Remediation)
 	}
 	rules, err := DetectionRules(r.Catalog)
 	if err != nil {
@@ -98,7 +106,7 @@ func statusFacts(f *ci.Facts, in planner.Input, cm *status.Status) {
 	}
 	if pr := planner.ProgressOf(cm); pr.Pending {
 		f.StatusPending = true
-		if pos, err := planner.Locate(in, pr); err == nil {
+		if pos, err := planner.Locate(in, pr); err == nil && pos != nil {
 			f.StatusPosition = pos.Summary
 		}
 	}

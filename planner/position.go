@@ -75,7 +75,8 @@ func (pos *Position) Transition() *status.Transition {
 // completed), or done. It is Compute with in.Progress set to pr, so that
 // plan --status, status --to, reconcile --to and the controller's gate
 // read the same pass as next. It returns an error only when no plan can be
-// computed.
+// computed, and a nil position when the plan places nothing: that of a
+// target newer than the catalog, whose kb-stale finding says why.
 func Locate(in Input, pr Progress) (*Position, error) {
 	target := in.To
 	switch {

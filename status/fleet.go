@@ -117,7 +117,8 @@ func (r FleetRow) Report() Report { return r.report }
 // Next as status --to says it for that namespace (none when the release is
 // on the target with nothing pending).
 func (r *FleetRow) Place(t *Transition) {
-	r.Transition, r.report.Transition = t, t
+	r.Transition = t
+	r.report.Place(t)
 	r.Next = r.report.next()
 }
 
@@ -290,7 +291,34 @@ func (f Fleet) WriteTable(w io.Writer) error {
 		}
 		ew.printf("  %s: %s\n", r.Namespace, r.TransitionError)
 	}
+	f.writeTransitionFindings(ew)
 	return ew.err
+}
+
+// writeTransitionFindings lists, once each, the findings that keep the
+// plan to the target from being judged (Transition.Findings), as plan
+// lists them: the same for every release, such as a target newer than the
+// catalog.
+func (f Fleet) writeTransitionFindings(ew *errWriter) {
+	var seen []Finding
+	for _, r := range f.Releases {
+		if r.Transition == nil {
+			continue
+		}
+		for _, fd := range r.Transition.Findings {
+			if slices.Contains(seen, fd) {
+				continue
+			}
+			if len(seen) == 0 {
+				ew.printf("\nThe plan to %s cannot be judged:\n", f.Target)
+			}
+			seen = append(seen, fd)
+			ew.printf("  %s %s (%s): %s\n", strings.ToUpper(string(fd.Severity)), fd.Code, fd.Subject, fd.Message)
+			if fd.Remediation != "" {
+				ew.printf("      fix: %s\n", fd.Remediation)
+			}
+		}
+	}
 }
 
 func readyCell(r FleetRow) string {
@@ -305,8 +333,10 @@ func readyCell(r FleetRow) string {
 
 // transitionCell is where the row stands in the plan to the target, in a
 // table cell: "1 of 2 passes done", "done", "fresh install", "not placed"
-// when the status cannot tell which pass completed, "error" when no plan
-// could be computed (TransitionError says why), "-" for none.
+// when the status cannot tell which pass completed, "unknown (kb-stale)"
+// when the plan cannot be judged (the codes of its findings, listed under
+// the table), "error" when no plan could be computed (TransitionError says
+// why), "-" for none.
 func (r FleetRow) transitionCell() string {
 	t := r.Transition
 	switch {
@@ -314,6 +344,14 @@ func (r FleetRow) transitionCell() string {
 		return "error"
 	case t == nil:
 		return "-"
+	case t.Unjudged():
+		codes := make([]string, 0, len(t.Findings))
+		for _, f := range t.Findings {
+			if !slices.Contains(codes, f.Code) {
+				codes = append(codes, f.Code)
+			}
+		}
+		return "unknown (" + strings.Join(codes, ", ") + ")"
 	case !t.PassKnown && r.report.FreshInstall:
 		return "fresh install"
 	case !t.PassKnown:

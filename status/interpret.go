@@ -121,7 +121,16 @@ type Transition struct {
 	Summary   string `json:"summary"`
 	// NextValues are the helper values of the next pass, by value name.
 	NextValues map[string]string `json:"nextValues,omitempty"`
+	// Findings are the plan's findings that say why the cluster is not
+	// placed although the plan was computed: the kb-stale warning of a
+	// target newer than the catalog, whose plan cannot be judged
+	// (PassKnown is then false and Route empty). Nil otherwise.
+	Findings []Finding `json:"findings,omitempty"`
 }
+
+// Unjudged reports whether the plan to the target was computed but cannot
+// be judged, so that nothing is placed in it: Findings say why.
+func (t *Transition) Unjudged() bool { return !t.PassKnown && len(t.Findings) > 0 }
 
 // Done reports whether the release is placed at the end of the plan: every
 // pass of it done (none, when it is on the target).
@@ -237,11 +246,29 @@ func Interpret(obs Observation) Report {
 	}
 
 	r.Summary = r.summary(cm, progressWhy, pendingWhy, ns)
-	slices.SortFunc(r.Findings, func(a, b Finding) int {
+	sortFindings(r.Findings)
+	return r
+}
+
+// Place puts the report in the plan to a target (status --to): its
+// Transition, and the transition's findings among its own, in their
+// order, so that a target the plan cannot judge is a finding of the
+// report as it is of the plan. A nil t places nothing.
+func (r *Report) Place(t *Transition) {
+	r.Transition = t
+	if t == nil || len(t.Findings) == 0 {
+		return
+	}
+	r.Findings = append(slices.Clip(r.Findings), t.Findings...)
+	sortFindings(r.Findings)
+}
+
+// sortFindings sorts fs by severity, code, subject and message.
+func sortFindings(fs []Finding) {
+	slices.SortFunc(fs, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Severity.Rank(), b.Severity.Rank()), cmp.Compare(a.Code, b.Code),
 			cmp.Compare(a.Subject, b.Subject), cmp.Compare(a.Message, b.Message))
 	})
-	return r
 }
 
 func (r *Report) add(code string, sev Severity, subject, msg string) {
