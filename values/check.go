@@ -346,7 +346,7 @@ func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 			}
 		case kindPrerelease:
 			c.note(CodeSemverPrerelease, name)
-		case kindPass, kindBranch:
+		case kindPass, kindBranch, kindReleaseBranch:
 		}
 		f := planner.Finding{
 			Code: code, Severity: planner.SeverityBlocker, Subject: name + ": " + k,

@@ -129,8 +129,8 @@ func TestCheckChartOnMainFindsNoDivergenceWithAnOverlayThatReachesTheChart(t *te
 		t.Skip("renders the real chart")
 	}
 	rep := mainChartCheck(t, chartOverlay(nil, ""))
-	if len(rep.Scenarios) != 5 {
-		t.Errorf("%d scenarios, want a fresh install, two passes, a pre-release and a branch status", len(rep.Scenarios))
+	if len(rep.Scenarios) != 6 {
+		t.Errorf("%d scenarios, want a fresh install, two passes, a pre-release, a branch and a release-branch status", len(rep.Scenarios))
 	}
 	for _, f := range rep.Findings {
 		t.Errorf("finding %s %s: %s", f.Code, f.Subject, f.Message)
@@ -176,6 +176,7 @@ func TestCheckChartOnMainFindsEveryTamperedPath(t *testing.T) {
 		fresh = "fresh install of 1.4"
 		pass1 = "pass 1 of 2 (1.2 → 1.4)"
 		pre   = "pass 1 of 2 (1.2 → 1.4) from a pre-release status"
+		byBr  = "pass 1 of 2 (1.2 → 1.4) from a status naming its release branch"
 		pass2 = "pass 2 of 2 (1.2 → 1.4)"
 	)
 	status := func(k string) string { return chartStatusPath + "." + k }
@@ -187,15 +188,15 @@ func TestCheckChartOnMainFindsEveryTamperedPath(t *testing.T) {
 		// message is in every finding's message.
 		message string
 	}{
-		{"kubernetes version of the values Secret", CodeChartDivergence, []string{pass1 + ": " + chartK8sPath, pre + ": " + chartK8sPath}, `the plan sets Kubernetes 1.30, the chart renders "v1.31`},
-		{"kubernetes version of the cluster unit", CodeChartDivergence, []string{pass1 + ": " + chartClusterK8sPath, pre + ": " + chartClusterK8sPath}, `the plan sets Kubernetes 1.30, the cluster unit substitutes "v1.31`},
-		{"worker rollout", CodeChartDivergence, []string{pass1 + ": " + chartWorkersPath, pre + ": " + chartWorkersPath}, "the plan has the workers roll from 1.29 to 1.30 in this pass; the chart cannot hold the MachineDeployments back, so they roll from 1.29 to 1.31"},
-		{"longhorn chart version", CodeChartDivergence, []string{pass1 + ": " + fmt.Sprintf(chartLonghornPath, "longhorn"), pre + ": " + fmt.Sprintf(chartLonghornPath, "longhorn")}, `the plan sets Longhorn 1.7.3, the longhorn unit renders chart version "105.2.0+up1.8.1"`},
-		{"longhorn-crd chart version", CodeChartDivergence, []string{pass1 + ": " + fmt.Sprintf(chartLonghornPath, "longhorn-crd"), pre + ": " + fmt.Sprintf(chartLonghornPath, "longhorn-crd")}, `the plan sets Longhorn 1.7.3, the longhorn-crd unit renders chart version "105.2.0+up1.8.1"`},
+		{"kubernetes version of the values Secret", CodeChartDivergence, []string{pass1 + ": " + chartK8sPath, pre + ": " + chartK8sPath, byBr + ": " + chartK8sPath}, `the plan sets Kubernetes 1.30, the chart renders "v1.31`},
+		{"kubernetes version of the cluster unit", CodeChartDivergence, []string{pass1 + ": " + chartClusterK8sPath, pre + ": " + chartClusterK8sPath, byBr + ": " + chartClusterK8sPath}, `the plan sets Kubernetes 1.30, the cluster unit substitutes "v1.31`},
+		{"worker rollout", CodeChartDivergence, []string{pass1 + ": " + chartWorkersPath, pre + ": " + chartWorkersPath, byBr + ": " + chartWorkersPath}, "the plan has the workers roll from 1.29 to 1.30 in this pass; the chart cannot hold the MachineDeployments back, so they roll from 1.29 to 1.31"},
+		{"longhorn chart version", CodeChartDivergence, []string{pass1 + ": " + fmt.Sprintf(chartLonghornPath, "longhorn"), pre + ": " + fmt.Sprintf(chartLonghornPath, "longhorn"), byBr + ": " + fmt.Sprintf(chartLonghornPath, "longhorn")}, `the plan sets Longhorn 1.7.3, the longhorn unit renders chart version "105.2.0+up1.8.1"`},
+		{"longhorn-crd chart version", CodeChartDivergence, []string{pass1 + ": " + fmt.Sprintf(chartLonghornPath, "longhorn-crd"), pre + ": " + fmt.Sprintf(chartLonghornPath, "longhorn-crd"), byBr + ": " + fmt.Sprintf(chartLonghornPath, "longhorn-crd")}, `the plan sets Longhorn 1.7.3, the longhorn-crd unit renders chart version "105.2.0+up1.8.1"`},
 		{KeySylvaRelease, CodeChartDivergence, []string{pass2 + ": " + status(KeySylvaRelease)}, `the plan records sylva_release "1.4" in the status, additional-info has "1.3"`},
 		{KeyAdditionalReconciliationRequired, CodeChartDivergence, []string{fresh + ": " + status(KeyAdditionalReconciliationRequired)}, `the plan records additional_reconciliation_required "false" in the status, additional-info has "true"`},
 		{KeyTransitionFrom, CodeChartDivergence, []string{pass2 + ": " + status(KeyTransitionFrom)}, `the plan records transition_from "1.2" in the status, additional-info has "1.3"`},
-		{KeyTransitionPass, CodeChartDivergence, []string{pass1 + ": " + status(KeyTransitionPass), pre + ": " + status(KeyTransitionPass)}, `the plan records transition_pass "1" in the status, additional-info has "2"`},
+		{KeyTransitionPass, CodeChartDivergence, []string{pass1 + ": " + status(KeyTransitionPass), pre + ": " + status(KeyTransitionPass), byBr + ": " + status(KeyTransitionPass)}, `the plan records transition_pass "1" in the status, additional-info has "2"`},
 		{KeyMachineDeploymentsPaused, CodeValueNotRead, []string{"values." + KeyMachineDeploymentsPaused}, "which the 1.4 chart does not read"},
 	}
 	matched := map[string]bool{}

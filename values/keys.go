@@ -22,6 +22,10 @@ const (
 	// KeyLonghornChartVersion is the Helm chart version of Longhorn's
 	// version (a Rancher chart version such as 105.2.0+up1.8.1).
 	KeyLonghornChartVersion = "longhorn_chart_version"
+	// KeySylvaBranch is the status key naming the branch whose chart wrote
+	// it (release-1.5, main); the overlay reads the release of a release
+	// branch as status.Status.Release does.
+	KeySylvaBranch = status.KeySylvaBranch
 )
 
 // Where the generated values live in the sylva-units values.

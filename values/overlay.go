@@ -49,6 +49,10 @@ type Generated struct {
 	// Notes say what the overlay cannot do in the chart; the header of
 	// WriteYAML prints them.
 	Notes []string
+	// Uncovered are the supported sources whose passes the overlay leaves
+	// out, with why (a Longhorn chart version the catalog lacks): a status
+	// naming one fails the render.
+	Uncovered map[string]string
 }
 
 // PassState is the values of one pass.
@@ -161,7 +165,7 @@ func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 			return nil, err
 		}
 	}
-	if err := g.wireLonghorn(in.Catalog, rel, ch); err != nil {
+	if err := g.wireLonghorn(in.Catalog, rel, ch, hopSource(plan)); err != nil {
 		return nil, err
 	}
 	g.identifyCharts(in.Catalog, rel, ch)
@@ -177,8 +181,12 @@ func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 }
 
 // wireLonghorn decides whether the overlay sets Longhorn's chart version
-// and fills longhorn_chart_version in every state.
-func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *TargetChart) error {
+// and fills longhorn_chart_version in every state. A chart version the
+// catalog lacks is an error when the plan's own passes (from source) or
+// the final values need it; the passes of another supported source that
+// need one are left out, and a status from that source fails the render
+// (Uncovered).
+func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *TargetChart, source string) error {
 	own := g.Final[KeyLonghornVersion]
 	for _, s := range g.States {
 		if v := s.Values[KeyLonghornVersion]; v != "" && v != own {
@@ -188,6 +196,7 @@ func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch 
 	if !g.Longhorn {
 		return nil
 	}
+	// chartOf is Longhorn's chart version of v, "" when unknown.
 	chartOf := func(v string) (string, error) {
 		if ch != nil && v == own {
 			if s, ok := valueAt(ch.Values, longhornVersionPath("longhorn")); ok {
@@ -200,23 +209,85 @@ func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch 
 		if err != nil {
 			return "", fmt.Errorf("generate values: Longhorn version %q: %w", v, err)
 		}
-		if c, ok := cat.ChartVersion("longhorn", ver); ok {
-			return c, nil
-		}
-		fix := "add chart: to its longhorn entry in a catalog of your own (sylva-planner catalog list -o yaml > catalog.yaml) and pass --catalog catalog.yaml"
-		if v == own {
-			fix = "give the chart of " + rel.Release.Short() + " with --chart DIR, or " + fix
-		}
-		return "", fmt.Errorf("generate values for %s: %w: the catalog has no Longhorn chart version for Longhorn %s; %s", g.To, ErrChartVersionUnknown, v, fix)
+		c, _ := cat.ChartVersion("longhorn", ver)
+		return c, nil
 	}
+	// Every version the catalog lacks is named at once, with the states
+	// (source release/pass) that set it.
+	var missing []string
+	needs := map[string][]string{}
 	for _, s := range append(slices.Clone(g.States), PassState{Name: "final", Values: g.Final}) {
-		c, err := chartOf(s.Values[KeyLonghornVersion])
+		v := s.Values[KeyLonghornVersion]
+		c, err := chartOf(v)
 		if err != nil {
 			return err
 		}
+		if c == "" {
+			if src, _, ok := strings.Cut(s.Name, "/"); ok && src != source {
+				if g.Uncovered == nil {
+					g.Uncovered = map[string]string{}
+				}
+				if _, seen := g.Uncovered[src]; !seen {
+					g.Uncovered[src] = fmt.Sprintf("the catalog has no Longhorn chart version for Longhorn %s (pass %s from %s)", v, strings.TrimPrefix(s.Name, src+"/"), src)
+				}
+				continue
+			}
+			if _, seen := needs[v]; !seen {
+				missing = append(missing, v)
+			}
+			needs[v] = append(needs[v], stateName(s.Name))
+			continue
+		}
 		s.Values[KeyLonghornChartVersion] = c
 	}
-	return nil
+	if len(missing) == 0 {
+		g.dropUncovered()
+		return nil
+	}
+	slices.SortFunc(missing, func(a, b string) int { return skew.MustParse(a).Compare(skew.MustParse(b)) })
+	parts := make([]string, len(missing))
+	for i, v := range missing {
+		parts[i] = fmt.Sprintf("Longhorn %s (%s)", v, strings.Join(needs[v], ", "))
+	}
+	fix := "add chart: to those longhorn entries in a catalog of your own (sylva-planner catalog list -o yaml > catalog.yaml) and pass --catalog catalog.yaml"
+	switch {
+	case len(missing) == 1 && missing[0] == own:
+		fix = "give the chart of " + rel.Release.Short() + " with --chart DIR, or " + fix
+	case slices.Contains(missing, own):
+		fix = "give the chart of " + rel.Release.Short() + " with --chart DIR (it carries Longhorn " + own + "'s) and " + strings.Replace(fix, "those longhorn entries", "the other longhorn entries", 1)
+	}
+	return fmt.Errorf("generate values for %s: %w: the catalog has no Longhorn chart version for %s; %s", g.To, ErrChartVersionUnknown, strings.Join(parts, "; "), fix)
+}
+
+// dropUncovered leaves out the states and sources of Uncovered, and says
+// so in the Notes.
+func (g *Generated) dropUncovered() {
+	if len(g.Uncovered) == 0 {
+		return
+	}
+	g.States = slices.DeleteFunc(g.States, func(s PassState) bool {
+		src, _, _ := strings.Cut(s.Name, "/")
+		_, gone := g.Uncovered[src]
+		return gone
+	})
+	g.Sources = slices.DeleteFunc(g.Sources, func(src string) bool {
+		_, gone := g.Uncovered[src]
+		return gone
+	})
+	for _, src := range sortedKeys(g.Uncovered) {
+		g.Notes = append(g.Notes, fmt.Sprintf("Upgrades from %s are not covered: %s; a status naming %s fails the render (nothing is applied). "+
+			"For them, generate the overlay with --from %s and a catalog that has it.", src, g.Uncovered[src], src, src))
+	}
+}
+
+// stateName says which pass a state is: "the final values", or "pass 2
+// from 1.5" for the state 1.5/2.
+func stateName(name string) string {
+	src, pass, ok := strings.Cut(name, "/")
+	if !ok {
+		return "the final values"
+	}
+	return "pass " + pass + " from " + src
 }
 
 func longhornVersionPath(unit string) []string {

@@ -15,13 +15,18 @@ import (
 //   - no ConfigMap: a fresh install, final values;
 //   - a ConfigMap whose release minor is not the target's: the first pass
 //     from that release. The release is sylva_release, else the minor of a
-//     release chart version (sylva-units-chart-version), else Legacy; a
-//     pre-release or patch version counts as its minor; a branch name or a
-//     development version matches nothing and gets the final values;
+//     release chart version (sylva-units-chart-version), else the minor of
+//     a release branch (sylva_branch release-1.5), else Legacy, in the
+//     order status.Status.Release reads them; a pre-release or patch
+//     version counts as its minor; another branch (main), a branch name or
+//     a development version in sylva_release matches nothing and gets the
+//     final values;
 //   - the target's minor with additional_reconciliation_required "true":
 //     the pass after transition_pass of the transition from
 //     transition_from;
-//   - otherwise the cluster is settled: final values.
+//   - otherwise the cluster is settled: final values;
+//   - a pass from a source the overlay leaves out (Uncovered) fails the
+//     render, naming why.
 //
 // The four status keys are read from the ConfigMap's data, else from the
 // YAML of its additional-info (where the chart writes them); data wins.
@@ -45,15 +50,26 @@ func (g *Generated) stateTemplate() string {
 		`{{- end }}`,
 		`{{- $state := "" }}`,
 		`{{- if $status }}`,
-		`{{-   $installed := get $st "sylva_release" | default (get $data "sylva-units-chart-version" | toString | regexFind "^[1-9][0-9]*[.][0-9]+") | default "` + g.Legacy + `" | regexFind "[0-9]+[.][0-9]+" }}`,
+		`{{-   $branch := get $data "` + KeySylvaBranch + `" | default "" | toString }}`,
+		`{{-   if and $branch (not (regexMatch "^release-[0-9]+[.][0-9]+$" $branch)) }}`,
+		`{{-     $branch = "none" }}`,
+		`{{-   end }}`,
+		`{{-   $installed := get $st "sylva_release" | default (get $data "sylva-units-chart-version" | toString | regexFind "^[1-9][0-9]*[.][0-9]+") | default $branch | default "` + g.Legacy + `" | regexFind "[0-9]+[.][0-9]+" }}`,
 		`{{-   if ne $installed "` + target + `" }}`,
 		`{{-     $state = printf "%s/1" $installed }}`,
 		`{{-   else if eq (get $st "additional_reconciliation_required") "true" }}`,
 		`{{-     $state = printf "%s/%d" (get $st "transition_from" | regexFind "[0-9]+[.][0-9]+") (get $st "transition_pass" | atoi | add1) }}`,
 		`{{-   end }}`,
-		`{{- end }}`,
-		`{{- $passes := dict }}`,
 	}...)
+	// A pass of a source the overlay leaves out fails the render rather
+	// than take the final values.
+	for _, src := range sortedKeys(g.Uncovered) {
+		lines = append(lines,
+			`{{-   if hasPrefix "`+src+`/" $state }}`,
+			`{{-     fail `+strconv.Quote("sylva-planner's overlay for "+target+" does not cover upgrades from "+src+": "+g.Uncovered[src]+"; generate it with --from "+src+" and a catalog that has it")+` }}`,
+			`{{-   end }}`)
+	}
+	lines = append(lines, `{{- end }}`, `{{- $passes := dict }}`)
 	for _, s := range g.States {
 		lines = append(lines, fmt.Sprintf(`{{- $_ := set $passes %s %s }}`, strconv.Quote(s.Name), dictLiteral(s.Values)))
 	}

@@ -18,6 +18,7 @@ const (
 	kindPass
 	kindPrerelease
 	kindBranch
+	kindReleaseBranch
 )
 
 // planScenario is one render a check compares with the plan.
@@ -48,8 +49,9 @@ type scenarioOptions struct {
 // of the last hop against the status ConfigMap as it will be before it
 // (the source release's status, then the one written by the previous
 // pass) and, for the first pass, the same status naming a pre-release of
-// the hop's source (X.Y-pre) and one naming a branch (main, which must only
-// render). The status before the next pass is built from what render
+// the hop's source (X.Y-pre), one naming a branch (main, which must only
+// render) and one naming the source only by its release branch
+// (sylva_branch release-X.Y). The status before the next pass is built from what render
 // returns for a pass (see nextStatus).
 func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, render func(planScenario) (got, info map[string]string)) error {
 	final, err := finalValues(plan, in.Catalog, in.To)
@@ -84,6 +86,14 @@ func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, rend
 			branch := clone(status)
 			branch[KeySylvaRelease] = "main"
 			render(planScenario{kind: kindBranch, name: name + " from a status naming a branch", status: branch, pass: &pass})
+			// The hop's source named only by its release branch
+			// (sylva_branch: release-1.5, no sylva_release), as a
+			// development chart of that branch writes it: the release
+			// status.Status.Release reads.
+			byBranch := clone(status)
+			delete(byBranch, KeySylvaRelease)
+			byBranch[KeySylvaBranch] = "release-" + hopSource(plan)
+			render(planScenario{kind: kindReleaseBranch, name: name + " from a status naming its release branch", status: byBranch, want: want, pass: &pass})
 		}
 		if status, err = nextStatus(pass, got, info); err != nil {
 			return err

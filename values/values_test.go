@@ -79,13 +79,50 @@ func TestGenerateMatchesGoldenFiles(t *testing.T) {
 // A pass that moves Longhorn to a version whose chart version the catalog
 // does not know makes Generate fail, naming the version and the fix.
 func TestGenerateNamesAMissingLonghornChartVersion(t *testing.T) {
-	_, err := Generate(input(t, "1.6", "1.7"))
+	// The plan's own passes need Longhorn 1.9.2's chart version, which the
+	// catalog lacks: an error naming it and the pass that sets it.
+	_, err := Generate(input(t, "1.5", "1.7"))
 	if !errors.Is(err, ErrChartVersionUnknown) {
-		t.Fatalf("Generate(1.6 → 1.7) error = %v, want ErrChartVersionUnknown", err)
+		t.Fatalf("Generate(1.5 → 1.7) error = %v, want ErrChartVersionUnknown", err)
 	}
-	for _, want := range []string{"Longhorn 1.9.2", "add chart:"} {
+	for _, want := range []string{"Longhorn 1.9.2 (pass 1 from 1.5)", "add chart:"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+}
+
+// TestGenerateLeavesOutASourceItCannotCover: 1.7 supports upgrades from
+// 1.5 and 1.6, and only 1.5's passes need Longhorn 1.9.2's chart version,
+// which the catalog lacks. The overlay of a 1.6 → 1.7 plan covers 1.6,
+// says it leaves 1.5 out, and a status naming 1.5 (or a pending pass of a
+// transition from 1.5) fails the render, naming why, rather than taking
+// the final values.
+func TestGenerateLeavesOutASourceItCannotCover(t *testing.T) {
+	g, err := Generate(input(t, "1.6", "1.7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(g.Sources, ",") != "1.6" || !strings.Contains(g.Uncovered["1.5"], "Longhorn 1.9.2") {
+		t.Fatalf("sources %v, uncovered %v; want 1.6 covered and 1.5 left out for Longhorn 1.9.2", g.Sources, g.Uncovered)
+	}
+	state := func(data map[string]string) (string, error) {
+		vals := map[string]any{"sylva_release": "1.7", "_internal": map[string]any{"state": map[string]any{StateKey: g.stateTemplate()}}}
+		res, err := Render(context.Background(), vals, RenderOptions{Source: NewObjects(statusObject(DefaultNamespace, data))})
+		if err != nil {
+			return "", err
+		}
+		return res.Values["_internal"].(map[string]any)["state"].(map[string]any)[StateKey].(string), nil
+	}
+	if got, err := state(map[string]string{KeySylvaRelease: "1.6"}); err != nil || !strings.Contains(got, `"k8s_version_short":"1.34"`) {
+		t.Errorf("from 1.6: %s, %v; want pass 1 (Kubernetes 1.34)", got, err)
+	}
+	for _, data := range []map[string]string{
+		{KeySylvaRelease: "1.5"},
+		{KeySylvaRelease: "1.7", KeyAdditionalReconciliationRequired: "true", KeyTransitionFrom: "1.5", KeyTransitionPass: "1"},
+	} {
+		if got, err := state(data); err == nil || !strings.Contains(err.Error(), "does not cover upgrades from 1.5") {
+			t.Errorf("status %v: %s, %v; want the render to fail naming 1.5", data, got, err)
 		}
 	}
 }
