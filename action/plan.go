@@ -16,6 +16,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 // CheckRemovedAPIs is the check of the removed-API findings.
@@ -156,6 +157,12 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 		}
 	}
 	in.Inputs = inputs
+	// The plan's Next writes the helper values: it says when values
+	// generate cannot.
+	in.Overlay = func(in planner.Input) error {
+		_, err := values.GenerateFor(in, nil)
+		return err
+	}
 	p, err := planner.Compute(in)
 	if err != nil && fromSource != "flag" {
 		err = statusSourceError(err, in.From)

@@ -184,9 +184,26 @@ func Compute(in Input) (*Plan, error) {
 			p.Checks = append(p.Checks, checks...)
 		}
 	}
+	if in.Overlay != nil && len(p.Passes) > 0 {
+		// The helper values are generated for the plan's own input, from
+		// where it starts (in.From is transition_from mid-hop).
+		sub := in
+		sub.Overlay, sub.Progress, sub.Observed, sub.Suppressions, sub.Baseline = nil, nil, nil, nil, nil
+		if err := in.Overlay(sub); err != nil {
+			p.add(Finding{
+				Code: CodeOverlayUnavailable, Severity: SeverityWarning, Subject: to.Release.String(),
+				Message:     "values generate cannot write the helper values of this plan: " + err.Error(),
+				Remediation: "give values generate what it names (a catalog of your own with the chart versions, passed with --catalog, or the chart with --chart), then write the helper values",
+			})
+		}
+	}
 	p.finish(in)
 	return p, nil
 }
+
+// CodeOverlayUnavailable is the finding of a plan whose helper values
+// values generate cannot write (Input.Overlay).
+const CodeOverlayUnavailable = "overlay-unavailable"
 
 // finish merges, applies suppressions and the baseline, then judges and
 // sorts.

@@ -3,6 +3,7 @@ package planner_test
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -342,5 +343,42 @@ func TestGateOutcomeExitCodes(t *testing.T) {
 				t.Errorf("%s.ExitCode() = %d, want %d", tt.outcome, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestOverlayUnavailableIsAWarningAndNextSaysSo: Input.Overlay's error
+// becomes an overlay-unavailable warning (the verdict stays ready) and
+// Next puts its fix first; it is asked with the plan's own input, without
+// status, inventory, suppressions or baseline, and not for a plan with no
+// pass.
+func TestOverlayUnavailableIsAWarningAndNextSaysSo(t *testing.T) {
+	var asked []planner.Input
+	overlay := func(err error) func(planner.Input) error {
+		return func(in planner.Input) error { asked = append(asked, in); return err }
+	}
+	in := planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running()}
+	in.Overlay = overlay(errors.New("no chart version for Longhorn 9.9"))
+	p, err := planner.Compute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(p.Findings, func(f planner.Finding) bool { return f.Code == planner.CodeOverlayUnavailable })
+	if i < 0 || p.Findings[i].Severity != planner.SeverityWarning || !strings.HasSuffix(p.Findings[i].Message, "no chart version for Longhorn 9.9") {
+		t.Fatalf("findings %+v, want an overlay-unavailable warning with the error", p.Findings)
+	}
+	if p.Verdict != planner.VerdictReady || !strings.HasPrefix(p.Next, "give values generate what the overlay-unavailable finding names; then ") {
+		t.Errorf("verdict %s, next %q; want ready, and the fix first", p.Verdict, p.Next)
+	}
+	if len(asked) != 1 || asked[0].Observed != nil || asked[0].Overlay != nil || asked[0].From.Short() != "1.4" {
+		t.Errorf("asked %d times (%+v), want once with the plan's own input only", len(asked), asked)
+	}
+	in.Overlay = overlay(nil)
+	if p, _ = planner.Compute(in); slices.ContainsFunc(p.Findings, func(f planner.Finding) bool { return f.Code == planner.CodeOverlayUnavailable }) {
+		t.Error("overlay-unavailable without an error")
+	}
+	asked = nil
+	in.From, in.Overlay = skew.MustParse("1.6"), overlay(errors.New("x"))
+	if _, err := planner.Compute(in); err != nil || len(asked) != 0 {
+		t.Errorf("a plan with no pass asked for its overlay %d times (%v)", len(asked), err)
 	}
 }

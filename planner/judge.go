@@ -156,7 +156,11 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 		return "no pass can be planned; see the findings and checks, then run again: " + planCmd
 	}
 	first := p.Passes[0]
-	msg := "in your environment-values directory, write the helper values with `" + generateCommand(p, rerun, sel) +
+	msg := ""
+	if slices.ContainsFunc(p.Findings, func(f Finding) bool { return f.Code == CodeOverlayUnavailable }) {
+		msg = "give values generate what the overlay-unavailable finding names; then "
+	}
+	msg += "in your environment-values directory, write the helper values with `" + generateCommand(p, rerun, sel) +
 		"`, list transition under components: of its kustomization.yaml and apply it; then " +
 		fmt.Sprintf("upgrade the sylva-units HelmRelease to Sylva %s (pass 1 of %d", first.Release, len(p.Passes))
 	if len(p.Route) > 2 {

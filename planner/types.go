@@ -41,6 +41,11 @@ type Input struct {
 	Progress *Progress
 	// Observed is what an inventory saw running; nil plans from the catalog.
 	Observed *Observed
+	// Overlay, when set, says why the helper values of the plan cannot be
+	// generated (values generate's error for the same input), nil when
+	// they can; a plan with passes then carries an overlay-unavailable
+	// warning and its Next says to fix that first.
+	Overlay func(Input) error
 	// Suppressions silence findings until they expire.
 	Suppressions []Suppression
 	// Baseline holds the findings of a previous report; nil means none.

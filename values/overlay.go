@@ -53,6 +53,45 @@ type Generated struct {
 	// out, with why (a Longhorn chart version the catalog lacks): a status
 	// naming one fails the render.
 	Uncovered map[string]string
+	// Hops are the overlays of the plan's earlier hops that take several
+	// passes, by route order: in the chart of such a hop's release the
+	// overlay runs that hop's passes, as the overlay generated for it
+	// alone would.
+	Hops []*Generated
+
+	// source is the plan's source of the last hop; isHop is set on the
+	// overlay of an earlier hop.
+	source string
+	isHop  bool
+}
+
+// addHops adds the overlay of every earlier hop of plan that takes
+// several passes (a single-pass hop is the chart's own upgrade: the
+// overlay leaves that chart as it is), each generated for in.From → the
+// hop's release.
+func (g *Generated) addHops(in planner.Input, plan *planner.Plan) error {
+	count := map[string]int{}
+	for _, p := range plan.Passes {
+		count[p.Release]++
+	}
+	if len(plan.Route) < 3 {
+		return nil
+	}
+	for _, r := range plan.Route[1 : len(plan.Route)-1] {
+		if count[r] < 2 {
+			continue
+		}
+		hin := in
+		hin.To = skew.MustParse(r)
+		h, err := generateFor(hin, nil, false)
+		if err != nil {
+			return fmt.Errorf("generate values for the hop to %s: %w", r, err)
+		}
+		g.Hops = append(g.Hops, h)
+		g.Notes = append(g.Notes, fmt.Sprintf("In the chart of %s, the overlay runs the hop to %s (upgrades from: %s) as `values generate --to %s` would, so that the route's passes into %s step through every Kubernetes and Longhorn minor.",
+			h.To, h.To, strings.Join(orNone(h.Sources), ", "), h.To, h.To))
+	}
+	return nil
 }
 
 // PassState is the values of one pass.
@@ -87,6 +126,13 @@ func Generate(in planner.Input) (*Generated, error) { return GenerateFor(in, nil
 // checks that the chart has what the overlay is wired to, and takes
 // Longhorn's chart version of the release from it.
 func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
+	return generateFor(in, ch, true)
+}
+
+// generateFor is GenerateFor; with hops, the overlay also runs every
+// earlier hop of the plan that takes several passes, in the chart of that
+// hop's release (Hops).
+func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, error) {
 	if in.Catalog == nil {
 		return nil, errors.New("generate values: no catalog")
 	}
@@ -165,8 +211,25 @@ func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 			return nil, err
 		}
 	}
-	if err := g.wireLonghorn(in.Catalog, rel, ch, hopSource(plan)); err != nil {
+	g.source, g.isHop = hopSource(plan), !hops
+	if hops {
+		if err := g.addHops(in, plan); err != nil {
+			return nil, err
+		}
+	}
+	force := slices.ContainsFunc(g.Hops, func(h *Generated) bool { return h.Longhorn })
+	if err := g.wireLonghorn(in.Catalog, rel, ch, hopSource(plan), force); err != nil {
 		return nil, err
+	}
+	for _, h := range g.Hops {
+		// Every state the longhorn units read carries a chart version once
+		// the overlay sets Longhorn.
+		if g.Longhorn && !h.Longhorn {
+			hrel, _ := in.Catalog.Release(skew.MustParse(h.To).MinorOnly())
+			if err := h.wireLonghorn(in.Catalog, hrel, nil, h.source, true); err != nil {
+				return nil, fmt.Errorf("generate values for the hop to %s (the overlay sets Longhorn's chart version in every chart, for the passes into %s): %w", h.To, g.To, err)
+			}
+		}
 	}
 	g.identifyCharts(in.Catalog, rel, ch)
 	if !rel.HoldsWorkers() {
@@ -185,9 +248,11 @@ func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
 // catalog lacks is an error when the plan's own passes (from source) or
 // the final values need it; the passes of another supported source that
 // need one are left out, and a status from that source fails the render
-// (Uncovered).
-func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *TargetChart, source string) error {
+// (Uncovered). force wires Longhorn even when no pass moves it (an
+// earlier hop's does).
+func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *TargetChart, source string, force bool) error {
 	own := g.Final[KeyLonghornVersion]
+	g.Longhorn = g.Longhorn || force
 	for _, s := range g.States {
 		if v := s.Values[KeyLonghornVersion]; v != "" && v != own {
 			g.Longhorn = true
@@ -251,6 +316,9 @@ func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch 
 	}
 	fix := "add chart: to those longhorn entries in a catalog of your own (sylva-planner catalog list -o yaml > catalog.yaml) and pass --catalog catalog.yaml"
 	switch {
+	case g.isHop:
+		// --chart is the chart of the plan's target, not of this hop's
+		// release.
 	case len(missing) == 1 && missing[0] == own:
 		fix = "give the chart of " + rel.Release.Short() + " with --chart DIR, or " + fix
 	case slices.Contains(missing, own):

@@ -1,6 +1,7 @@
 package values
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
@@ -332,4 +333,68 @@ func stringAt(m map[string]any, path ...string) (string, bool) {
 	}
 	s, ok := v.(string)
 	return s, ok
+}
+
+// TestOverlayRunsAnEarlierHopInItsReleasesChart: on the route 1.1 → 1.3 →
+// 1.4 (a catalog where 1.3 accepts 1.1), the hop to 1.3 takes two passes
+// (Kubernetes 1.28 → 1.29 → 1.30, Longhorn 1.5.5 → 1.6.3 → 1.7.3). The one
+// overlay generated for 1.1 → 1.4 runs them in the chart of 1.3 (the
+// 1.3.10 tag): values check --chart of the plan 1.1 → 1.3 on that chart,
+// with that overlay, finds nothing (each pass renders the plan's
+// Kubernetes version, Longhorn chart and status keys), where the overlay
+// of the last hop alone would set 1.3's own Kubernetes 1.30 on the first
+// pass, skipping 1.29.
+func TestOverlayRunsAnEarlierHopInItsReleasesChart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	cat := editedCatalog(t, [2]string{"  - release: \"1.3\"\n    upgrade_from: [\"1.2\"]\n", "  - release: \"1.3\"\n    upgrade_from: [\"1.1\", \"1.2\"]\n"})
+	whole := planner.Input{Catalog: cat, From: skew.MustParse("1.1"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	plan, err := planner.Compute(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(plan.Route, " ") != "1.1 1.3 1.4" || len(plan.Passes) != 3 {
+		t.Fatalf("route %v with %d passes, want 1.1 → 1.3 (two passes) → 1.4", plan.Route, len(plan.Passes))
+	}
+	g, err := Generate(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Hops) != 1 || g.Hops[0].To != "1.3" {
+		t.Fatalf("hops %v, want the hop to 1.3", g.Hops)
+	}
+	var y bytes.Buffer
+	if err := g.WriteYAML(&y); err != nil {
+		t.Fatal(err)
+	}
+	tr := sylvacore.At(t, "1.3.10")
+	c, err := LoadChart(tr.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hop := whole
+	hop.To = skew.MustParse("1.3")
+	rep, err := CheckChart(context.Background(), ChartCheckInput{
+		Plan: hop, Chart: c, Files: append(readValuesFiles(t, tr.Chart(), "values.yaml", "management.values.yaml"), longhornEnabled),
+		Overlay: &File{Name: "overlay-1.1-to-1.4.yaml", Data: y.Bytes()}, SkipSchemaValidation: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	passes := 0
+	for _, sc := range rep.Scenarios {
+		if strings.HasPrefix(sc.Name, "pass ") {
+			passes++
+		}
+	}
+	if passes < 2 {
+		t.Errorf("%d pass scenarios rendered, want the hop's two passes at least", passes)
+	}
+	for _, f := range rep.Findings {
+		t.Errorf("%s %s: %s", f.Code, f.Subject, f.Message)
+	}
+	for _, n := range rep.Notes {
+		t.Logf("note: %s", n)
+	}
 }

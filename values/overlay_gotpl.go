@@ -33,9 +33,23 @@ import (
 func (g *Generated) stateTemplate() string {
 	target := skew.MustParse(g.To).Short()
 	lines := g.chartReleaseLines()
-	lines = append(lines, `{{- if ne $chartRelease "`+target+`" }}`)
-	lines = append(lines, g.inertLines()...)
+	lines = append(lines, `{{- if eq $chartRelease "`+target+`" }}`)
+	lines = append(lines, g.machineLines()...)
+	// In the chart of an earlier hop's release, that hop's passes.
+	for _, h := range g.Hops {
+		lines = append(lines, `{{- else if eq $chartRelease "`+skew.MustParse(h.To).Short()+`" }}`)
+		lines = append(lines, h.machineLines()...)
+	}
 	lines = append(lines, `{{- else }}`)
+	lines = append(lines, g.inertLines()...)
+	return strings.Join(append(lines, `{{- end }}`), "\n")
+}
+
+// machineLines are the lines of the state template in the chart of g's
+// own release: the pass the status asks for, as a JSON object.
+func (g *Generated) machineLines() []string {
+	target := skew.MustParse(g.To).Short()
+	var lines []string
 	lines = append(lines, []string{
 		`{{- $status := lookup "v1" "ConfigMap" .Release.Namespace "` + StatusConfigMap + `" | default dict }}`,
 		`{{- $data := get $status "data" | default dict }}`,
@@ -73,8 +87,7 @@ func (g *Generated) stateTemplate() string {
 	for _, s := range g.States {
 		lines = append(lines, fmt.Sprintf(`{{- $_ := set $passes %s %s }}`, strconv.Quote(s.Name), dictLiteral(s.Values)))
 	}
-	lines = append(lines, fmt.Sprintf(`{{- get $passes $state | default %s | toJson }}`, dictLiteral(g.Final)), `{{- end }}`)
-	return strings.Join(lines, "\n")
+	return append(lines, fmt.Sprintf(`{{- get $passes $state | default %s | toJson }}`, dictLiteral(g.Final)))
 }
 
 func dictLiteral(m map[string]string) string {
