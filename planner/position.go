@@ -103,7 +103,10 @@ func startOf(pr Progress) (from skew.Version, key string, placeable bool) {
 		return pr.Installed, "", true
 	}
 	v, ok := parseOK(pr.TransitionFrom)
-	if !ok || pr.TransitionPass == "" {
+	if !ok || pr.TransitionPass == "" || v.CompareMinor(pr.Installed) >= 0 {
+		// Without the keys, or with a transition_from no older than the
+		// release installed (no hop goes from a release to itself or
+		// back), the pass cannot be placed.
 		return pr.Installed, "", false
 	}
 	return v, status.KeyTransitionFrom, true
@@ -120,6 +123,10 @@ func (p *Plan) place(pr Progress, placeable bool) {
 	case !placeable:
 		pos.PassKnown, pos.Route, pos.Passes = false, nil, 0
 		pos.Summary = fmt.Sprintf("a further pass of the hop to %s is pending, but the status records no %s/%s: the pass cannot be placed", pr.Installed.Short(), status.KeyTransitionFrom, status.KeyTransitionPass)
+		if v, ok := parseOK(pr.TransitionFrom); ok && pr.TransitionPass != "" {
+			pos.Summary = fmt.Sprintf("the status is inconsistent: it asks for a further pass of a hop from %s to %s (%s %s, %s %s), and no hop goes from a release to itself or back: the pass cannot be placed",
+				v.Short(), pr.Installed.Short(), status.KeyTransitionFrom, pr.TransitionFrom, status.KeyTransitionPass, pr.TransitionPass)
+		}
 		return
 	case !pr.Pending && onTarget:
 		pos.PassesDone = pos.Passes
@@ -143,7 +150,8 @@ func (p *Plan) place(pr Progress, placeable bool) {
 			return
 		case !ok || k < 1 || k >= hopPasses:
 			pos.PassKnown = false
-			pos.Summary = fmt.Sprintf("the status says pass %q of the hop from %s completed, which the plan to %s does not have", pr.TransitionPass, pr.TransitionFrom, target)
+			pos.Summary = fmt.Sprintf("the status asks for a further pass after pass %q of the hop from %s to %s, which takes %d pass(es) in the plan to %s: the status and the plan disagree (was the status written with another catalog?), and the pass cannot be placed",
+				pr.TransitionPass, pr.TransitionFrom, pr.Installed.Short(), hopPasses, target)
 			return
 		}
 		pos.PassesDone = k

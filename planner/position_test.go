@@ -42,7 +42,12 @@ func TestLocate(t *testing.T) {
 		{
 			"a transition_pass the hop does not have cannot be placed", "1.6",
 			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "2"},
-			0, 2, false, "", "does not have",
+			0, 2, false, "", "which takes 2 pass(es) in the plan to 1.6: the status and the plan disagree",
+		},
+		{
+			"a hop from the installed release to itself cannot be placed", "1.7",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.6", TransitionPass: "1"},
+			0, 0, false, "", "the status is inconsistent: it asks for a further pass of a hop from 1.6 to 1.6",
 		},
 		{
 			"a settled cluster is done", "1.6",
