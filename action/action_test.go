@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -65,14 +66,18 @@ func (f *fakeFacts) Facts(context.Context) (*inventory.Facts, error) {
 
 func (f *fakeFacts) Input() string { return "cluster fake" }
 
-// countingFS counts the files read from an fs.FS.
+// countingFS counts the files read from an fs.FS. The inventory reads
+// files from several goroutines, so the count is guarded.
 type countingFS struct {
 	fstest.MapFS
+	mu    sync.Mutex
 	opens map[string]int
 }
 
 func (c *countingFS) ReadFile(name string) ([]byte, error) {
+	c.mu.Lock()
 	c.opens[name]++
+	c.mu.Unlock()
 	return c.MapFS.ReadFile(name)
 }
 
