@@ -285,16 +285,20 @@ func copyTree(v any) any {
 func shareChart(ch *chart.Chart) *chart.Chart { return copyChart(ch, false) }
 
 // cloneChart copies the chart tree so that a render can change its
-// dependencies and values (ProcessDependencies does) without touching the
-// loaded chart. Templates and files are shared; they are read only.
+// dependencies, values and metadata's dependency list
+// (ProcessDependencies does: it marks each entry enabled or not, renames
+// aliased ones and drops disabled ones) without touching the loaded chart,
+// which renders running at the same time share. Templates and files are
+// shared; they are read only.
 func cloneChart(ch *chart.Chart) *chart.Chart { return copyChart(ch, true) }
 
 // copyChart copies the chart tree with its own templates list and
-// dependencies, and its own values when values is set.
+// dependencies, and its own values and metadata when values is set.
 func copyChart(ch *chart.Chart, values bool) *chart.Chart {
 	cp := *ch
 	if values {
 		cp.Values = deepCopy(orEmpty(ch.Values))
+		cp.Metadata = copyMetadata(ch.Metadata)
 	}
 	cp.Templates = slices.Clone(ch.Templates)
 	deps := make([]*chart.Chart, 0, len(ch.Dependencies()))
@@ -302,6 +306,28 @@ func copyChart(ch *chart.Chart, values bool) *chart.Chart {
 		deps = append(deps, copyChart(d, values))
 	}
 	cp.SetDependencies(deps...)
+	return &cp
+}
+
+// copyMetadata copies what ProcessDependencies changes in a chart's
+// metadata: its dependency list and each entry of it.
+func copyMetadata(m *chart.Metadata) *chart.Metadata {
+	if m == nil {
+		return nil
+	}
+	cp := *m
+	cp.Dependencies = make([]*chart.Dependency, len(m.Dependencies))
+	for i, d := range m.Dependencies {
+		if d != nil {
+			dc := *d
+			dc.Tags = slices.Clone(d.Tags)
+			dc.ImportValues = slices.Clone(d.ImportValues)
+			cp.Dependencies[i] = &dc
+		}
+	}
+	if m.Dependencies == nil {
+		cp.Dependencies = nil
+	}
 	return &cp
 }
 
