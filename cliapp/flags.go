@@ -94,10 +94,13 @@ func LiveAsked(c *cli.Context) bool {
 	return c.Bool("live") || c.String("kubeconfig") != "" || c.String("context") != ""
 }
 
-// NamespaceFlag is -n/--namespace (SYLVA_PLANNER_NAMESPACE) with the
-// default value, "" for none.
+// NamespaceEnv is the environment variable that sets -n.
+const NamespaceEnv = "SYLVA_PLANNER_NAMESPACE"
+
+// NamespaceFlag is -n/--namespace (NamespaceEnv) with the default value,
+// "" for none.
 func NamespaceFlag(usage, value string) *cli.StringFlag {
-	return &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: usage, Value: value, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
+	return &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: usage, Value: value, EnvVars: []string{NamespaceEnv}}
 }
 
 // NamespaceOf is -n/--namespace, refused when set empty (an empty -n or

@@ -18,7 +18,7 @@ import (
 
 func valuesCommand() *cli.Command {
 	valuesFlag := &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does; - for standard input)", TakesFile: true}
-	nsFlag := &cli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", Value: values.DefaultNamespace, EnvVars: []string{"SYLVA_PLANNER_NAMESPACE"}}
+	nsFlag := cliapp.NamespaceFlag("release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", values.DefaultNamespace)
 	return &cli.Command{
 		Name:  "values",
 		Usage: "generate, render and check the sylva-units helper values that implement a plan",
@@ -50,7 +50,7 @@ func valuesCommand() *cli.Command {
 				Flags: append(planFlags(), cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
 					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true},
 					&cli.StringFlag{Name: "kustomize", Usage: "write the overlay as a kustomize Component into `DIR` (created if needed): the overlay, a ConfigMap generator and a patch appending it last to the sylva-units HelmRelease's valuesFrom", TakesFile: true},
-					nsFlag),
+					cliapp.NamespaceFlag("with --kustomize: the `NAMESPACE` of the ConfigMap it generates, the sylva-units HelmRelease's", values.DefaultNamespace)),
 				Action: valuesGenerateAction,
 			},
 			{
@@ -149,6 +149,11 @@ func valuesGenerateAction(c *cli.Context) error {
 	w := cliapp.EnvOf(c).Stdout
 	if dir := c.String("kustomize"); dir != "" {
 		return writeKustomize(c, g, dir)
+	}
+	if c.IsSet("namespace") && cliapp.EnvOf(c).Getenv(cliapp.NamespaceEnv) == "" {
+		// The overlay reads the status of the namespace Helm installs it
+		// in (.Release.Namespace): -n would change nothing.
+		return cliapp.FlagError(c, errors.New("-n goes with --kustomize (the namespace of the ConfigMap it generates); the overlay itself reads the status ConfigMap of the release's own namespace"))
 	}
 	if cliapp.OutputOf(c) == cliapp.FormatJSON {
 		err = g.WriteJSON(w)
