@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -66,12 +67,16 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 	return runEnv(ctx, newEnv(dir, stdout, stderr, getenv), args)
 }
 
+// silenceKlog makes klog silent, once per process (klog's logger is
+// global, and a process may run the application more than once, at the
+// same time): client-go logs through klog straight to the process's
+// stderr; the commands report errors themselves (the controller routes
+// klog to its JSON log).
+var silenceKlog = sync.OnceFunc(func() { klog.SetLogger(logr.Discard()) })
+
 // runEnv runs the application in environment e (cliapp.Run).
 func runEnv(ctx context.Context, e *cliapp.Env, args []string) int {
-	// client-go logs through klog straight to the process's stderr; the
-	// commands report errors themselves, so klog is silent (the controller
-	// routes it to its JSON log).
-	klog.SetLogger(logr.Discard())
+	silenceKlog()
 	return cliapp.Run(ctx, e, newApp(e.Stdout, e.Stderr), args, completer)
 }
 
