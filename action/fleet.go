@@ -85,7 +85,7 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 			// The planner's error names --to, as plan says it.
 			return p.err
 		case p.err != nil:
-			row.TransitionError = releaseErrorText(p.err, row.Release)
+			row.NotPlaced(releaseErrorText(p.err, row.Release), errors.Is(p.err, planner.ErrDowngrade))
 		default:
 			row.Place(p.t)
 		}
@@ -159,7 +159,14 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 			// would be complete.
 			return planner.FleetPlan{}, nil, err
 		}
-		if err != nil {
+		var ie *planner.InputError
+		switch {
+		case errors.As(err, &ie):
+			// A release the target cannot be planned from: nothing
+			// toward it comes next.
+			row.NotPlaced(releaseErrorText(err, row.Release), errors.Is(err, planner.ErrDowngrade))
+			err = errors.New(row.TransitionError)
+		case err != nil:
 			err = errors.New(releaseErrorText(err, row.Release))
 		}
 		rows = append(rows, planner.FleetPlanRowOf(row, p, err, detail))

@@ -66,6 +66,15 @@ func Compute(in Input) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	if pr := in.Progress; pr != nil && pr.Pending && !pr.Installed.IsZero() && to.Release.CompareMinor(pr.Installed) < 0 {
+		// A hop in flight starts from transition_from, but the chart of
+		// the release the status names has run already: going back to an
+		// older release is the downgrade a finished hop would be.
+		return nil, &InputError{
+			Field: "--to", Err: ErrDowngrade,
+			msg: fmt.Sprintf("release %s is older than %s, whose chart the status says runs (a pass of the hop from %s pending); Sylva does not support downgrades", to.Release, pr.Installed.Short(), from.Release),
+		}
+	}
 	if to.Release.Compare(from.Release) < 0 {
 		return nil, &InputError{
 			Field: "--to", Err: ErrDowngrade,

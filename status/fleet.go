@@ -122,6 +122,19 @@ func (r *FleetRow) Place(t *Transition) {
 	r.Next = r.report.next()
 }
 
+// NotPlaced says why the row cannot be placed in the plan to the target
+// (TransitionError), and that nothing toward the target comes next: the
+// command the status would suggest for it would refuse the target too.
+// past says the release the status names is newer than the target (a
+// downgrade), where there is nothing to do; otherwise the fix is why's.
+func (r *FleetRow) NotPlaced(why string, past bool) {
+	r.TransitionError = why
+	r.Next = "fix what keeps it out of the plan (" + why + "), then check again"
+	if past {
+		r.Next = "none: the release is on " + r.Release + ", past the target"
+	}
+}
+
 // Fleet is every release of a cluster, sorted by namespace.
 type Fleet struct {
 	// Metadata is written at the head of JSON and YAML output; the caller
