@@ -209,21 +209,18 @@ func decodeList(list map[string]any, helmRelease string) (Observation, error) {
 			}
 		}
 	}
+	// Only the ConfigMap named sylva-units-status is the status, as in a
+	// cluster: a List without it (kube-root-ca.crt and the Flux objects,
+	// say) has no status ConfigMap. A List with several is several
+	// namespaces' (DecodeNamespaceObservation picks one), or, in one
+	// namespace, an input no cluster gives (DecodeFleet says so).
 	var pick map[string]any
-	switch {
-	case len(configMaps) == 1:
-		pick = configMaps[0]
-	case len(configMaps) > 1:
-		for _, cm := range configMaps {
-			if name, _ := nested(cm, "metadata", "name").(string); name == ConfigMapName {
-				if pick != nil {
-					return Observation{}, errSeveralStatuses
-				}
-				pick = cm
+	for _, cm := range configMaps {
+		if name, _ := nested(cm, "metadata", "name").(string); name == ConfigMapName {
+			if pick != nil {
+				return Observation{}, errSeveralStatuses
 			}
-		}
-		if pick == nil {
-			return Observation{}, fmt.Errorf("list holds %d ConfigMaps and none is named %s", len(configMaps), ConfigMapName)
+			pick = cm
 		}
 	}
 	if pick != nil {

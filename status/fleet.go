@@ -423,7 +423,11 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 	if !ok {
 		return nil, fmt.Errorf("list items: want a list, got %s", kindOf(raw))
 	}
-	type objects struct{ cm, ks, hr map[string]any }
+	type objects struct {
+		cm, ks, hr map[string]any
+		// twice names an object the List holds twice in the namespace.
+		twice string
+	}
 	byNS := map[string]*objects{}
 	fluxRead := false
 	for i, it := range items {
@@ -443,13 +447,19 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 			}
 			return byNS[ns]
 		}
+		keep := func(slot *map[string]any, what string) {
+			if *slot != nil {
+				get().twice = what + " " + name
+			}
+			*slot = o
+		}
 		switch {
 		case kind == "ConfigMap" && name == ConfigMapName:
-			get().cm = o
+			keep(&get().cm, "ConfigMap")
 		case isKs && name == KustomizationName:
-			get().ks = o
+			keep(&get().ks, KindKustomization)
 		case isHr && name == helmRelease:
-			get().hr = o
+			keep(&get().hr, KindHelmRelease)
 		}
 	}
 	out := make([]FleetEntry, 0, len(byNS))
@@ -457,7 +467,11 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 		objs := byNS[ns]
 		obs := Observation{Namespace: ns, FluxRead: fluxRead}
 		var err error
-		if objs.cm != nil {
+		if objs.twice != "" {
+			// Either could be the one the cluster holds: neither is read.
+			err = fmt.Errorf("the list holds %s twice in namespace %s, which a cluster cannot; give the List kubectl get prints", objs.twice, ns)
+		}
+		if err == nil && objs.cm != nil {
 			if obs.ConfigMap, err = statusFromMap(objs.cm); err != nil {
 				err = fmt.Errorf("ConfigMap %s/%s: %w", ns, ConfigMapName, err)
 			}

@@ -259,6 +259,29 @@ func TestDecodeEmptyListIsNotFound(t *testing.T) {
 	}
 }
 
+// In a List, as in a cluster, only the ConfigMap named sylva-units-status
+// is the status: another one (kube-root-ca.crt, listed with the Flux
+// objects) is not read as it.
+func TestDecodeListReadsOnlyTheStatusConfigMap(t *testing.T) {
+	for _, items := range []string{
+		"- {apiVersion: v1, kind: ConfigMap, metadata: {name: kube-root-ca.crt, namespace: a}, data: {ca.crt: x}}\n",
+		"- {apiVersion: v1, kind: ConfigMap, metadata: {name: kube-root-ca.crt, namespace: a}, data: {ca.crt: x}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: other, namespace: a}}\n",
+	} {
+		list := "apiVersion: v1\nkind: List\nitems:\n" + items +
+			"- {apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, metadata: {name: sylva-units-status, namespace: a}}\n"
+		obs, err := status.DecodeObservation([]byte(list), status.DefaultHelmRelease)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if obs.ConfigMap != nil || obs.Namespace != "a" || obs.Kustomization == nil {
+			t.Errorf("DecodeObservation(%s) = ConfigMap %v in %q, Kustomization %v; want no ConfigMap, namespace a and the Kustomization", list, obs.ConfigMap, obs.Namespace, obs.Kustomization)
+		}
+		if _, err := status.Decode([]byte(list)); !errors.Is(err, status.ErrNotFound) {
+			t.Errorf("Decode(%s) error = %v, want ErrNotFound", list, err)
+		}
+	}
+}
+
 func TestDecodeKeys(t *testing.T) {
 	in := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"sylva-units-status","namespace":"ns1"},"data":{
 "sylva_release":"1.6","additional_reconciliation_required":"false","release-revision":"3",
