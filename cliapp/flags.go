@@ -47,7 +47,7 @@ func AsOfOf(c *cli.Context) (time.Time, error) {
 	}
 	t, err := time.Parse(time.DateOnly, s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("--as-of %q is not a date; use YYYY-MM-DD, for example --as-of 2026-11-30", s)
+		return time.Time{}, fmt.Errorf("%s %q is not a date; use YYYY-MM-DD, for example --as-of 2026-11-30", FlagName(c, "as-of"), s)
 	}
 	return t, nil
 }
@@ -137,4 +137,83 @@ func WithConnectionFlags(cmds []*cli.Command) {
 			return nil
 		})
 	}
+}
+
+// FromEnv returns the environment variable the value of string flag name came
+// from, when it came from one rather than from the command line: one of
+// the flag's variables is set and the flag's value is that variable's (a
+// flag typed with the same value reads the same either way).
+func FromEnv(c *cli.Context, name string) (string, bool) {
+	for _, ctx := range c.Lineage() {
+		var flags []cli.Flag
+		switch {
+		case ctx.Command != nil:
+			flags = ctx.Command.Flags
+		case ctx.App != nil:
+			flags = ctx.App.Flags
+		}
+		for _, f := range flags {
+			ev, ok := f.(interface{ GetEnvVars() []string })
+			if !ok || !slices.Contains(f.Names(), name) {
+				continue
+			}
+			for _, v := range ev.GetEnvVars() {
+				if val := EnvOf(c).Getenv(v); val != "" && val == c.String(name) {
+					return v, true
+				}
+			}
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// Typed reports whether flag name was given on the command line, not only
+// through its environment variable. Where two flags cannot go together,
+// one set in the environment yields to one typed (the environment holds
+// defaults, the command line what this run asks).
+func Typed(c *cli.Context, name string) bool {
+	if !c.IsSet(name) {
+		return false
+	}
+	_, env := FromEnv(c, name)
+	return !env
+}
+
+// FlagName is how an error names the input of flag name: --name, or the
+// environment variable its value came from.
+func FlagName(c *cli.Context, name string) string {
+	if v, ok := FromEnv(c, name); ok {
+		return v
+	}
+	return "--" + name
+}
+
+// OneSource settles two ways of giving the same input, each a group of
+// string flags (a file, and --kubeconfig/--context): both typed on the
+// command line, or both set only in the environment, is a conflict the
+// caller words (ok false); a group set only in the environment yields to
+// one typed, and drop lists its flags, which the caller reads as not
+// given.
+func OneSource(c *cli.Context, a, b []string) (drop []string, ok bool) {
+	given := func(group []string) (set, typed bool) {
+		for _, n := range group {
+			if c.String(n) != "" {
+				set = true
+				typed = typed || Typed(c, n)
+			}
+		}
+		return set, typed
+	}
+	aSet, aTyped := given(a)
+	bSet, bTyped := given(b)
+	switch {
+	case !aSet || !bSet:
+		return nil, true
+	case aTyped && !bTyped:
+		return b, true
+	case bTyped && !aTyped:
+		return a, true
+	}
+	return nil, false
 }

@@ -45,11 +45,15 @@ func drainCheckCommand() *cli.Command {
 func drainCheckAction(c *cli.Context) error {
 	e := cliapp.EnvOf(c)
 	kubeconfig, kubeContext, dir := c.String("kubeconfig"), c.String("context"), c.String("inventory")
-	// Live unless --inventory: the kubeconfig rule finds the cluster.
-	isLive := dir == ""
-	if dir != "" && (kubeconfig != "" || kubeContext != "") {
+	drop, ok := cliapp.OneSource(c, []string{"inventory"}, []string{"kubeconfig", "context"})
+	if !ok {
 		return cliapp.FlagError(c, fmt.Errorf("give either --inventory or --kubeconfig/--context, not both"))
 	}
+	for _, name := range drop {
+		*map[string]*string{"inventory": &dir, "kubeconfig": &kubeconfig, "context": &kubeContext}[name] = ""
+	}
+	// Live unless --inventory: the kubeconfig rule finds the cluster.
+	isLive := dir == ""
 	var target skew.Version
 	if k := c.String("kubernetes"); k != "" {
 		v, err := skew.Parse(k)

@@ -69,7 +69,7 @@ func fleetSourceOf(e *cliapp.Env, o statusOptions) action.FleetSource {
 // refuseNamespace refuses -n beside -A: one reads a namespace, the other
 // all of them.
 func refuseNamespace(c *cli.Context) error {
-	if c.IsSet("namespace") {
+	if cliapp.Typed(c, "namespace") {
 		return cliapp.FlagError(c, errors.New("give --all-namespaces or --namespace, not both"))
 	}
 	return nil

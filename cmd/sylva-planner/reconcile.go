@@ -55,7 +55,14 @@ func reconcileCommand() *cli.Command {
 
 func reconcileAction(c *cli.Context) error {
 	namespace, helmRelease := c.String("namespace"), c.String("helmrelease")
-	kubeconfig, kubeContext := c.String("kubeconfig"), c.String("context")
+	file, kubeconfig, kubeContext := c.String("file"), c.String("kubeconfig"), c.String("context")
+	drop, ok := cliapp.OneSource(c, []string{"file"}, []string{"kubeconfig", "context"})
+	if !ok {
+		return cliapp.FlagError(c, errors.New("give either --file or --kubeconfig/--context, not both"))
+	}
+	for _, name := range drop {
+		*map[string]*string{"file": &file, "kubeconfig": &kubeconfig, "context": &kubeContext}[name] = ""
+	}
 	output := cliapp.OutputOf(c)
 	req := action.ReconcileRequest{
 		Target: reconciler.Target{Namespace: namespace, HelmRelease: helmRelease},
@@ -69,14 +76,12 @@ func reconcileAction(c *cli.Context) error {
 	if req.Wait && req.Timeout <= 0 {
 		return cliapp.FlagError(c, fmt.Errorf("--timeout %s: want a positive duration such as 2h", req.Timeout))
 	}
-	if req.File = c.String("file"); req.File != "" {
+	if req.File = file; req.File != "" {
 		switch {
 		case !req.DryRun:
 			return cliapp.FlagError(c, errors.New("--file decides from a file and cannot patch it: add --dry-run"))
 		case req.Wait:
 			return cliapp.FlagError(c, errors.New("--wait follows a cluster; it does not go with --file"))
-		case kubeconfig != "" || kubeContext != "":
-			return cliapp.FlagError(c, errors.New("give either --file or --kubeconfig/--context, not both"))
 		}
 	}
 	st, err := statusRequest(c, nil)

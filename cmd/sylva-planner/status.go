@@ -51,8 +51,12 @@ func statusOptionsOf(c *cli.Context) (statusOptions, error) {
 		namespace:   c.String("namespace"),
 		helmRelease: c.String("helmrelease"),
 	}
-	if o.file != "" && (o.kubeconfig != "" || o.context != "") {
+	drop, ok := cliapp.OneSource(c, []string{"file"}, []string{"kubeconfig", "context"})
+	if !ok {
 		return o, errors.New("give either --file or --kubeconfig/--context, not both")
+	}
+	for _, name := range drop {
+		*map[string]*string{"file": &o.file, "kubeconfig": &o.kubeconfig, "context": &o.context}[name] = ""
 	}
 	if o.namespace == "" {
 		return o, errors.New("--namespace must not be empty")

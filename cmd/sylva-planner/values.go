@@ -150,7 +150,7 @@ func valuesGenerateAction(c *cli.Context) error {
 	if dir := c.String("kustomize"); dir != "" {
 		return writeKustomize(c, g, dir)
 	}
-	if c.IsSet("namespace") && cliapp.EnvOf(c).Getenv(cliapp.NamespaceEnv) == "" {
+	if cliapp.Typed(c, "namespace") {
 		// The overlay reads the status of the namespace Helm installs it
 		// in (.Release.Namespace): -n would change nothing.
 		return cliapp.FlagError(c, errors.New("-n goes with --kustomize (the namespace of the ConfigMap it generates); the overlay itself reads the status ConfigMap of the release's own namespace"))
