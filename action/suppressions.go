@@ -58,6 +58,9 @@ func ParseSuppressions(data []byte) ([]planner.Suppression, error) {
 		}
 		out = append(out, r)
 	}
+	if err := planner.ValidateSuppressions(out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 

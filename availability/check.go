@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/apimachinery/pkg/util/validation"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
@@ -28,6 +30,11 @@ const (
 	// CodePodsUnhealthy: a budget is at zero because some of its pods are
 	// not ready; drains wait until they recover.
 	CodePodsUnhealthy = "drain-pods-unhealthy"
+	// CodePDBInvalid: the API server refuses the budget as written (both
+	// minAvailable and maxUnavailable, or a value that is neither an
+	// integer of 0 or more nor a percentage up to 100%), so no cluster
+	// holds it: its drain behaviour is not judged.
+	CodePDBInvalid = "pdb-invalid"
 
 	CodeSingleReplica  = "availability-single-replica"
 	CodeNoPDB          = "availability-no-pdb"
@@ -50,6 +57,20 @@ type Options struct {
 	ProdNamespaces []string
 }
 
+// Validate returns an error naming the first glob of ProdNamespaces that
+// path.Match cannot parse (an unclosed "[", a trailing "\"): Check would
+// take it as matching no namespace. The error wraps path.ErrBadPattern.
+func (o Options) Validate() error {
+	for _, g := range o.ProdNamespaces {
+		if _, err := path.Match(g, ""); err != nil {
+			return fmt.Errorf("namespace glob %q is malformed; write a path.Match glob such as %s (a [ needs its ], a literal [ is \\[): %w", g, DefaultProdNamespaces, err)
+		}
+	}
+	return nil
+}
+
+// prod reports whether ns matches a production glob. A malformed glob
+// matches nothing; Validate refuses it.
 func (o Options) prod(ns string) bool {
 	globs := o.ProdNamespaces
 	if globs == nil {
@@ -257,7 +278,9 @@ func (b *pdbState) expected(c *checker) int32 {
 // intstr.GetScaledValueFromIntOrPercent with roundUp true; documented in
 // https://kubernetes.io/docs/tasks/run-application/configure-pdb/#rounding-logic-when-specifying-percentages):
 // maxUnavailable "10%" of 3 pods allows 1, minAvailable "50%" of 1 pod
-// requires 1.
+// requires 1. The budget must be one the API server accepts: a value it
+// cannot scale requires every pod (Check reports such a budget as
+// CodePDBInvalid instead).
 func DesiredHealthy(minAvailable, maxUnavailable *intstr.IntOrString, expected int32) int32 {
 	switch {
 	case maxUnavailable != nil:
@@ -275,6 +298,48 @@ func DesiredHealthy(minAvailable, maxUnavailable *intstr.IntOrString, expected i
 	}
 	// Neither field: the API server defaults minAvailable to 1.
 	return min(1, expected)
+}
+
+// budgetProblems returns why the API server refuses b's budget fields, in
+// the order it checks them (ValidatePodDisruptionBudgetSpec in
+// k8s.io/kubernetes pkg/apis/policy/validation): both fields set, a string
+// that is not a percentage, a negative integer, a percentage above 100%.
+// It is empty for a budget the API server accepts.
+func budgetProblems(b PDB) []string {
+	var out []string
+	if b.MinAvailable != nil && b.MaxUnavailable != nil {
+		out = append(out, fmt.Sprintf("minAvailable (%s) and maxUnavailable (%s) are both set", b.MinAvailable, b.MaxUnavailable))
+	}
+	for _, f := range []struct {
+		name string
+		v    *intstr.IntOrString
+	}{{"minAvailable", b.MinAvailable}, {"maxUnavailable", b.MaxUnavailable}} {
+		if f.v == nil {
+			continue
+		}
+		v := *f.v
+		switch {
+		case v.Type == intstr.Int:
+			if v.IntVal < 0 {
+				out = append(out, fmt.Sprintf("%s %d is negative", f.name, v.IntVal))
+			}
+		case v.Type != intstr.String:
+			out = append(out, fmt.Sprintf("%s is neither an integer nor a percentage", f.name))
+		case len(validation.IsValidPercent(v.StrVal)) > 0:
+			if _, err := strconv.Atoi(v.StrVal); err == nil {
+				out = append(out, fmt.Sprintf("%s %q is a quoted string, not an integer", f.name, v.StrVal))
+			} else {
+				out = append(out, fmt.Sprintf("%s %q is neither an integer nor a percentage", f.name, v.StrVal))
+			}
+		default:
+			// Digits and "%": the API server ignores what Atoi cannot
+			// read here (an overflow), and so does this check.
+			if pct, _ := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%")); pct > 100 {
+				out = append(out, fmt.Sprintf("%s %q is more than 100%%", f.name, v.StrVal))
+			}
+		}
+	}
+	return out
 }
 
 func budgetText(b PDB) string {
@@ -328,6 +393,18 @@ func (w *workloadState) rolling() (string, bool) {
 }
 
 func (c *checker) checkPDB(b *pdbState) []Item {
+	if problems := budgetProblems(b.PDB); len(problems) > 0 {
+		// Judged whatever it selects: applying it fails even with no pod.
+		// Its numbers mean nothing, so no drain-hang or minAvailable
+		// finding; its selector still counts for overlaps and for the
+		// workloads it covers, as the fixed budget will.
+		return []Item{pdbItem(b, planner.Finding{
+			Code: CodePDBInvalid, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
+			Message: fmt.Sprintf("the API server refuses this budget: %s; no cluster holds it as written, so its drain behaviour is not judged",
+				strings.Join(problems, "; ")),
+			Remediation: "give the budget only maxUnavailable: 1 (each field takes an integer of 0 or more or a percentage up to 100%, never both)",
+		})}
+	}
 	expected := b.expected(c)
 	if expected == 0 {
 		return nil // nothing to evict, nothing to hang on

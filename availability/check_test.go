@@ -2,7 +2,10 @@ package availability
 
 import (
 	"bytes"
+	"errors"
+	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -258,6 +261,50 @@ func TestCheck(t *testing.T) {
 			want: []string{CodeNoSpread},
 		},
 		{
+			name: "maxUnavailable 100 percent is a valid budget",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", maxUnavail("100%"))}},
+		},
+		{
+			name: "maxUnavailable that is neither an integer nor a percentage is invalid, not a hang",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", maxUnavail("abc"))}},
+			want: []string{CodePDBInvalid},
+		},
+		{
+			name: "minAvailable that is neither an integer nor a percentage is invalid, not a hang",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", minAvail("two"))}},
+			want: []string{CodePDBInvalid},
+		},
+		{
+			name: "a quoted integer is a string the API server refuses",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", func(b *PDB) { v := intstr.FromString("1"); b.MaxUnavailable = &v })}},
+			want: []string{CodePDBInvalid},
+		},
+		{
+			name: "a negative maxUnavailable is invalid",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", maxUnavail("-1"))}},
+			want: []string{CodePDBInvalid},
+		},
+		{
+			name: "a percentage above 100 is invalid",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", minAvail("150%"))}},
+			want: []string{CodePDBInvalid},
+		},
+		{
+			name: "minAvailable and maxUnavailable both set is invalid",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 3)}, PDBs: []PDB{pdb(ns, "web", func(b *PDB) { b.MinAvailable = intOr("1") })}},
+			want: []string{CodePDBInvalid},
+		},
+		{
+			name: "an invalid budget is reported even when it selects no pod",
+			snap: Snapshot{PDBs: []PDB{pdb(ns, "web", maxUnavail("abc"))}},
+			want: []string{CodePDBInvalid},
+		},
+		{
+			name: "an invalid budget still overlaps the budgets selecting its pods",
+			snap: Snapshot{Workloads: []Workload{deploy(ns, 2)}, PDBs: []PDB{pdb(ns, "a"), pdb(ns, "b", maxUnavail("abc"))}},
+			want: []string{CodeOverlappingPDBs, CodePDBInvalid},
+		},
+		{
 			name: "a workload scaled to zero is not judged",
 			snap: Snapshot{Workloads: []Workload{deploy(ns, 0)}, PDBs: []PDB{pdb(ns, "web", maxUnavail("0"))}},
 		},
@@ -317,6 +364,65 @@ func TestFindingsNameTheObjectAndTheCommand(t *testing.T) {
 		return
 	}
 	t.Fatalf("no drain-hang in %v", codes(items))
+}
+
+func TestInvalidBudgetSaysWhatTheAPIServerRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		opt  func(*PDB)
+		want string
+	}{
+		{name: "a word", opt: maxUnavail("abc"), want: `maxUnavailable "abc" is neither an integer nor a percentage`},
+		{name: "a quoted integer", opt: func(b *PDB) { v := intstr.FromString("1"); b.MaxUnavailable = &v }, want: `maxUnavailable "1" is a quoted string, not an integer`},
+		{name: "a negative integer", opt: maxUnavail("-1"), want: "maxUnavailable -1 is negative"},
+		{name: "a percentage above 100", opt: minAvail("150%"), want: `minAvailable "150%" is more than 100%`},
+		{name: "both fields", opt: func(b *PDB) { b.MinAvailable = intOr("2") }, want: "minAvailable (2) and maxUnavailable (1) are both set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			items := Check(Snapshot{Workloads: []Workload{deploy("shop-prod", 3)}, PDBs: []PDB{pdb("shop-prod", "web", tt.opt)}}, Options{})
+			if len(items) != 1 || items[0].Code != CodePDBInvalid {
+				t.Fatalf("Check(%s) codes = %v, want [%s]", tt.name, codes(items), CodePDBInvalid)
+			}
+			it := items[0]
+			if it.Severity != planner.SeverityBlocker || it.Class != planner.ClassActionable || it.Subject != "pdb shop-prod/web" {
+				t.Errorf("Check(%s) item = %+v, want an actionable blocker on pdb shop-prod/web", tt.name, it)
+			}
+			if !strings.Contains(it.Message, "the API server refuses this budget: "+tt.want+";") {
+				t.Errorf("Check(%s) message = %q, want it to say %q", tt.name, it.Message, tt.want)
+			}
+			if !strings.Contains(it.Remediation, "maxUnavailable: 1") {
+				t.Errorf("Check(%s) remediation = %q, want the fix", tt.name, it.Remediation)
+			}
+		})
+	}
+}
+
+func TestOptionsValidate(t *testing.T) {
+	tests := []struct {
+		name  string
+		globs []string
+		bad   string // the glob the error names; empty: no error
+	}{
+		{name: "no globs are valid"},
+		{name: "the default and prefix globs are valid", globs: []string{DefaultProdNamespaces, "prd-*", "[a-c]-prod", `\[x\]`}},
+		{name: "an unclosed bracket is refused", globs: []string{"*-prod", "["}, bad: "["},
+		{name: "a trailing backslash is refused", globs: []string{`prod\`}, bad: `prod\`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Options{ProdNamespaces: tt.globs}.Validate()
+			if tt.bad == "" {
+				if err != nil {
+					t.Fatalf("Validate(%s) = %v, want nil", tt.name, err)
+				}
+				return
+			}
+			if !errors.Is(err, path.ErrBadPattern) || !strings.Contains(err.Error(), strconv.Quote(tt.bad)) {
+				t.Fatalf("Validate(%s) = %v, want an error naming %q and wrapping path.ErrBadPattern", tt.name, err, tt.bad)
+			}
+		})
+	}
 }
 
 func TestReportIsDeterministicAndGroupedByNamespace(t *testing.T) {

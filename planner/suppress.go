@@ -16,6 +16,21 @@ type Suppression struct {
 	Expires time.Time `json:"-"`
 }
 
+// ValidateSuppressions returns an error naming the first rule, by its
+// position in rules (from 1, as a suppressions file lists them) and its
+// code, whose Subject path.Match cannot parse (an unclosed "[", a trailing
+// "\"): such a rule would silence nothing. The error wraps
+// path.ErrBadPattern. Compute does not call it: whoever parses the rules
+// validates them.
+func ValidateSuppressions(rules []Suppression) error {
+	for i, r := range rules {
+		if _, err := path.Match(r.Subject, ""); err != nil {
+			return fmt.Errorf("suppression #%d (code %s): subject %q is malformed; write a path.Match glob such as \"kyverno*\" (a [ needs its ], a literal [ is \\[): %w", i+1, r.Code, r.Subject, err)
+		}
+	}
+	return nil
+}
+
 // SuppressedFinding is a finding a suppression silenced, with its reason.
 type SuppressedFinding struct {
 	Finding
@@ -61,6 +76,8 @@ func matchSuppression(rules []Suppression, f Finding, day time.Time) (Suppressio
 		if subject == "" {
 			subject = "*"
 		}
+		// A malformed subject matches nothing; ValidateSuppressions
+		// refuses it.
 		if ok, _ := path.Match(subject, f.Subject); ok {
 			return r, true
 		}

@@ -67,7 +67,11 @@ func drainCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := action.DrainRequest{ProdNamespaces: prodNamespaces(c), Kubernetes: target}
+	prod, err := prodNamespaces(c)
+	if err != nil {
+		return err
+	}
+	req := action.DrainRequest{ProdNamespaces: prod, Kubernetes: target}
 	if isLive {
 		req.Facts = &live.Facts{Cluster: cluster(e, kubeconfig, kubeContext)}
 		req.Kubectl = selectionOf(c).Kubectl()

@@ -172,7 +172,11 @@ func planRequest(c *cli.Context, e *cliapp.Env, cat *catalog.Catalog, opts gateO
 	req := action.PlanRequest{
 		Catalog: cat, CatalogInput: catalogInput(c),
 		From: opts.from, To: opts.to, Workers: opts.workers, Provider: opts.provider,
-		ToolVersion: version, ProdNamespaces: prodNamespaces(c),
+		ToolVersion: version,
+	}
+	var err error
+	if req.ProdNamespaces, err = prodNamespaces(c); err != nil {
+		return req, err
 	}
 	// Offline unless asked: KUBECONFIG alone does not make plan live.
 	isLive := cliapp.LiveAsked(c)
@@ -200,7 +204,6 @@ func planRequest(c *cli.Context, e *cliapp.Env, cat *catalog.Catalog, opts gateO
 			req.ClusterNamespace = status.DefaultNamespace
 		}
 	}
-	var err error
 	if req.Suppressions, err = parseFile(e, "--suppressions", opts.suppressions, action.ParseSuppressions); err != nil {
 		return req, err
 	}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/availability"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 // This file holds what the commands that read a cluster share with the
@@ -20,14 +22,19 @@ func prodNamespacesFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "prod-namespaces", Usage: "comma-separated namespace `GLOBS` of production workloads (they need 2 replicas)", Value: availability.DefaultProdNamespaces, EnvVars: []string{"SYLVA_PLANNER_PROD_NAMESPACES"}}
 }
 
-func prodNamespaces(c *cli.Context) []string {
+// prodNamespaces are the globs of --prod-namespaces; a malformed one is
+// refused, as it would silently match nothing.
+func prodNamespaces(c *cli.Context) ([]string, error) {
 	var out []string
 	for _, g := range strings.Split(c.String("prod-namespaces"), ",") {
 		if g = strings.TrimSpace(g); g != "" {
 			out = append(out, g)
 		}
 	}
-	return out
+	if err := (availability.Options{ProdNamespaces: out}).Validate(); err != nil {
+		return nil, cliapp.FlagError(c, fmt.Errorf("%s: %w", cliapp.FlagName(c, "prod-namespaces"), err))
+	}
+	return out, nil
 }
 
 // statusOptions say where the status is read from.
