@@ -33,6 +33,26 @@ type FleetEntry struct {
 	Namespace   string
 	Observation Observation
 	Err         error
+	// Object is the object Err is about, as kubectl names it
+	// (helmreleases.helm.toolkit.fluxcd.io/sylva-units); empty for the
+	// status ConfigMap.
+	Object string
+}
+
+// The objects of a release namespace, as kubectl names them.
+const (
+	kubectlConfigMap     = "configmap/" + ConfigMapName
+	kubectlKustomization = "kustomizations.kustomize.toolkit.fluxcd.io/" + KustomizationName
+	kubectlHelmReleases  = "helmreleases.helm.toolkit.fluxcd.io/"
+)
+
+// KubectlFluxName is how kubectl names the Kustomization (KindKustomization)
+// or the HelmRelease named name, for FleetEntry.Object.
+func KubectlFluxName(kind, name string) string {
+	if kind == KindHelmRelease {
+		return kubectlHelmReleases + name
+	}
+	return kubectlKustomization
 }
 
 // PassState is the state of a release's passes, in one word.
@@ -167,9 +187,10 @@ func fleetRow(e FleetEntry, sel envelope.Selection) FleetRow {
 	fromFile := sel.HasState()
 	if e.Err != nil {
 		// A file holds no cluster to ask; the error names what to fix.
-		next := "fix the status ConfigMap of " + e.Namespace
+		object := cmp.Or(e.Object, kubectlConfigMap)
+		next := "fix " + object + " of " + e.Namespace
 		if !fromFile {
-			next = "inspect it: " + sel.Kubectl() + " get configmap " + ConfigMapName + " -n " + envelope.ShellQuote(e.Namespace) + " -o yaml"
+			next = "inspect it: " + sel.Kubectl() + " get " + object + " -n " + envelope.ShellQuote(e.Namespace) + " -o yaml"
 		}
 		return FleetRow{Namespace: e.Namespace, State: StateUnreadable, Reasons: []string{}, Error: e.Err.Error(), Next: next}
 	}
@@ -467,6 +488,7 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 		objs := byNS[ns]
 		obs := Observation{Namespace: ns, FluxRead: fluxRead}
 		var err error
+		var object string
 		if objs.twice != "" {
 			// Either could be the one the cluster holds: neither is read.
 			err = fmt.Errorf("the list holds %s twice in namespace %s, which a cluster cannot; give the List kubectl get prints", objs.twice, ns)
@@ -477,13 +499,17 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 			}
 		}
 		if err == nil && objs.ks != nil {
-			obs.Kustomization, err = FluxObjectFromMap(objs.ks)
+			if obs.Kustomization, err = FluxObjectFromMap(objs.ks); err != nil {
+				object = KubectlFluxName(KindKustomization, KustomizationName)
+			}
 		}
 		if err == nil && objs.hr != nil {
-			obs.HelmRelease, err = FluxObjectFromMap(objs.hr)
+			if obs.HelmRelease, err = FluxObjectFromMap(objs.hr); err != nil {
+				object = KubectlFluxName(KindHelmRelease, helmRelease)
+			}
 		}
 		if err != nil {
-			out = append(out, FleetEntry{Namespace: ns, Err: err})
+			out = append(out, FleetEntry{Namespace: ns, Err: err, Object: object})
 			continue
 		}
 		out = append(out, FleetEntry{Namespace: ns, Observation: obs})

@@ -104,7 +104,7 @@ func TestInterpretFleet(t *testing.T) {
 		{name: "a pass asked for and not passed on is pending and suggests reconcile in its namespace", ns: "sylva-system", state: status.StatePassPending, canStart: true, nextHas: "sylva-planner reconcile --kubeconfig kc.yaml --context mgmt -n sylva-system"},
 		{name: "a finished release suggests planning from it", ns: "wc1", state: status.StateDone, canStart: true, nextHas: "plan --from 1.4 --to RELEASE"},
 		{name: "a suspended HelmRelease cannot start", ns: "wc2", state: status.StateUnknown, reasonHas: "HelmRelease sylva-units is suspended"},
-		{name: "a malformed ConfigMap is a row saying so", ns: "wc3", state: status.StateUnreadable, errorHas: `data key "additional_reconciliation_required"`, nextHas: "kubectl --kubeconfig kc.yaml --context mgmt get configmap sylva-units-status -n wc3 -o yaml"},
+		{name: "a malformed ConfigMap is a row saying so", ns: "wc3", state: status.StateUnreadable, errorHas: `data key "additional_reconciliation_required"`, nextHas: "kubectl --kubeconfig kc.yaml --context mgmt get configmap/sylva-units-status -n wc3 -o yaml"},
 		{name: "a first installation is installing", ns: "wc4", state: status.StateInstalling, reasonHas: "a release is being applied"},
 		{name: "a Kustomization targeting another revision is in progress", ns: "wc5", state: status.StateInProgress, nextHas: "wait, then check again", reasonHas: "a release is being applied"},
 	}
@@ -137,7 +137,7 @@ func TestInterpretFleetFromAFile(t *testing.T) {
 	want := map[string]string{
 		"wc1": "sylva-planner plan --to RELEASE -n wc1 --status fleet.yaml",
 		"wc4": "wait, then check again: sylva-planner status -n wc4 -f fleet.yaml",
-		"wc3": "fix the status ConfigMap of wc3",
+		"wc3": "fix configmap/sylva-units-status of wc3",
 	}
 	for _, r := range status.InterpretFleet(readFleet(t), sel).Releases {
 		if w, ok := want[r.Namespace]; ok && r.Next != w {
@@ -211,6 +211,30 @@ func TestTransitionNextPass(t *testing.T) {
 	} {
 		if got := tt.t.NextPass(); got != tt.want {
 			t.Errorf("%+v.NextPass() = %q, want %q", tt.t, got, tt.want)
+		}
+	}
+}
+
+// An unreadable namespace's next step names the object that does not
+// decode, not always the status ConfigMap.
+func TestUnreadableRowNamesTheObject(t *testing.T) {
+	list := "apiVersion: v1\nkind: List\nitems:\n" +
+		"- {apiVersion: v1, kind: ConfigMap, metadata: {name: sylva-units-status, namespace: a}, data: {sylva_release: \"1.6\"}}\n" +
+		"- {apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: sylva-units, namespace: a, generation: five}}\n"
+	entries, err := status.DecodeFleet([]byte(list), status.DefaultHelmRelease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		sel  envelope.Selection
+		want string
+	}{
+		{envelope.Selection{State: "fleet.yaml"}, "fix helmreleases.helm.toolkit.fluxcd.io/sylva-units of a"},
+		{envelope.Selection{}, "inspect it: kubectl get helmreleases.helm.toolkit.fluxcd.io/sylva-units -n a -o yaml"},
+	} {
+		rows := status.InterpretFleet(entries, tc.sel).Releases
+		if len(rows) != 1 || rows[0].State != status.StateUnreadable || rows[0].Next != tc.want {
+			t.Errorf("rows %+v, want one unreadable row whose next is %q", rows, tc.want)
 		}
 	}
 }

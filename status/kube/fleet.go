@@ -36,6 +36,8 @@ const ListPageSize = 500
 func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 	obs := map[string]*status.Observation{}
 	errs := map[string]error{}
+	// objects names the Flux object of a namespace's error (status.FleetEntry.Object).
+	objects := map[string]string{}
 	at := func(ns string) *status.Observation {
 		if obs[ns] == nil {
 			obs[ns] = &status.Observation{Namespace: ns, FluxRead: true}
@@ -88,6 +90,7 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 				if err != nil {
 					if errs[u.GetNamespace()] == nil {
 						errs[u.GetNamespace()] = fmt.Errorf("%s.%s %s/%s: %w", k.res.Resource, k.res.Group, u.GetNamespace(), u.GetName(), err)
+						objects[u.GetNamespace()] = status.KubectlFluxName(k.gvk.Kind, k.name)
 					}
 					continue
 				}
@@ -105,7 +108,7 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 	out := make([]status.FleetEntry, 0, len(obs))
 	for _, ns := range slices.Sorted(maps.Keys(obs)) {
 		if err := errs[ns]; err != nil {
-			out = append(out, status.FleetEntry{Namespace: ns, Err: err})
+			out = append(out, status.FleetEntry{Namespace: ns, Err: err, Object: objects[ns]})
 			continue
 		}
 		out = append(out, status.FleetEntry{Namespace: ns, Observation: *obs[ns]})
