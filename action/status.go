@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -56,8 +57,13 @@ func (r StatusRequest) Locate(cm *status.Status) (*status.Transition, error) {
 	case unknownTarget(err):
 		// The planner's error names --to already, as plan says it.
 		return nil, err
-	case err != nil:
+	case errors.Is(err, planner.ErrDowngrade):
+		// The target is what is wrong.
 		return nil, fmt.Errorf("--to %s: %w", r.To, statusSourceError(err, pr.Installed))
+	case err != nil:
+		// The release the status names is (a catalog that does not
+		// cover it, say): --to is not to blame.
+		return nil, statusSourceError(err, pr.Installed)
 	}
 	return t, nil
 }

@@ -281,6 +281,10 @@ func lookup(cat *catalog.Catalog, field string, v skew.Version) (*catalog.Releas
 			msg += fmt.Sprintf("; if it came from YAML, quote it: %d.%d written as a number reads as %d.%d", v.Major, v.Minor, v.Major, v.Minor/10)
 		case v.Compare(cat.Oldest()) < 0:
 			msg += fmt.Sprintf("; releases before %s are not covered", cat.Oldest())
+		case field == "--from" && v.Compare(cat.Newest()) > 0:
+			// A cluster on a release newer than the catalog: the tool
+			// is older than what it plans from.
+			msg += fmt.Sprintf("; catalog %s predates it: update sylva-planner, or give a newer catalog with --catalog", cat.Version)
 		}
 		return nil, &InputError{Field: field, Err: ErrUnknownRelease, msg: msg}
 	}
