@@ -244,7 +244,7 @@ func (s fixedStatus) Observation(context.Context) (status.Observation, error) {
 	if _, key, ok := s.obs.Release(); !ok {
 		return status.Observation{}, noReleaseError(fmt.Sprintf("the sylva-units-status ConfigMap of %s does not say which release is installed (%s)", s.ns, key))
 	}
-	return status.Observation{Namespace: s.ns, ConfigMap: s.obs, Kustomization: s.rep.Kustomization, HelmRelease: s.rep.HelmRelease, FluxRead: true}, nil
+	return status.Observation{Namespace: s.ns, ConfigMap: s.obs, Kustomization: s.rep.Kustomization, HelmRelease: s.rep.HelmRelease, FluxRead: true, HelmReleaseName: s.rep.HelmReleaseName}, nil
 }
 
 func (s fixedStatus) Input() string {

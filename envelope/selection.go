@@ -25,6 +25,9 @@ type Selection struct {
 	Catalog    string
 	Chart      string
 	To         string
+	// HelmRelease is the name of the sylva-units HelmRelease when it is
+	// not the default (--helmrelease).
+	HelmRelease string
 	// State is the file that holds the cluster's state (a
 	// sylva-units-status ConfigMap, or a List with the Flux objects), read
 	// instead of the cluster.
@@ -33,12 +36,13 @@ type Selection struct {
 
 // Selecting flags, in the order a suggested command lists them.
 const (
-	flagKubeconfig = "--kubeconfig"
-	flagContext    = "--context"
-	flagNamespace  = "-n"
-	flagCatalog    = "--catalog"
-	flagChart      = "--chart"
-	flagTo         = "--to"
+	flagKubeconfig  = "--kubeconfig"
+	flagContext     = "--context"
+	flagNamespace   = "-n"
+	flagCatalog     = "--catalog"
+	flagChart       = "--chart"
+	flagTo          = "--to"
+	flagHelmRelease = "--helmrelease"
 )
 
 // takes lists, for each command a result may suggest, the selecting flags
@@ -50,8 +54,8 @@ var takes = map[string]struct {
 }{
 	"plan":            {[]string{flagKubeconfig, flagContext, flagNamespace, flagCatalog, flagTo}, "--status"},
 	"report":          {[]string{flagKubeconfig, flagContext, flagNamespace, flagCatalog, flagTo}, "--status"},
-	"status":          {[]string{flagKubeconfig, flagContext, flagNamespace, flagCatalog, flagTo}, "-f"},
-	"reconcile":       {[]string{flagKubeconfig, flagContext, flagNamespace, flagCatalog, flagTo}, ""},
+	"status":          {[]string{flagKubeconfig, flagContext, flagNamespace, flagHelmRelease, flagCatalog, flagTo}, "-f"},
+	"reconcile":       {[]string{flagKubeconfig, flagContext, flagNamespace, flagHelmRelease, flagCatalog, flagTo}, ""},
 	"verify":          {[]string{flagKubeconfig, flagContext, flagNamespace, flagCatalog, flagTo}, "--status"},
 	"drain-check":     {[]string{flagKubeconfig, flagContext}, ""},
 	"prune-audit":     {[]string{flagCatalog, flagChart}, ""},
@@ -140,6 +144,8 @@ func (s Selection) value(flag string) string {
 		return s.Chart
 	case flagTo:
 		return s.To
+	case flagHelmRelease:
+		return s.HelmRelease
 	}
 	return ""
 }

@@ -139,7 +139,7 @@ func Decide(in Input) Decision {
 	ns := obs.Namespace
 	switch {
 	case hr == nil:
-		return Decision{Outcome: OutcomeMissing, Reason: fmt.Sprintf("the sylva-units HelmRelease was not found in namespace %s", ns)}
+		return Decision{Outcome: OutcomeMissing, Reason: fmt.Sprintf("HelmRelease %s was not found in namespace %s", obs.HelmReleaseOf(), ns)}
 	case ks == nil:
 		return Decision{Outcome: OutcomeMissing, Reason: fmt.Sprintf("Kustomization %s was not found in namespace %s", status.KustomizationName, ns)}
 	case in.Invalid != "":

@@ -192,7 +192,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "a missing helmrelease is reported",
-			in:   observation(func(in *Input) { in.Observation.HelmRelease = nil }), want: OutcomeMissing, reason: "HelmRelease was not found in namespace sylva-system",
+			in:   observation(func(in *Input) { in.Observation.HelmRelease = nil }), want: OutcomeMissing, reason: "HelmRelease sylva-units was not found in namespace sylva-system",
 		},
 		{
 			name: "a missing kustomization is reported",

@@ -168,7 +168,7 @@ func decodeObservation(data []byte, helmRelease string) (Observation, error) {
 	if err != nil {
 		return Observation{}, err
 	}
-	return Observation{Namespace: cm.Namespace, ConfigMap: cm}, nil
+	return Observation{Namespace: cm.Namespace, ConfigMap: cm, HelmReleaseName: helmRelease}, nil
 }
 
 func decodeList(list map[string]any, helmRelease string) (Observation, error) {
@@ -180,7 +180,7 @@ func decodeList(list map[string]any, helmRelease string) (Observation, error) {
 	if !ok {
 		return Observation{}, fmt.Errorf("list items: want a list, got %s", kindOf(raw))
 	}
-	var obs Observation
+	obs := Observation{HelmReleaseName: helmRelease}
 	var configMaps []map[string]any
 	var err error
 	for i, it := range items {

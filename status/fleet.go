@@ -486,7 +486,7 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 	out := make([]FleetEntry, 0, len(byNS))
 	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
 		objs := byNS[ns]
-		obs := Observation{Namespace: ns, FluxRead: fluxRead}
+		obs := Observation{Namespace: ns, FluxRead: fluxRead, HelmReleaseName: helmRelease}
 		var err error
 		var object string
 		if objs.twice != "" {

@@ -26,6 +26,17 @@ type Observation struct {
 	// (live, or a List that holds Flux objects): nil then means absent.
 	// When false (a ConfigMap file alone) nil means unknown.
 	FluxRead bool
+	// HelmReleaseName is the name of the HelmRelease looked up
+	// (--helmrelease); DefaultHelmRelease when empty.
+	HelmReleaseName string
+}
+
+// HelmReleaseOf is the name of the HelmRelease obs looked up.
+func (obs Observation) HelmReleaseOf() string {
+	if obs.HelmReleaseName == "" {
+		return DefaultHelmRelease
+	}
+	return obs.HelmReleaseName
 }
 
 // Severity ranks a Finding (finding.Severity); status reports warnings
@@ -104,6 +115,9 @@ type Report struct {
 	ConfigMap     *Status     `json:"configMap,omitempty"`
 	Kustomization *FluxObject `json:"kustomization,omitempty"`
 	HelmRelease   *FluxObject `json:"helmRelease,omitempty"`
+	// HelmReleaseName is the name of the HelmRelease looked up
+	// (Observation.HelmReleaseOf).
+	HelmReleaseName string `json:"-"`
 	// Transition is where the cluster stands in the plan to a target
 	// release; the caller fills it (status --to), nil otherwise.
 	Transition *Transition `json:"transition,omitempty"`
@@ -165,6 +179,8 @@ func Interpret(obs Observation) Report {
 		Kustomization: obs.Kustomization,
 		HelmRelease:   obs.HelmRelease,
 		FreshInstall:  obs.ConfigMap == nil,
+
+		HelmReleaseName: obs.HelmReleaseOf(),
 	}
 	ns := obs.Namespace
 	if ns == "" {
@@ -190,7 +206,7 @@ func Interpret(obs Observation) Report {
 			r.add(CodeKustomizationAbsent, SeverityWarning, KustomizationName, fmt.Sprintf("Kustomization %s not found in %s", KustomizationName, ns))
 		}
 		if hr == nil {
-			r.add(CodeHelmReleaseAbsent, SeverityWarning, "", fmt.Sprintf("the sylva-units HelmRelease was not found in %s", ns))
+			r.add(CodeHelmReleaseAbsent, SeverityWarning, "", fmt.Sprintf("HelmRelease %s was not found in %s", obs.HelmReleaseOf(), ns))
 		}
 	}
 	if hr != nil && hr.Suspended {

@@ -216,7 +216,7 @@ func assess(obs Observation, req Request, reqErr error) Readiness {
 		r.Blockers = append(r.Blockers, NotReady("Kustomization", ks)...)
 	}
 	if hr == nil {
-		r.Blockers = append(r.Blockers, "the sylva-units HelmRelease is absent from "+ns)
+		r.Blockers = append(r.Blockers, "HelmRelease "+obs.HelmReleaseOf()+" is absent from "+ns)
 	} else {
 		r.Blockers = append(r.Blockers, NotReady("HelmRelease", hr)...)
 	}

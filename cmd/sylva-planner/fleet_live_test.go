@@ -53,7 +53,7 @@ func TestFleetOnARealAPIServer(t *testing.T) {
 	if r := rows[malformed]; r.State != status.StateUnreadable || !strings.Contains(r.Error, `data key "additional_reconciliation_required"`) {
 		t.Errorf("row %s = %+v, want unreadable naming the key", malformed, r)
 	}
-	if r := rows[noHelmRelease]; r.CanStartNow || !slices.Contains(r.Reasons, "the sylva-units HelmRelease is absent from "+noHelmRelease) {
+	if r := rows[noHelmRelease]; r.CanStartNow || !slices.Contains(r.Reasons, "HelmRelease sylva-units is absent from "+noHelmRelease) {
 		t.Errorf("row %s = %+v, want the HelmRelease absent", noHelmRelease, r)
 	}
 

@@ -9,6 +9,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 // Every JSON or YAML document a command writes (cliapp.WriteOutput)
@@ -61,6 +62,9 @@ func selectionOf(c *cli.Context) envelope.Selection {
 	}
 	s.Kubeconfig, s.Context, s.Namespace = get("kubeconfig"), get("context"), get("namespace")
 	s.Catalog, s.Chart, s.To = get("catalog"), get("chart"), get("to")
+	if hr := get("helmrelease"); hr != status.DefaultHelmRelease {
+		s.HelmRelease = hr
+	}
 	switch c.Command.Name {
 	case "status", "reconcile":
 		s.State = get("file")

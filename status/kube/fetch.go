@@ -111,7 +111,7 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 //     types cannot hold) is an error naming the object and t.Context.
 func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
 	ns := t.Namespace
-	s := Snapshot{Observation: status.Observation{Namespace: ns, FluxRead: true}}
+	s := Snapshot{Observation: status.Observation{Namespace: ns, FluxRead: true, HelmReleaseName: t.HelmReleaseName()}}
 
 	cm := &corev1.ConfigMap{}
 	switch err := r.Get(ctx, client.ObjectKey{Namespace: ns, Name: status.ConfigMapName}, cm); {

@@ -40,7 +40,7 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 	objects := map[string]string{}
 	at := func(ns string) *status.Observation {
 		if obs[ns] == nil {
-			obs[ns] = &status.Observation{Namespace: ns, FluxRead: true}
+			obs[ns] = &status.Observation{Namespace: ns, FluxRead: true, HelmReleaseName: r.opts.HelmRelease}
 		}
 		return obs[ns]
 	}

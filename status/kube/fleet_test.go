@@ -148,7 +148,7 @@ func TestReadAllFromAPIServer(t *testing.T) {
 		}
 		fleet := status.InterpretFleet([]status.FleetEntry{e}, envelope.Selection{})
 		row := fleet.Releases[0]
-		if row.CanStartNow || !slices.Contains(row.Reasons, "the sylva-units HelmRelease is absent from "+noHelmRelease) {
+		if row.CanStartNow || !slices.Contains(row.Reasons, "HelmRelease sylva-units is absent from "+noHelmRelease) {
 			t.Errorf("row %+v: want it unable to start, the HelmRelease absent", row)
 		}
 	})
