@@ -2,12 +2,17 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/ci"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
 // CIMatrixRequest is what ci-matrix is asked.
@@ -21,8 +26,15 @@ type CIMatrixRequest struct {
 	// Extends is the job template of the jobs without the checkout's CI
 	// templates; Infra, Bootstrap and OS name the jobs with them.
 	Extends, Infra, Bootstrap, OS string
-	AsOf                          time.Time
-	ToolVersion                   string
+	// Given holds the flags among extends, infra, bootstrap and os given
+	// on the command line rather than defaulted: one that the checkout
+	// makes useless is refused.
+	Given map[string]bool
+	// Jobs is whether the matrix is written as CI jobs (-o gitlab-ci):
+	// only then do Infra, Bootstrap and OS have to suit the checkout.
+	Jobs        bool
+	AsOf        time.Time
+	ToolVersion string
 }
 
 // CIMatrixResult is the matrix, and what the command should say on the
@@ -38,7 +50,7 @@ func (r CIMatrixRequest) Run(ctx context.Context) (CIMatrixResult, error) {
 	var res CIMatrixResult
 	branch, release, err := ci.ParseTarget(r.Target)
 	if err != nil {
-		return res, fmt.Errorf("--target: %w", err)
+		return res, fmt.Errorf("--target %s: %w", envelope.ShellQuote(r.Target), err)
 	}
 	opts := ci.Options{ToolVersion: r.ToolVersion, AsOf: r.AsOf, Source: "catalog " + r.Catalog.Version}
 	if dir := r.SylvaCore; dir != "" {
@@ -56,14 +68,21 @@ func (r CIMatrixRequest) Run(ctx context.Context) (CIMatrixResult, error) {
 			release, opts.Source = rel, opts.Source+" ("+how+")"
 		}
 		if !repo.Has(branch) {
-			return res, fmt.Errorf("--target %s: no such branch in %s", branch, dir)
+			return res, fmt.Errorf("--target %s: %s has no branch %s; give one of its branches: %s", envelope.ShellQuote(r.Target), dir, branch, strings.Join(slices.Sorted(maps.Keys(repo.Names())), ", "))
 		}
 		conv, err := r.conventions(ctx, ci.Checkout{Dir: r.SylvaCorePath}, branch)
 		if err != nil {
 			return res, fmt.Errorf("--sylva-core %s: %w", dir, err)
 		}
 		if conv == nil {
+			if typed, flags := r.given("infra", "bootstrap", "os"); typed != "" {
+				return res, fmt.Errorf("%s: %s has no %s at %s, so the jobs are the generic ones (extending %s), named after no infrastructure, bootstrap provider or OS; drop %s", typed, dir, ci.CIDir, branch, r.Extends, flags)
+			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s has no %s at %s: the jobs extend %s", dir, ci.CIDir, branch, r.Extends))
+		} else if r.Jobs {
+			if err := r.checkConventions(conv, dir, branch); err != nil {
+				return res, err
+			}
 		}
 		opts.Conventions = conv
 	}
@@ -75,6 +94,56 @@ func (r CIMatrixRequest) Run(ctx context.Context) (CIMatrixResult, error) {
 		return res, fmt.Errorf("--target %s: %w", r.Target, err)
 	}
 	return res, nil
+}
+
+// checkConventions refuses --extends, which the checkout's templates
+// replace, and an infrastructure, bootstrap provider or OS its jobs do not
+// have.
+func (r CIMatrixRequest) checkConventions(conv *ci.Conventions, dir, branch string) error {
+	if r.Given["extends"] {
+		return fmt.Errorf("--extends %s: %s has %s at %s, whose templates the jobs extend (.%s, the scenario template, .wait-publish-jobs); drop --extends, or choose the infrastructure with --infra", envelope.ShellQuote(r.Extends), dir, ci.CIDir, branch, conv.Infra)
+	}
+	err := conv.Templates.CheckInfra(conv.Infra)
+	if conv.Infra == "" {
+		err = errors.New("an empty name names no template")
+	} else if err != nil {
+		err = fmt.Errorf("%s's %w", branch, err)
+	}
+	if err != nil {
+		if valid := conv.Templates.Infrastructures(); len(valid) > 0 {
+			return fmt.Errorf("--infra %s: %w; give one of: %s", envelope.ShellQuote(conv.Infra), err, strings.Join(valid, ", "))
+		}
+		return fmt.Errorf("--infra %s: %w, and no template of %s at %s can carry an upgrade job", envelope.ShellQuote(conv.Infra), err, ci.CIDir, branch)
+	}
+	if !slices.Contains(ci.BootstrapProviders(), conv.Bootstrap) {
+		return fmt.Errorf("--bootstrap %s: not a bootstrap provider of sylva-core's deployment jobs; give one of: %s (kadm is kubeadm)", envelope.ShellQuote(conv.Bootstrap), strings.Join(ci.BootstrapProviders(), ", "))
+	}
+	if !slices.Contains(ci.NodeOSes(), conv.OS) {
+		return fmt.Errorf("--os %s: not a node OS of sylva-core's deployment jobs; give one of: %s", envelope.ShellQuote(conv.OS), strings.Join(ci.NodeOSes(), ", "))
+	}
+	return nil
+}
+
+// given lists the flags among names that were given, each with its value
+// as typed ("--infra capm3"), and names them for a fix ("--infra").
+func (r CIMatrixRequest) given(names ...string) (typed, flags string) {
+	values := map[string]string{"extends": r.Extends, "infra": r.Infra, "bootstrap": r.Bootstrap, "os": r.OS}
+	var t, f []string
+	for _, n := range names {
+		if r.Given[n] {
+			t = append(t, "--"+n+" "+envelope.ShellQuote(values[n]))
+			f = append(f, "--"+n)
+		}
+	}
+	return andList(t), andList(f)
+}
+
+// andList joins items as "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // conventions reads the CI templates of the checkout at branch; nil when

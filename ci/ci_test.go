@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	yamlv3 "go.yaml.in/yaml/v3"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
@@ -33,9 +34,13 @@ func TestParseTarget(t *testing.T) {
 			t.Errorf("ParseTarget(%q) = %q, %v, %v; want %q, %s", tt.in, b, v, err, tt.branch, tt.release)
 		}
 	}
-	for _, bad := range []string{"release-main", "release-1.6.1", "banana"} {
-		if _, _, err := ParseTarget(bad); err == nil {
-			t.Errorf("ParseTarget(%q) succeeded", bad)
+	// A patch, build metadata or a "v" would be written into the jobs as
+	// the release the branch carries (SYLVA_PLANNER_TO: 1.6.2).
+	for _, bad := range []string{"release-main", "release-1.6.1", "banana", "", "1.6.2", "v1.6", "release-v1.6", "1.7-pre+x", "1.7.0-pre", "release-1.7-pre"} {
+		if b, v, err := ParseTarget(bad); err == nil {
+			t.Errorf("ParseTarget(%q) = %q, %v; want an error", bad, b, v)
+		} else if strings.Contains(err.Error(), bad+`"`) {
+			t.Errorf("ParseTarget(%q) error %q repeats the value: the caller names the flag and its value", bad, err)
 		}
 	}
 }
@@ -82,6 +87,68 @@ func TestMatrixLeavesOutSourcesWithoutABranch(t *testing.T) {
 	}
 	if len(m.Scenarios) != 1 || m.Scenarios[0].InitialRevision != "release-1.6" {
 		t.Errorf("scenarios = %+v, want only release-1.6", m.Scenarios)
+	}
+}
+
+// An empty matrix still makes a pipeline (one job) and says why, without
+// claiming release branches were checked when none was read.
+func TestEmptyMatrixSaysWhyNothingIsTested(t *testing.T) {
+	cat, _ := catalog.Default()
+	tests := []struct {
+		name     string
+		target   Target
+		branches map[string]bool
+		want     string
+		notWant  string
+	}{
+		{
+			"a release no release upgrades to",
+			Target{Branch: "release-1.0", Release: skew.MustParse("1.0")},
+			nil,
+			"Sylva 1.0 supports no upgrade source in catalog " + cat.Version + ": nothing to test", "branch",
+		},
+		{
+			"sources without a branch in the checkout",
+			Target{Branch: "main", Release: skew.MustParse("1.7-pre")},
+			map[string]bool{"main": true},
+			"no upgrade source of Sylva 1.7-pre (1.6, 1.5) has a release branch in the checkout: nothing to test", "supports no upgrade source",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Compute(cat, tt.target, Options{AsOf: asOf, Branches: tt.branches})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(m.Scenarios) != 0 {
+				t.Fatalf("scenarios = %+v, want none", m.Scenarios)
+			}
+			var pipeline, md bytes.Buffer
+			if err := m.WriteGitLabCI(&pipeline, ".sylva-upgrade-test"); err != nil {
+				t.Fatal(err)
+			}
+			var doc map[string]struct {
+				Script    []string          `yaml:"script"`
+				Variables map[string]string `yaml:"variables"`
+			}
+			if err := yamlv3.Unmarshal(pipeline.Bytes(), &doc); err != nil {
+				t.Fatalf("the pipeline does not parse: %v\n%s", err, pipeline.String())
+			}
+			job, ok := doc["no-migration-to-test"]
+			if !ok || len(doc) != 1 || len(job.Script) != 1 || !strings.Contains(job.Script[0], "$SYLVA_PLANNER_REASON") {
+				t.Fatalf("pipeline = %+v, want the one job no-migration-to-test echoing its reason", doc)
+			}
+			if got := job.Variables["SYLVA_PLANNER_REASON"]; got != tt.want {
+				t.Errorf("reason = %q, want %q", got, tt.want)
+			}
+			if err := m.WriteMarkdown(&md); err != nil {
+				t.Fatal(err)
+			}
+			want := strings.ToUpper(tt.want[:1]) + tt.want[1:] + "."
+			if !strings.Contains(md.String(), want) || strings.Contains(md.String()+pipeline.String(), tt.notWant) {
+				t.Errorf("markdown and pipeline say:\n%s\n%s\nwant %q, not %q", md.String(), pipeline.String(), want, tt.notWant)
+			}
+		})
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/google/go-cmp/cmp"
 	yaml "go.yaml.in/yaml/v3"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
@@ -17,17 +18,27 @@ import (
 )
 
 // ciFiles is a .gitlab/ci in the shape of sylva-core's: infrastructure
-// templates, scenario templates (one per upgrade source, and an alias for
-// the default one) and the publish-wait template.
+// templates (.capd only deploys, as sylva-core's), scenario templates (one
+// per upgrade source, and an alias for the default one) and the
+// publish-wait template.
 var ciFiles = fstest.MapFS{
 	".gitlab/ci/deployments-base.yml": {Data: []byte(`
 .default-deploy-config:
   stage: deploy
+  trigger: {forward: {pipeline_variables: true}}
 .wait-publish-jobs:
   needs: [{job: push-helm-artifacts}]
 .capo:
   extends: [.default-deploy-config]
   trigger: {include: .gitlab/ci/pipeline-deploy-capo.yml, strategy: depend}
+.capm3:
+  extends: [.default-deploy-config]
+  trigger:
+    include: .gitlab/ci/pipeline-deploy-capm3-virt-equinix.yml
+.capd:
+  extends: .default-deploy-config
+  trigger: {include: .gitlab/ci/pipeline-deploy-capd.yml}
+  variables: {DEPLOY_MGMT_CLUSTER: "true", UPDATE_MGMT_CLUSTER: "false"}
 .rolling-upgrade-timeout:
   variables: {MGMT_WATCH_TIMEOUT_MIN: "45"}
 .scenario_sylva-upgrade:
@@ -129,6 +140,32 @@ func TestConventionsJobsForAReleaseWithoutAScenarioForEverySource(t *testing.T) 
 	}
 }
 
+func TestCheckInfraAcceptsTheTemplatesThatDeployAndUpgrade(t *testing.T) {
+	tpls, err := ReadTemplates(ciFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, infra, wantErr string }{
+		{"capo starts its deployment pipeline", "capo", ""},
+		{"capm3 starts its deployment pipeline", "capm3", ""},
+		{"capd turns the management cluster's update off", "capd", `.capd sets UPDATE_MGMT_CLUSTER "false"`},
+		{"a template that starts no pipeline is no infrastructure", "default-deploy-config", ".default-deploy-config starts no deployment pipeline"},
+		{"a scenario is no infrastructure", "scenario_simple-update", ".scenario_simple-update starts no deployment pipeline"},
+		{"a template the files lack", "nope", ".gitlab/ci has no .nope template"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tpls.CheckInfra(tt.infra)
+			if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.HasPrefix(err.Error(), tt.wantErr)) {
+				t.Errorf("CheckInfra(%q) = %v, want %q", tt.infra, err, tt.wantErr)
+			}
+		})
+	}
+	if diff := cmp.Diff([]string{"capm3", "capo"}, tpls.Infrastructures()); diff != "" {
+		t.Errorf("Infrastructures() (-want +got):\n%s", diff)
+	}
+}
+
 type job struct {
 	Extends   []string          `yaml:"extends"`
 	Variables map[string]string `yaml:"variables"`
@@ -205,6 +242,11 @@ func TestConventionsOnTheBundle(t *testing.T) {
 			tpls, err := ReadTemplates(Checkout{Dir: dir}.FS(ctx, commit))
 			if err != nil {
 				t.Fatal(err)
+			}
+			// .capd only deploys (UPDATE_MGMT_CLUSTER "false"): the
+			// infrastructures an upgrade job can extend are the other two.
+			if diff := cmp.Diff([]string{"capm3", "capo"}, tpls.Infrastructures()); diff != "" {
+				t.Errorf("Infrastructures() at %s (-want +got):\n%s", tt.branch, diff)
 			}
 			m, err := Compute(cat, Target{Branch: tt.branch, Release: tt.release}, Options{
 				AsOf: asOf, Branches: repo.Names(),

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -34,23 +35,25 @@ type Target struct {
 }
 
 // ParseTarget reads --target: "main" (release given by the caller),
-// "release-1.6", "1.6" or "1.7-pre".
+// "release-1.6", "1.6" or "1.7-pre". A patch ("1.6.2"), build metadata or
+// a leading "v" is refused: a branch carries a minor, and the release is
+// written into the jobs as given.
 func ParseTarget(s string) (branch string, release skew.Version, err error) {
-	switch {
-	case s == "main":
+	errWant := errors.New("want main, release-X.Y, X.Y or X.Y-pre, such as release-1.6")
+	if s == "main" {
 		return "main", skew.Version{}, nil
+	}
+	v, err := skew.Parse(strings.TrimPrefix(s, "release-"))
+	if err != nil || v.HasPatch || v.Build != "" || strings.HasPrefix(strings.TrimPrefix(s, "release-"), "v") {
+		return "", skew.Version{}, errWant
+	}
+	switch {
 	case strings.HasPrefix(s, "release-"):
-		v, err := skew.Parse(strings.TrimPrefix(s, "release-"))
-		if err != nil || v.HasPatch || v.IsPrerelease() {
-			return "", skew.Version{}, fmt.Errorf("target %q: want main, release-X.Y, X.Y or X.Y-pre", s)
+		if v.IsPrerelease() {
+			return "", skew.Version{}, errWant
 		}
 		return s, v, nil
-	}
-	v, err := skew.Parse(s)
-	if err != nil {
-		return "", skew.Version{}, fmt.Errorf("target %q: want main, release-X.Y, X.Y or X.Y-pre", s)
-	}
-	if v.IsPrerelease() {
+	case v.IsPrerelease():
 		return "main", v, nil
 	}
 	return "release-" + v.Short(), v, nil
@@ -85,6 +88,9 @@ type Matrix struct {
 	To        string     `json:"to"`
 	Scenarios []Scenario `json:"scenarios"`
 	conv      *Conventions
+	// unbranched are the supported sources left out for want of a
+	// release branch (Options.Branches), newest first.
+	unbranched []string
 }
 
 // Metadata says what computed the matrix: the metadata of every document,
@@ -150,6 +156,7 @@ func Compute(cat *catalog.Catalog, target Target, opts Options) (*Matrix, error)
 			}
 		}
 		if opts.Branches != nil && !opts.Branches[revision] && revision == branch {
+			m.unbranched = append(m.unbranched, from.String())
 			continue
 		}
 		p, err := planner.Compute(planner.Input{Catalog: cat, From: from, To: rel.Release, AsOf: opts.AsOf, ToolVersion: opts.ToolVersion, FromSource: "flag"})
@@ -185,7 +192,8 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "# Migration tests for %s (Sylva %s)\n\n", m.Target, m.Release)
 	if len(m.Scenarios) == 0 {
-		fmt.Fprintln(bw, "No supported upgrade source has a release branch: nothing to test.")
+		why := m.nothingToTest()
+		fmt.Fprintf(bw, "%s%s.\n", strings.ToUpper(why[:1]), why[1:])
 		return bw.Flush()
 	}
 	fmt.Fprintln(bw, "| scenario | initial revision | passes | Kubernetes per pass | sylva-units-status after each pass | verdict |")
@@ -214,7 +222,13 @@ func (m *Matrix) WriteGitLabCI(w io.Writer, extends string) error {
 	fmt.Fprintf(bw, "# from catalog %s; regenerate rather than edit.\n", m.Metadata.CatalogVersion)
 	if len(m.Scenarios) == 0 {
 		// GitLab refuses an empty child pipeline: keep one job that says why.
-		fmt.Fprint(bw, "no-migration-to-test:\n  script:\n    - echo \"no supported upgrade source has a release branch\"\n")
+		fmt.Fprintln(bw)
+		if err := writeYAML(bw, map[string]any{"no-migration-to-test": map[string]any{
+			"variables": map[string]string{"SYLVA_PLANNER_REASON": m.nothingToTest()},
+			"script":    []string{`echo "$SYLVA_PLANNER_REASON"`},
+		}}); err != nil {
+			return err
+		}
 		return bw.Flush()
 	}
 	for _, s := range m.Scenarios {
@@ -230,6 +244,16 @@ func (m *Matrix) WriteGitLabCI(w io.Writer, extends string) error {
 		bw.Write(b)
 	}
 	return bw.Flush()
+}
+
+// nothingToTest says why the matrix has no scenario: the target supports
+// no upgrade source, or none of its sources has a release branch in the
+// checkout read.
+func (m *Matrix) nothingToTest() string {
+	if len(m.unbranched) == 0 {
+		return fmt.Sprintf("Sylva %s supports no upgrade source in catalog %s: nothing to test", m.Release, m.Metadata.CatalogVersion)
+	}
+	return fmt.Sprintf("no upgrade source of Sylva %s (%s) has a release branch in the checkout: nothing to test", m.Release, strings.Join(m.unbranched, ", "))
 }
 
 // jobVariables are the variables of the job that tests scenario s: the

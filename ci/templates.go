@@ -3,6 +3,7 @@ package ci
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -30,6 +31,10 @@ type Template struct {
 	// Variables are its own variables (not those it extends); values that
 	// are not plain strings are left out.
 	Variables map[string]string
+	// Triggers is whether it starts a child pipeline of its own (trigger:
+	// with an include:), as the infrastructure templates .capo and .capm3
+	// start their deployment pipelines.
+	Triggers bool
 }
 
 // Templates are the hidden jobs of a sylva-core tree's .gitlab/ci/*.yml.
@@ -81,6 +86,12 @@ func ReadTemplates(fsys fs.FS) (*Templates, error) {
 						}
 					default: // not a form GitLab accepts for extends
 					}
+				case "trigger":
+					if v.Kind == yaml.MappingNode {
+						for k := 0; k+1 < len(v.Content); k += 2 {
+							tpl.Triggers = tpl.Triggers || v.Content[k].Value == "include"
+						}
+					}
 				case "variables":
 					for k := 0; k+1 < len(v.Content); k += 2 {
 						if val := v.Content[k+1]; val.Kind == yaml.ScalarNode {
@@ -127,6 +138,51 @@ func (t *Templates) variable(name, variable string, seen map[string]bool) (strin
 	}
 	return "", false
 }
+
+// CheckInfra says why the template .infra cannot be the infrastructure of
+// an upgrade job, or returns nil: it must exist, start a deployment
+// pipeline of its own (trigger: include:, as .capo and .capm3 do) and not
+// turn the management cluster's update off. sylva-core's .capd sets
+// UPDATE_MGMT_CLUSTER "false" (it only deploys, to preview) and its
+// upgrade scenario templates do not set it back, so its jobs would never
+// upgrade. Each error starts with the template's name or CIDir.
+func (t *Templates) CheckInfra(infra string) error {
+	name := "." + infra
+	tpl, ok := t.byName[name]
+	switch {
+	case !ok:
+		return fmt.Errorf("%s has no %s template", CIDir, name)
+	case !tpl.Triggers:
+		return fmt.Errorf("%s starts no deployment pipeline (it has no trigger: include:)", name)
+	}
+	if v, ok := t.Variable(name, "UPDATE_MGMT_CLUSTER"); ok && v == "false" {
+		return fmt.Errorf("%s sets UPDATE_MGMT_CLUSTER \"false\": its jobs would deploy the initial revision and never upgrade it", name)
+	}
+	return nil
+}
+
+// Infrastructures lists, sorted, the infrastructures CheckInfra accepts
+// ("capm3", "capo"): the names of their templates without the dot.
+func (t *Templates) Infrastructures() []string {
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(t.byName)) {
+		if infra := strings.TrimPrefix(name, "."); t.CheckInfra(infra) == nil {
+			out = append(out, infra)
+		}
+	}
+	return out
+}
+
+// BootstrapProviders lists, sorted, the bootstrap providers sylva-core's
+// deployment jobs name (🚀; kadm is kubeadm): the default of
+// ALLOWED_DEPLOYMENT_BOOTSTRAP in its
+// .gitlab/ci/scripts/generate_deployment_jobs.py.
+func BootstrapProviders() []string { return []string{"ck8s", "kadm", "rke2"} }
+
+// NodeOSes lists, sorted, the node OSes sylva-core's deployment jobs name
+// (🐧): the default of ALLOWED_DEPLOYMENT_NODE_OS in the same script. Its
+// jobs read node-os-OS.yml of the CI values for the one they name.
+func NodeOSes() []string { return []string{"suse", "ubuntu"} }
 
 // UpgradeScenario is a scenario template that deploys an initial revision
 // and upgrades it: it sets MGMT_INITIAL_REVISION itself.
