@@ -29,6 +29,7 @@ var outsideRoots = map[string]string{
 	"namespace":          "a unit named as namespace/unit",
 	"sylva-system":       "an object named as namespace/name",
 	"cm":                 "an object named as kind/name (kubectl)",
+	"configmap":          "an object named as kind/name (kubectl)",
 	"helmreleases":       "an object named as kind/name (kubectl)",
 	"kustomizations":     "an object named as kind/name (kubectl)",
 	"core":               "an object named as group/version/kind/namespace/name (--allow-lookup)",
