@@ -145,6 +145,9 @@ func (r Report) next() string {
 		// At the end of the plan to --to, and the last release finished:
 		// as plan -A says of such a release.
 		return "none: the release is on " + r.Transition.Target
+	case r.Transition != nil && r.Transition.Done() && StateOf(r) == StateUnknown && slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Code == CodeFluxNotRead }):
+		// A ConfigMap alone: plan would only say there is nothing to do.
+		return "none: the release is on " + r.Transition.Target + " (whether its last release finished is unknown: read the Kustomization and the HelmRelease too)"
 	case !r.InstalledRelease.IsZero() && sel.HasState():
 		// plan reads the installed release from the same file.
 		return sel.Command("plan", "--to", to)
