@@ -104,9 +104,22 @@ func (r Report) WriteTable(w io.Writer) error {
 				readyText(f), yesNo(f.Suspended), cell.OrDash(f.LastHandledReconcileAt))
 		}
 		_ = tw.Flush()
-		if ks := r.Kustomization; ks != nil {
-			for _, k := range []string{AnnotationTargetReleaseRevision, AnnotationTargetChartVersion, AnnotationTargetValuesChecksum, AnnotationReconciliationRequested} {
-				if v, ok := ks.Annotations[k]; ok {
+		// The annotations the readiness rule reads, under the object that
+		// carries them: the targets and the request on the Kustomization,
+		// the request passed on and its tracking on the HelmRelease.
+		for _, o := range []struct {
+			f    *FluxObject
+			keys []string
+		}{
+			{r.Kustomization, []string{AnnotationTargetReleaseRevision, AnnotationTargetChartVersion, AnnotationTargetValuesChecksum, AnnotationReconciliationRequested}},
+			{r.HelmRelease, []string{AnnotationReconcileRequestedAt, AnnotationHandledRequest, AnnotationOperatorHandled}},
+		} {
+			if o.f == nil || !slices.ContainsFunc(o.keys, func(k string) bool { _, ok := o.f.Annotations[k]; return ok }) {
+				continue
+			}
+			ew.printf("%s/%s annotations:\n", o.f.Kind, o.f.Name)
+			for _, k := range o.keys {
+				if v, ok := o.f.Annotations[k]; ok {
 					ew.printf("  %s: %s\n", k, v)
 				}
 			}
