@@ -104,8 +104,11 @@ func statusFacts(f *ci.Facts, in planner.Input, cm *status.Status) {
 	if v, _, ok := cm.Release(); ok {
 		f.StatusRelease = v
 	}
-	if pr := planner.ProgressOf(cm); pr.Pending {
-		f.StatusPending = true
+	pr := planner.ProgressOf(cm)
+	f.StatusPending = pr.Pending
+	if pr.Pending || f.StatusRelease.CompareMinor(in.To) != 0 {
+		// Where the cluster stands, as status --to says it: a pass
+		// pending, or a release short of the target.
 		if pos, err := planner.Locate(in, pr); err == nil && pos != nil {
 			f.StatusPosition = pos.Summary
 		}

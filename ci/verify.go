@@ -31,7 +31,8 @@ type Facts struct {
 	// additional_reconciliation_required.
 	StatusRelease skew.Version
 	StatusPending bool
-	// StatusPosition is, when a pass is pending, where the status places
+	// StatusPosition is, when a pass is pending or the release is short of
+	// the target, where the status places
 	// the cluster in the plan (planner.Locate's summary, as plan --status
 	// and status --to say it); empty when it does not place it.
 	StatusPosition string
@@ -75,6 +76,8 @@ func Verify(p *planner.Plan, f Facts) *Verification {
 		add("status", false, "no sylva-units-status ConfigMap")
 	case f.StatusRelease.IsZero():
 		add("status", false, "the sylva-units-status ConfigMap does not say which release is installed")
+	case f.StatusRelease.CompareMinor(target) != 0 && f.StatusPosition != "":
+		add("status", false, "the status says release %s, want %s: %s", f.StatusRelease, target, f.StatusPosition)
 	case f.StatusRelease.CompareMinor(target) != 0:
 		add("status", false, "the status says release %s, want %s", f.StatusRelease, target)
 	case f.StatusPending:
