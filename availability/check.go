@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/validation"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
@@ -421,8 +422,8 @@ func (c *checker) checkPDB(b *pdbState) []Item {
 	if expected-desired <= 0 {
 		return append(out, pdbItem(b, planner.Finding{
 			Code: CodeDrainHang, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
-			Message: fmt.Sprintf("budget %s allows zero evictions: it requires %d healthy pods out of %d (%s); every drain of a node running them hangs",
-				budgetText(b.PDB), desired, expected, b.workloadNames()),
+			Message: fmt.Sprintf("budget %s allows zero evictions: it requires %s out of %d (%s); every drain of a node running them hangs",
+				budgetText(b.PDB), cell.Count(int(desired), "healthy pod", "healthy pods"), expected, b.workloadNames()),
 			Remediation: "set maxUnavailable: 1 on the budget (and run at least 2 replicas)",
 		}))
 	}

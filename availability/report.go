@@ -6,6 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
@@ -134,7 +135,7 @@ func (r Report) WriteTable(w io.Writer) error {
 		case planner.SeverityInfo:
 		}
 	}
-	fmt.Fprintf(&b, "\nverdict: %s · %d blockers · %d warnings\n", r.Verdict, blockers, warnings)
+	fmt.Fprintf(&b, "\nverdict: %s · %s · %s\n", r.Verdict, cell.Count(blockers, "blocker", "blockers"), cell.Count(warnings, "warning", "warnings"))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

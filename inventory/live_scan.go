@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
@@ -39,8 +40,9 @@ func scan(fsys fs.FS, source string, workers int) (*Facts, error) {
 	inv, s := f.Inventory, &f.Snapshot
 	check := planner.Check{
 		Name: CheckManifests, Required: true, Status: planner.CheckAssessed,
-		Detail: fmt.Sprintf("%d files, %d objects: %d PodDisruptionBudgets, %d workloads, %d pods, %d nodes; statuses only where the manifests carry them",
-			inv.Files, len(inv.Objects), len(s.PDBs), len(s.Workloads), len(s.Pods), len(s.Nodes)),
+		Detail: fmt.Sprintf("%s, %s: %s, %s, %s, %s; statuses only where the manifests carry them",
+			cell.Count(inv.Files, "file", "files"), cell.Count(len(inv.Objects), "object", "objects"), cell.Count(len(s.PDBs), "PodDisruptionBudget", "PodDisruptionBudgets"),
+			cell.Count(len(s.Workloads), "workload", "workloads"), cell.Count(len(s.Pods), "pod", "pods"), cell.Count(len(s.Nodes), "node", "nodes")),
 	}
 	f.Checks = []planner.Check{inv.Judge(check, source)}
 	return f, nil
@@ -58,7 +60,7 @@ func (inv *Inventory) Judge(check planner.Check, source string) planner.Check {
 		check.Status, check.Detail = planner.CheckNotAssessed, "no manifest found in "+source
 	case len(inv.Skipped) > 0:
 		check.Status = planner.CheckPartial
-		check.Detail += fmt.Sprintf("; %d files did not parse: %s", len(inv.Skipped), strings.Join(inv.Skipped, "; "))
+		check.Detail += fmt.Sprintf("; %s not parse: %s", cell.Count(len(inv.Skipped), "file did", "files did"), strings.Join(inv.Skipped, "; "))
 	}
 	return check
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -174,12 +175,12 @@ func (p *Plan) thinReleases(cat *catalog.Catalog) string {
 		p.add(Finding{
 			Code: CodeThinRelease, Severity: SeverityInfo, Subject: rel.Release.String(),
 			Message: fmt.Sprintf("Sylva %s is assessed on %s (%s), all the catalog lists for it; %s, which %s ships, %s not judged",
-				rel.Release, plural(len(listed), "component", "components"), strings.Join(listed, ", "), strings.Join(missing, ", "), src.Release, isAre(len(missing))),
+				rel.Release, cell.Count(len(listed), "component", "components"), strings.Join(listed, ", "), strings.Join(missing, ", "), src.Release, isAre(len(missing))),
 			Remediation: fmt.Sprintf("add the component versions Sylva %s ships to the catalog (sylva-planner catalog import, or by hand with their source)", rel.Release),
 		})
 	}
 	names := slices.Sorted(maps.Keys(judged))
-	return fmt.Sprintf("assessed on %s (%s)", plural(len(names), "component", "components"), strings.Join(names, ", "))
+	return fmt.Sprintf("assessed on %s (%s)", cell.Count(len(names), "component", "components"), strings.Join(names, ", "))
 }
 
 func isAre(n int) string {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -87,7 +88,7 @@ func (p *Plan) decideGate(o GateOptions, baseline bool) Gate {
 	}
 	switch {
 	case failing > 0:
-		g.Outcome, g.Reason = GateFail, plural(failing, what, whats)
+		g.Outcome, g.Reason = GateFail, cell.Count(failing, what, whats)
 		if baseline {
 			g.Reason += " not in the baseline"
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
@@ -36,7 +37,7 @@ func (p *Plan) summarize() {
 			}
 		}
 	}
-	parts := []string{plural(s.Passes, "pass", "passes")}
+	parts := []string{cell.Count(s.Passes, "pass", "passes")}
 	switch {
 	case p.alreadyOn():
 		parts = []string{"already on " + p.To.Release + ", nothing to do"}
@@ -58,13 +59,6 @@ func (p *Plan) summarize() {
 	}
 	s.Line = strings.Join(parts, " · ")
 	p.Summary = s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // checks lists what the route assessed. Every check here is required and

@@ -116,9 +116,28 @@ func tag(f Finding) string {
 	return t
 }
 
+// codeSpans is text s as HTML with each `span` of it set in <code>, as the
+// Markdown report shows it; everything else is escaped, and a backtick
+// without its pair stays a backtick.
+func codeSpans(s string) template.HTML {
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, part := range parts {
+		switch {
+		case i%2 == 1 && i < len(parts)-1:
+			b.WriteString("<code>" + template.HTMLEscapeString(part) + "</code>")
+		case i%2 == 1:
+			b.WriteString("`" + template.HTMLEscapeString(part))
+		default:
+			b.WriteString(template.HTMLEscapeString(part))
+		}
+	}
+	return template.HTML(b.String()) //nolint:gosec // every part is escaped above; only <code> is added
+}
+
 // reportHTML is parsed on first use, not at the start of every command.
 var reportHTML = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("report").Funcs(template.FuncMap{"tag": tag, "lower": strings.ToLower}).Parse(`<!DOCTYPE html>
+	return template.Must(template.New("report").Funcs(template.FuncMap{"tag": tag, "lower": strings.ToLower, "code": codeSpans}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -143,9 +162,9 @@ figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
 </style>
 </head>
 <body><main>
-<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{range $i, $l := .Header}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>{{with .Plan.Position}}<p>Cluster: {{.Summary}}</p>{{end}}<p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p>{{with .Gate}}<p><strong>{{.}}</strong></p>{{end}}</header>
+<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{range $i, $l := .Header}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>{{with .Plan.Position}}<p>Cluster: {{code .Summary}}</p>{{end}}<p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p>{{with .Gate}}<p><strong>{{.}}</strong></p>{{end}}</header>
 {{range .Plan.Groups}}<section><h2>{{.Title}}</h2><ul>
-{{range .Findings}}<li><span class="tag {{.Severity}}">{{tag .}}</span><code>{{.Code}}</code> ({{.Subject}}): {{.Message}}{{if .InBaseline}} <em>({{$.InBaseline}})</em>{{end}}{{if .Remediation}}<div class="fix">{{.Remediation}}</div>{{end}}</li>
+{{range .Findings}}<li><span class="tag {{.Severity}}">{{tag .}}</span><code>{{.Code}}</code> ({{.Subject}}): {{code .Message}}{{if .InBaseline}} <em>({{$.InBaseline}})</em>{{end}}{{if .Remediation}}<div class="fix">{{code .Remediation}}</div>{{end}}</li>
 {{end}}</ul></section>
 {{end}}{{with .Timeline}}<section><h2>Timeline</h2><figure>
 {{.}}
@@ -153,11 +172,11 @@ figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
 {{end}}{{if .Plan.Passes}}<section><h2>Passes</h2><table><tr><th>pass</th><th>release</th><th>control plane</th><th>workers</th><th>Longhorn</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>
 {{end}}</table></section>
-{{end}}{{if .Plan.Suppressed}}<section><h2>Suppressed</h2><ul>{{range .Plan.Suppressed}}<li><code>{{.Code}}</code> ({{.Subject}}): {{.Message}}<div class="fix">suppressed: {{.Reason}}</div></li>{{end}}</ul></section>
+{{end}}{{if .Plan.Suppressed}}<section><h2>Suppressed</h2><ul>{{range .Plan.Suppressed}}<li><code>{{.Code}}</code> ({{.Subject}}): {{code .Message}}<div class="fix">suppressed: {{code .Reason}}</div></li>{{end}}</ul></section>
 {{end}}<section><h2>Checks</h2><table><tr><th>check</th><th>status</th><th>detail</th></tr>
-{{range .Plan.Checks}}<tr><td>{{.Name}}</td><td>{{.Status}}</td><td>{{.Detail}}</td></tr>
+{{range .Plan.Checks}}<tr><td>{{.Name}}</td><td>{{.Status}}</td><td>{{code .Detail}}</td></tr>
 {{end}}</table></section>
-<section><h2>Next</h2><p>{{.Plan.Next}}</p></section>
+<section><h2>Next</h2><p>{{code .Plan.Next}}</p></section>
 </main></body></html>
 `))
 })

@@ -5,6 +5,8 @@ import (
 	"html"
 	"strings"
 	"unicode/utf8"
+
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 )
 
 // The timeline is the HTML report's picture of the passes: one column per
@@ -102,7 +104,7 @@ func (p *Plan) timeline() *timeline {
 		},
 	}
 	tl := &timeline{
-		Title:   fmt.Sprintf("Timeline of the transition from Sylva %s to %s in %s", p.From.Release, p.To.Release, plural(len(p.Passes), "pass", "passes")),
+		Title:   fmt.Sprintf("Timeline of the transition from Sylva %s to %s in %s", p.From.Release, p.To.Release, cell.Count(len(p.Passes), "pass", "passes")),
 		Columns: []tlColumn{start},
 	}
 	done := 0

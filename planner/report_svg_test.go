@@ -300,3 +300,16 @@ func TestReportHTMLShowsTheTimelineBeforeThePasses(t *testing.T) {
 		t.Errorf("report holds %d timelines, want 1", strings.Count(out, "<svg "))
 	}
 }
+
+func TestCodeSpans(t *testing.T) {
+	tests := map[string]string{
+		"run `a <b>` then `c`": "run <code>a &lt;b&gt;</code> then <code>c</code>",
+		"no code & more":       "no code &amp; more",
+		"one ` alone":          "one ` alone",
+	}
+	for in, want := range tests {
+		if got := string(codeSpans(in)); got != want {
+			t.Errorf("codeSpans(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

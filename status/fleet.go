@@ -234,18 +234,11 @@ func (f Fleet) Counts() string {
 			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
 		}
 	}
-	s := fmt.Sprintf("%d %s: %d can start a pass now", len(f.Releases), plural(len(f.Releases), "release", "releases"), start)
+	s := fmt.Sprintf("%d %s: %d can start a pass now", len(f.Releases), cell.Plural(len(f.Releases), "release", "releases"), start)
 	if len(parts) > 0 {
 		s += "; " + strings.Join(parts, ", ")
 	}
 	return s
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // fleetDocument is the JSON and YAML form of a Fleet.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -289,8 +290,8 @@ func Audit(in AuditInput) (*Report, error) {
 		for j, d := range bl {
 			named[j] = d.describe()
 		}
-		e.Reason += "; but " + andList(named) + " still depend" + plural(len(named), "s", "") + " on it: remove " +
-			plural(len(named), "that dependency", "those dependencies") + ", or prune it together with " + plural(len(named), "that unit", "those units")
+		e.Reason += "; but " + andList(named) + " still depend" + cell.Plural(len(named), "s", "") + " on it: remove " +
+			cell.Plural(len(named), "that dependency", "those dependencies") + ", or prune it together with " + cell.Plural(len(named), "that unit", "those units")
 	}
 	slices.SortFunc(r.Units, func(a, b AuditedUnit) int {
 		if c := a.State.rank() - b.State.rank(); c != 0 {
@@ -567,11 +568,4 @@ func andList(s []string) string {
 		return s[0]
 	}
 	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
