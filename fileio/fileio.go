@@ -42,7 +42,7 @@ const LimitFlag = "--max-input-size"
 var ErrNotRegular = errors.New("not a regular file")
 
 // ErrTooLarge is wrapped by the error of an input over the limit.
-var ErrTooLarge = errors.New("over the input size limit")
+var ErrTooLarge = errors.New("larger than the input limit")
 
 // kind names what a non-regular file is.
 func kind(m fs.FileMode) string {
@@ -74,7 +74,7 @@ func NotRegular(name string, m fs.FileMode) error {
 }
 
 func tooLarge(name string, max int64) error {
-	return fmt.Errorf("%s is larger than the input limit of %s, %w; raise it with %s if the file is right", name, FormatSize(max), ErrTooLarge, LimitFlag)
+	return fmt.Errorf("%s is %w of %s; raise it with %s if the file is right", name, ErrTooLarge, FormatSize(max), LimitFlag)
 }
 
 // normMax is max, or DefaultMaxSize when max is not positive.

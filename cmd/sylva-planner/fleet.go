@@ -127,7 +127,7 @@ func planFleetAction(c *cli.Context) error {
 		return cliapp.FlagError(c, fmt.Errorf("--output %s does not go with --all-namespaces: give table, json or yaml", opts.output))
 	}
 	if opts.to == "" {
-		return cliapp.FlagError(c, errors.New("--to is required with --all-namespaces, for example: plan --all-namespaces --to 1.6"))
+		return &action.MissingFlagError{Flag: "--to", Example: "--all-namespaces --to 1.6"}
 	}
 	asOf, cat, err := gateInputs(c, e, opts)
 	if err != nil {
