@@ -148,7 +148,12 @@ func (p *Plan) place(pr Progress, placeable bool) {
 			pos.PassKnown = false
 			pos.Summary = fmt.Sprintf("the status says the cluster is in the hop from %s to %s, which the plan to %s (route %s) does not take: finish that hop first (plan --to %s)", pr.TransitionFrom, pr.Installed.Short(), target, routeText(p.Route), pr.Installed.Short())
 			return
-		case !ok || k < 1 || k >= hopPasses:
+		case !ok:
+			pos.PassKnown = false
+			pos.Summary = fmt.Sprintf("the status asks for a further pass of the hop from %s to %s, but its %s %q is not a pass number: the status is malformed, and the pass cannot be placed",
+				pr.TransitionFrom, pr.Installed.Short(), status.KeyTransitionPass, pr.TransitionPass)
+			return
+		case k < 1 || k >= hopPasses:
 			pos.PassKnown = false
 			pos.Summary = fmt.Sprintf("the status asks for a further pass after pass %q of the hop from %s to %s, which takes %d pass(es) in the plan to %s: the status and the plan disagree (was the status written with another catalog?), and the pass cannot be placed",
 				pr.TransitionPass, pr.TransitionFrom, pr.Installed.Short(), hopPasses, target)

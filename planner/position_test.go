@@ -45,6 +45,11 @@ func TestLocate(t *testing.T) {
 			0, 2, false, "", "which takes 2 pass(es) in the plan to 1.6: the status and the plan disagree",
 		},
 		{
+			"a transition_pass that is no number is malformed, not another catalog's", "1.6",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "abc"},
+			0, 2, false, "", `its transition_pass "abc" is not a pass number: the status is malformed`,
+		},
+		{
 			"a hop from the installed release to itself cannot be placed", "1.7",
 			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.6", TransitionPass: "1"},
 			0, 0, false, "", "the status is inconsistent: it asks for a further pass of a hop from 1.6 to 1.6",
