@@ -71,7 +71,7 @@ func Collect(ctx context.Context, cfg *rest.Config, opts Options) (*inventory.Fa
 	}
 	c := &collector{
 		cs: cs, md: md, limit: opts.PageSize, ctxName: opts.Context,
-		facts: &inventory.Facts{Source: "cluster" + contextText(opts.Context), Inventory: &inventory.Inventory{}},
+		facts: &inventory.Facts{Source: sourceOf(opts.Context), Inventory: &inventory.Inventory{}},
 	}
 	if c.limit <= 0 {
 		c.limit = defaultPageSize
@@ -106,11 +106,22 @@ func typedClient(cfg *rest.Config, opts Options) (kubernetes.Interface, error) {
 	return cs, nil
 }
 
+// contextText names the kubeconfig context ctx in an error, as the status
+// reader does: " (context mgmt)"; empty names none.
 func contextText(ctx string) string {
 	if ctx == "" {
 		return ""
 	}
-	return " " + ctx
+	return " (context " + ctx + ")"
+}
+
+// sourceOf is the input a cluster of context ctx is listed as: "cluster
+// mgmt", or "cluster".
+func sourceOf(ctx string) string {
+	if ctx == "" {
+		return "cluster"
+	}
+	return "cluster " + ctx
 }
 
 type collector struct {

@@ -22,7 +22,7 @@ func CollectNodes(ctx context.Context, cfg *rest.Config, opts Options) (*invento
 	if limit <= 0 {
 		limit = defaultPageSize
 	}
-	f := &inventory.Facts{Source: "cluster" + contextText(opts.Context), Inventory: &inventory.Inventory{}}
+	f := &inventory.Facts{Source: sourceOf(opts.Context), Inventory: &inventory.Inventory{}}
 	err = pages(ctx, limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
 		l, err := cs.CoreV1().Nodes().List(ctx, o)
 		if err != nil {
