@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/ci"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -61,7 +62,11 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 	}
 	f := ci.Facts{Source: facts.Source, Components: map[string]skew.Version{}}
 	if r.StatusFile != "" {
-		f.Source = filepath.ToSlash(r.StatusFile) + " and " + facts.Source
+		name := filepath.ToSlash(r.StatusFile)
+		if r.StatusFile == fileio.StdinName {
+			name = "standard input"
+		}
+		f.Source = name + " and " + facts.Source
 	}
 	statusFacts(&f, in, obs.ConfigMap)
 	// A kubelet version that does not parse names the manifests it was
