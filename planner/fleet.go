@@ -277,7 +277,12 @@ func (f FleetPlan) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAMESPACE\tFROM\tSTANDING\tVERDICT\tPOSITION\tNEXT")
 	for _, r := range f.Releases {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, cell.OrDash(r.Release), r.Standing, cell.OrDash(string(r.Verdict)), cell.OrDash(r.Position), r.Next)
+		from := r.Release
+		if r.Plan != nil && r.Plan.From.Release != "" && r.Plan.From.Release != r.Release {
+			// In a hop: the plan starts where the hop did (transition_from).
+			from = r.Plan.From.Release + " (on " + r.Release + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, cell.OrDash(from), r.Standing, cell.OrDash(string(r.Verdict)), cell.OrDash(r.Position), r.Next)
 	}
 	_ = tw.Flush()
 	first := true
