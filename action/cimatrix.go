@@ -30,11 +30,55 @@ type CIMatrixRequest struct {
 	// on the command line rather than defaulted: one that the checkout
 	// makes useless is refused.
 	Given map[string]bool
-	// Jobs is whether the matrix is written as CI jobs (-o gitlab-ci):
-	// only then do Infra, Bootstrap and OS have to suit the checkout.
-	Jobs        bool
+	// Output is the output format asked (-o: gitlab-ci, json, yaml,
+	// markdown); OutputTyped says it was typed, not only set in the
+	// environment, where it yields to a job flag given. Run says in
+	// CIMatrixResult.Output the format to write.
+	Output      string
+	OutputTyped bool
 	AsOf        time.Time
 	ToolVersion string
+}
+
+// OutputGitLabCI is the output format of CI jobs.
+const OutputGitLabCI = "gitlab-ci"
+
+// FlagConflictError is a flag given where it cannot apply: a usage error
+// of the command run (cliapp.CommandUsageError).
+type FlagConflictError string
+
+func (e FlagConflictError) Error() string { return string(e) }
+
+// UsageMessage is the error's line.
+func (e FlagConflictError) UsageMessage(string) string { return string(e) }
+
+// output is the format to write, refusing the flags that shape the
+// gitlab-ci jobs (--extends, --infra, --bootstrap, --os) where they cannot
+// apply: beside a typed -o json, yaml or markdown, which write no job,
+// and --infra, --bootstrap and --os without --sylva-core, whose
+// deployment jobs they name (the generic jobs only extend --extends). A
+// format set only in the environment yields to a job flag typed: the
+// environment holds defaults.
+func (r CIMatrixRequest) output() (string, error) {
+	applies := func(flags string) string {
+		if strings.Contains(flags, " and ") {
+			return "apply"
+		}
+		return "applies"
+	}
+	format := r.Output
+	if typed, flags := r.given("extends", "infra", "bootstrap", "os"); typed != "" && format != OutputGitLabCI {
+		if r.OutputTyped {
+			return "", FlagConflictError(fmt.Sprintf("%s only %s to the jobs of -o gitlab-ci, and -o %s writes no job; drop %s, or give -o gitlab-ci", typed, applies(flags), format, flags))
+		}
+		format = OutputGitLabCI
+	}
+	if r.SylvaCore == "" {
+		if typed, flags := r.given("infra", "bootstrap", "os"); typed != "" {
+			return "", FlagConflictError(fmt.Sprintf("%s only %s with --sylva-core DIR (the jobs are then named after the checkout's deployment jobs); give --sylva-core, or drop %s (without a checkout each job extends --extends)", typed, applies(flags), flags))
+		}
+	}
+	return format, nil
 }
 
 // CIMatrixResult is the matrix, and what the command should say on the
@@ -42,12 +86,19 @@ type CIMatrixRequest struct {
 type CIMatrixResult struct {
 	Matrix   *ci.Matrix
 	Warnings []string
+	// Output is the format to write (CIMatrixRequest.Output).
+	Output string
 }
 
 // Run reads the checkout's release branches and CI templates, when given,
 // and computes the migration matrix of the target.
 func (r CIMatrixRequest) Run(ctx context.Context) (CIMatrixResult, error) {
 	var res CIMatrixResult
+	var err error
+	if res.Output, err = r.output(); err != nil {
+		return res, err
+	}
+	jobs := res.Output == OutputGitLabCI
 	branch, release, err := ci.ParseTarget(r.Target)
 	if err != nil {
 		return res, fmt.Errorf("--target %s: %w", envelope.ShellQuote(r.Target), err)
@@ -79,7 +130,7 @@ func (r CIMatrixRequest) Run(ctx context.Context) (CIMatrixResult, error) {
 				return res, fmt.Errorf("%s: %s has no %s at %s, so the jobs are the generic ones (extending %s), named after no infrastructure, bootstrap provider or OS; drop %s", typed, dir, ci.CIDir, branch, r.Extends, flags)
 			}
 			res.Warnings = append(res.Warnings, fmt.Sprintf("%s has no %s at %s: the jobs extend %s", dir, ci.CIDir, branch, r.Extends))
-		} else if r.Jobs {
+		} else if jobs {
 			if err := r.checkConventions(conv, dir, branch); err != nil {
 				return res, err
 			}

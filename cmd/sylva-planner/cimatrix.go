@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -60,11 +59,8 @@ func ciMatrixAction(c *cli.Context) error {
 	for _, name := range []string{"extends", "infra", "bootstrap", "os"} {
 		req.Given[name] = c.IsSet(name)
 	}
-	format, err := jobFlagsFormat(c, req.SylvaCore)
-	if err != nil {
-		return err
-	}
-	req.Jobs = format == cliapp.FormatGitLabCI
+	req.Output, req.OutputTyped = string(cliapp.OutputOf(c)), c.IsSet("output")
+	var err error
 	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
 		return err
 	}
@@ -83,53 +79,5 @@ func ciMatrixAction(c *cli.Context) error {
 	}
 	m := res.Matrix
 	gitlab := func(w io.Writer) error { return m.WriteGitLabCI(w, req.Extends) }
-	return cliapp.WriteAs(c, format, cliapp.Writers{cliapp.FormatGitLabCI: gitlab, cliapp.FormatJSON: m.WriteJSON, cliapp.FormatYAML: m.WriteYAML, cliapp.FormatMarkdown: m.WriteMarkdown})
-}
-
-// jobFlagsFormat returns the output format, and refuses the flags that
-// shape the gitlab-ci jobs (--extends, --infra, --bootstrap, --os) where
-// they cannot apply: beside a typed -o json, yaml or markdown, which write
-// no job, and --infra, --bootstrap and --os without --sylva-core, whose
-// deployment jobs they name (the generic jobs only extend --extends). An
-// output format set only in SYLVA_PLANNER_OUTPUT yields to a job flag
-// typed: the environment holds defaults.
-func jobFlagsFormat(c *cli.Context, sylvaCore string) (cliapp.Format, error) {
-	given := func(names ...string) (typed, flags string, n int) {
-		var t, f []string
-		for _, name := range names {
-			if c.IsSet(name) {
-				t = append(t, "--"+name+" "+shellQuote(c.String(name)))
-				f = append(f, "--"+name)
-			}
-		}
-		return andList(t), andList(f), len(f)
-	}
-	applies := func(n int) string {
-		if n == 1 {
-			return "applies"
-		}
-		return "apply"
-	}
-	format := cliapp.OutputOf(c)
-	if typed, flags, n := given("extends", "infra", "bootstrap", "os"); n > 0 && format != cliapp.FormatGitLabCI {
-		if !c.IsSet("output") {
-			format = cliapp.FormatGitLabCI
-		} else {
-			return "", cliapp.FlagError(c, fmt.Errorf("%s only %s to the jobs of -o gitlab-ci, and -o %s writes no job; drop %s, or give -o gitlab-ci", typed, applies(n), format, flags))
-		}
-	}
-	if sylvaCore == "" {
-		if typed, flags, n := given("infra", "bootstrap", "os"); n > 0 {
-			return "", cliapp.FlagError(c, fmt.Errorf("%s only %s with --sylva-core DIR (the jobs are then named after the checkout's deployment jobs); give --sylva-core, or drop %s (without a checkout each job extends --extends)", typed, applies(n), flags))
-		}
-	}
-	return format, nil
-}
-
-// andList joins items as "a, b and c".
-func andList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return cliapp.WriteAs(c, cliapp.Format(res.Output), cliapp.Writers{cliapp.FormatGitLabCI: gitlab, cliapp.FormatJSON: m.WriteJSON, cliapp.FormatYAML: m.WriteYAML, cliapp.FormatMarkdown: m.WriteMarkdown})
 }
