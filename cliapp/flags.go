@@ -191,11 +191,11 @@ func FlagName(c *cli.Context, name string) string {
 
 // OneSource settles two ways of giving the same input, each a group of
 // string flags (a file, and --kubeconfig/--context): both typed on the
-// command line, or both set only in the environment, is a conflict the
-// caller words (ok false); a group set only in the environment yields to
-// one typed, and drop lists its flags, which the caller reads as not
-// given.
-func OneSource(c *cli.Context, a, b []string) (drop []string, ok bool) {
+// command line, or both set only in the environment, is a usage error
+// saying conflict; a group set only in the environment yields to one
+// typed. It returns each flag's value as the run takes it ("" for the
+// flags of a group that yielded).
+func OneSource(c *cli.Context, a, b []string, conflict string) (func(name string) string, error) {
 	given := func(group []string) (set, typed bool) {
 		for _, n := range group {
 			if c.String(n) != "" {
@@ -207,13 +207,20 @@ func OneSource(c *cli.Context, a, b []string) (drop []string, ok bool) {
 	}
 	aSet, aTyped := given(a)
 	bSet, bTyped := given(b)
+	var drop []string
 	switch {
 	case !aSet || !bSet:
-		return nil, true
 	case aTyped && !bTyped:
-		return b, true
+		drop = b
 	case bTyped && !aTyped:
-		return a, true
+		drop = a
+	default:
+		return nil, FlagError(c, errors.New(conflict))
 	}
-	return nil, false
+	return func(name string) string {
+		if slices.Contains(drop, name) {
+			return ""
+		}
+		return c.String(name)
+	}, nil
 }

@@ -44,14 +44,11 @@ func drainCheckCommand() *cli.Command {
 
 func drainCheckAction(c *cli.Context) error {
 	e := cliapp.EnvOf(c)
-	kubeconfig, kubeContext, dir := c.String("kubeconfig"), c.String("context"), c.String("inventory")
-	drop, ok := cliapp.OneSource(c, []string{"inventory"}, []string{"kubeconfig", "context"})
-	if !ok {
-		return cliapp.FlagError(c, fmt.Errorf("give either --inventory or --kubeconfig/--context, not both"))
+	get, err := cliapp.OneSource(c, []string{"inventory"}, []string{"kubeconfig", "context"}, "give either --inventory or --kubeconfig/--context, not both")
+	if err != nil {
+		return err
 	}
-	for _, name := range drop {
-		*map[string]*string{"inventory": &dir, "kubeconfig": &kubeconfig, "context": &kubeContext}[name] = ""
-	}
+	kubeconfig, kubeContext, dir := get("kubeconfig"), get("context"), get("inventory")
 	// Live unless --inventory: the kubeconfig rule finds the cluster.
 	isLive := dir == ""
 	var target skew.Version

@@ -55,14 +55,11 @@ func reconcileCommand() *cli.Command {
 
 func reconcileAction(c *cli.Context) error {
 	namespace, helmRelease := c.String("namespace"), c.String("helmrelease")
-	file, kubeconfig, kubeContext := c.String("file"), c.String("kubeconfig"), c.String("context")
-	drop, ok := cliapp.OneSource(c, []string{"file"}, []string{"kubeconfig", "context"})
-	if !ok {
-		return cliapp.FlagError(c, errors.New("give either --file or --kubeconfig/--context, not both"))
+	get, err := cliapp.OneSource(c, []string{"file"}, []string{"kubeconfig", "context"}, "give either --file or --kubeconfig/--context, not both")
+	if err != nil {
+		return err
 	}
-	for _, name := range drop {
-		*map[string]*string{"file": &file, "kubeconfig": &kubeconfig, "context": &kubeContext}[name] = ""
-	}
+	file, kubeconfig, kubeContext := get("file"), get("kubeconfig"), get("context")
 	output := cliapp.OutputOf(c)
 	req := action.ReconcileRequest{
 		Target: reconciler.Target{Namespace: namespace, HelmRelease: helmRelease},

@@ -51,13 +51,11 @@ func statusOptionsOf(c *cli.Context) (statusOptions, error) {
 		namespace:   c.String("namespace"),
 		helmRelease: c.String("helmrelease"),
 	}
-	drop, ok := cliapp.OneSource(c, []string{"file"}, []string{"kubeconfig", "context"})
-	if !ok {
-		return o, errors.New("give either --file or --kubeconfig/--context, not both")
+	get, err := cliapp.OneSource(c, []string{"file"}, []string{"kubeconfig", "context"}, "give either --file or --kubeconfig/--context, not both")
+	if err != nil {
+		return o, err
 	}
-	for _, name := range drop {
-		*map[string]*string{"file": &o.file, "kubeconfig": &o.kubeconfig, "context": &o.context}[name] = ""
-	}
+	o.file, o.kubeconfig, o.context = get("file"), get("kubeconfig"), get("context")
 	if o.namespace == "" {
 		return o, errors.New("--namespace must not be empty")
 	}

@@ -58,15 +58,12 @@ func verifyRequest(c *cli.Context, e *cliapp.Env) (action.VerifyRequest, error) 
 	if err != nil {
 		return req, err
 	}
-	file, dir := c.String("status"), c.String("inventory")
-	o := statusOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), namespace: c.String("namespace"), helmRelease: status.DefaultHelmRelease}
-	drop, ok := cliapp.OneSource(c, []string{"status", "inventory"}, []string{"kubeconfig", "context"})
-	if !ok {
-		return req, cliapp.FlagError(c, errors.New("give either --status and --inventory (offline) or --kubeconfig/--context, not both"))
+	get, err := cliapp.OneSource(c, []string{"status", "inventory"}, []string{"kubeconfig", "context"}, "give either --status and --inventory (offline) or --kubeconfig/--context, not both")
+	if err != nil {
+		return req, err
 	}
-	for _, name := range drop {
-		*map[string]*string{"status": &file, "inventory": &dir, "kubeconfig": &o.kubeconfig, "context": &o.context}[name] = ""
-	}
+	file, dir := get("status"), get("inventory")
+	o := statusOptions{kubeconfig: get("kubeconfig"), context: get("context"), namespace: c.String("namespace"), helmRelease: status.DefaultHelmRelease}
 	if file == "" && dir == "" {
 		req.Status, req.Facts = statusSource(e, o), &live.Nodes{Cluster: cluster(e, o.kubeconfig, o.context)}
 		return req, nil
