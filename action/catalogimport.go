@@ -79,13 +79,23 @@ func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 		specs = append(specs, branches...)
 	}
 	var refs []importer.Ref
+	seen := map[string]string{}
 	for _, spec := range specs {
 		name, rel, hasRel := strings.Cut(spec, "=")
+		if first, ok := seen[name]; ok {
+			return nil, fmt.Errorf("--ref %s: %s is given twice (first as --ref %s); give each ref once", spec, name, first)
+		}
+		seen[name] = spec
 		ref := importer.Ref{Name: name}
 		if hasRel {
 			v, err := skew.Parse(rel)
 			if err != nil || v.HasPatch {
 				return nil, fmt.Errorf("--ref %s: release %q: want X.Y", spec, rel)
+			}
+			// A tag or a release branch names its release: =RELEASE may
+			// only repeat it (a branch such as main names none).
+			if own, ok := refRelease(name); ok && own.CompareMinor(v) != 0 {
+				return nil, fmt.Errorf("--ref %s: %s is release %s's; =RELEASE names the release of a branch that names none (main=1.4), so drop =%s", spec, name, own.Short(), rel)
 			}
 			ref.Release = v
 		}
@@ -201,4 +211,14 @@ func ShortCommit(c string) string {
 		return c[:12]
 	}
 	return c
+}
+
+// refRelease is the release a ref names by itself: a release tag (1.3.10)
+// or a release branch (release-1.3, origin/release-1.3).
+func refRelease(name string) (skew.Version, bool) {
+	base := name[strings.LastIndex(name, "/")+1:]
+	if v, err := skew.Parse(strings.TrimPrefix(base, "release-")); err == nil && (v.HasPatch || strings.HasPrefix(base, "release-")) {
+		return v, true
+	}
+	return skew.Version{}, false
 }

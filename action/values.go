@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
@@ -266,7 +268,12 @@ func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
 // LookupFiles is the lookup source of the objects in files: the status
 // ConfigMap of --status (when given), then each --object file; read reads
 // a file given with a flag.
-func LookupFiles(read func(flag, name string) ([]byte, error), status string, objects []string) (values.Source, error) {
+//
+// The --status file must hold the sylva-units-status ConfigMap of the
+// release namespace ns (as lookup asks for it): otherwise the chart would
+// read no status and render a fresh install, the final values, without a
+// word.
+func LookupFiles(read func(flag, name string) ([]byte, error), status, ns string, objects []string) (values.Source, error) {
 	src := values.NewObjects()
 	type input struct{ flag, name string }
 	var inputs []input
@@ -283,9 +290,40 @@ func LookupFiles(read func(flag, name string) ([]byte, error), status string, ob
 		}
 		objs, err := values.ParseObjects(data)
 		if err != nil {
-			return nil, fmt.Errorf("objects %s: %w", in.name, err)
+			return nil, fmt.Errorf("%s %s: %w", in.flag, in.name, err)
+		}
+		if in.flag == "--status" {
+			if err := holdsStatus(objs, ns); err != nil {
+				return nil, fmt.Errorf("--status %s: %w", in.name, err)
+			}
 		}
 		src.Add(objs...)
 	}
 	return src, nil
+}
+
+// holdsStatus says why objs, the objects of a --status file, hold no
+// sylva-units-status ConfigMap that lookup finds in namespace ns.
+func holdsStatus(objs []map[string]any, ns string) error {
+	var others []string
+	for _, o := range objs {
+		kind, _ := o["kind"].(string)
+		md, _ := o["metadata"].(map[string]any)
+		name, _ := md["name"].(string)
+		namespace, _ := md["namespace"].(string)
+		switch {
+		case kind != "ConfigMap" || name != status.ConfigMapName:
+			others = append(others, kind+" "+name)
+		case namespace == "":
+			return fmt.Errorf("ConfigMap %s has no metadata.namespace, so lookup in %s would not find it; give it as kubectl prints it (kubectl -n %s get cm %s -o yaml)", name, ns, ns, name)
+		case namespace != ns:
+			return fmt.Errorf("ConfigMap %s is in namespace %s, but the release renders in %s, where lookup would not find it; give -n %s", name, namespace, ns, namespace)
+		default:
+			return nil
+		}
+	}
+	if len(others) == 0 {
+		return fmt.Errorf("no object; give the %s ConfigMap (kubectl get cm %s -o yaml), or leave --status out to render a fresh install", status.ConfigMapName, status.ConfigMapName)
+	}
+	return fmt.Errorf("no ConfigMap %s (it holds %s); give the status ConfigMap (kubectl get cm %s -o yaml), or leave --status out to render a fresh install", status.ConfigMapName, strings.Join(others, ", "), status.ConfigMapName)
 }

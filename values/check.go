@@ -330,7 +330,7 @@ func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 			c.rep.Findings = append(c.rep.Findings, planner.Finding{
 				Code: CodeValuesMismatch, Severity: planner.SeverityBlocker, Subject: childPath("values", k),
 				Message:     fmt.Sprintf("the plan sets %s (%q in %s) but the values do not set it", k, w, name),
-				Remediation: fmt.Sprintf("add %s; `sylva-planner values generate --from %s --to %s` prints it", k, c.rep.From, c.rep.To),
+				Remediation: fmt.Sprintf("give, as the last -f, the helper values `sylva-planner values generate --from %s --to %s` prints: they set %s in each pass's state (the chart refuses an unknown top-level key)", c.rep.From, c.rep.To, k),
 			})
 			continue
 		}

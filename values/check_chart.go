@@ -114,14 +114,19 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	for _, f := range in.Files {
 		rep.Values = append(rep.Values, f.Name)
 	}
+	g, err := Generate(in.Plan)
+	if err != nil {
+		return nil, fmt.Errorf("check values: %w", err)
+	}
+	// The chart of another release runs none of the plan (the overlay is
+	// inert there): every comparison would be a divergence.
+	if got, how := g.ChartRelease(in.Chart.ch.Values, in.Chart.Version()); got != g.To {
+		return nil, fmt.Errorf("check values: chart %s is Sylva %s's (told by %s), not the chart of --to %s, where the plan runs; give the charts/sylva-units of Sylva %s", rep.Chart, got, how, g.To, g.To)
+	}
 	if in.Overlay != nil {
 		files = append(files, *in.Overlay)
 		rep.Values = append(rep.Values, in.Overlay.Name)
 	} else {
-		g, err := Generate(in.Plan)
-		if err != nil {
-			return nil, fmt.Errorf("check values: %w", err)
-		}
 		var b strings.Builder
 		if err := g.WriteYAML(&b); err != nil {
 			return nil, err

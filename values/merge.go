@@ -17,9 +17,14 @@ func Parse(data []byte) (map[string]any, error) {
 	if err := yamldoc.DuplicateKey(data); err != nil {
 		return nil, fmt.Errorf("parse values: %w", err)
 	}
-	var m map[string]any
-	if err := yaml.Unmarshal(data, &m); err != nil {
+	var doc any
+	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, fmt.Errorf("parse values: %w", err)
+	}
+	m, ok := doc.(map[string]any)
+	if doc != nil && !ok {
+		// A list or a scalar: Helm's values are a map of keys.
+		return nil, fmt.Errorf("parse values: the file is a YAML %s, not a map of values keys; give a values file such as charts/sylva-units/values.yaml", yamlKind(doc))
 	}
 	if m == nil {
 		m = map[string]any{}
@@ -29,3 +34,14 @@ func Parse(data []byte) (map[string]any, error) {
 
 // sortedKeys returns the keys of m in order.
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// yamlKind names the kind of a decoded YAML document that is not a map.
+func yamlKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "list"
+	case string:
+		return "string"
+	}
+	return "scalar"
+}

@@ -2,6 +2,7 @@ package values
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -117,6 +118,35 @@ func (g *Generated) chartReleaseLines() []string {
 		`{{-   $chartRelease = get ` + dictLiteral(g.Charts) + ` $newest | default (printf "Kubernetes %s" $newest) }}`,
 		`{{- end }}`,
 	}
+}
+
+var (
+	releaseMinor        = regexp.MustCompile(`[0-9]+[.][0-9]+`)
+	releaseChartVersion = regexp.MustCompile(`^[1-9][0-9]*[.][0-9]+`)
+)
+
+// ChartRelease tells the release of the chart whose default values are
+// values and whose version is version, as the overlay tells it in the
+// chart (chartReleaseLines): its own sylva_release, else the minor of a
+// release's chart version, else the release whose chart maps the same
+// newest Kubernetes minor ("Kubernetes 1.NN" when no release of the
+// catalog does); how says which of these told it.
+func (g *Generated) ChartRelease(values map[string]any, version string) (release, how string) {
+	if own, ok := values["sylva_release"].(string); ok && !strings.Contains(own, "{{") {
+		if m := releaseMinor.FindString(own); m != "" {
+			return m, "its sylva_release value"
+		}
+	}
+	if m := releaseChartVersion.FindString(version); m != "" {
+		return m, "its version " + version
+	}
+	m, _ := valueAt(values, []string{"_internal", "k8s_version_map"})
+	mm, _ := m.(map[string]any)
+	newest := newestMinor(sortedKeys(mm))
+	if r, ok := g.Charts[newest]; ok {
+		return r, "its newest Kubernetes, " + newest
+	}
+	return "Kubernetes " + newest, "its newest Kubernetes"
 }
 
 // inertLines give the pass values of the overlay in the chart of another

@@ -169,8 +169,8 @@ func Read(ref Ref, cat *catalog.Catalog) (*Result, error) {
 		if r.Release.IsZero() {
 			r.Release = skew.MustParse(ref.Name).MinorOnly()
 		}
-	case strings.HasPrefix(ref.Name, "release-"):
-		if v, err := skew.Parse(strings.TrimPrefix(ref.Name, "release-")); err == nil && !v.HasPatch && v.Pre == "" {
+	case strings.HasPrefix(branchName(ref.Name), "release-"):
+		if v, err := skew.Parse(strings.TrimPrefix(branchName(ref.Name), "release-")); err == nil && !v.HasPatch && v.Pre == "" {
 			r.Development = false
 			if r.Release.IsZero() {
 				r.Release = v
@@ -549,7 +549,7 @@ func Releases(results []*Result) ([]catalog.Release, error) {
 
 func rank(r *Result) int {
 	switch {
-	case strings.HasPrefix(r.Ref, "release-") && !r.Development:
+	case strings.HasPrefix(branchName(r.Ref), "release-") && !r.Development:
 		return 2
 	case isTag(r.Ref):
 		return 1
@@ -559,3 +559,7 @@ func rank(r *Result) int {
 
 // ErrNoValues is returned when a ref has no sylva-units values file.
 var ErrNoValues = errors.New("no " + ValuesPath)
+
+// branchName is the branch a ref names, without its remote: release-1.3
+// for origin/release-1.3.
+func branchName(ref string) string { return ref[strings.LastIndex(ref, "/")+1:] }

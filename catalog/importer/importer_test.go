@@ -356,3 +356,14 @@ func TestUpdateRewritesOnlyTheImportedBlock(t *testing.T) {
 		t.Errorf("Update of a release without markers: error = %v", err)
 	}
 }
+
+// A remote-tracking release branch (a clone's origin/release-1.3) names
+// its release as the branch does.
+func TestReadRemoteTrackingReleaseBranch(t *testing.T) {
+	for _, name := range []string{"release-1.3", "origin/release-1.3"} {
+		r := readTest(t, name, defaultFiles())
+		if r.Release.Short() != "1.3" || r.Development {
+			t.Errorf("%s: release %s, development %v; want 1.3, a release", name, r.Release.Short(), r.Development)
+		}
+	}
+}

@@ -208,6 +208,9 @@ func valuesRenderAction(c *cli.Context) error {
 	if req.Chart == "" && len(files) == 0 {
 		return cliapp.FlagError(c, errors.New("values render needs at least one -f FILE"))
 	}
+	if req.Chart == "" && (req.SkipSchemaValidation || req.Validate) {
+		return cliapp.FlagError(c, errors.New("--skip-schema-validation and --validate go with --chart"))
+	}
 	if req.Chart == "" && req.KubeVersion == "" {
 		// The default --kube-version is the management minor of --to.
 		if req.Catalog, err = loadCatalog(c); err != nil {
@@ -253,7 +256,11 @@ func lookupSource(c *cli.Context) (values.Source, error) {
 	if isLive {
 		return live.NewObjects(cluster(cliapp.EnvOf(c), c.String("kubeconfig"), c.String("context")))
 	}
-	return action.LookupFiles(cliapp.EnvOf(c).ReadFile, statusFile, objects)
+	ns, err := cliapp.NamespaceOf(c)
+	if err != nil {
+		return nil, err
+	}
+	return action.LookupFiles(cliapp.EnvOf(c).ReadFile, statusFile, ns, objects)
 }
 
 func valuesCheckAction(c *cli.Context) error {
@@ -262,7 +269,10 @@ func valuesCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := action.ValuesCheckRequest{Releases: rel, Namespace: c.String("namespace"), Chart: c.String("chart"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
+	req := action.ValuesCheckRequest{Releases: rel, Chart: c.String("chart"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
+	if req.Namespace, err = cliapp.NamespaceOf(c); err != nil {
+		return err
+	}
 	if req.Files, err = readValuesFiles(c); err != nil {
 		return err
 	}

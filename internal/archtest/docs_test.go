@@ -30,6 +30,7 @@ var outsideRoots = map[string]string{
 	"sylva-system":       "an object named as namespace/name",
 	"cm":                 "an object named as kind/name (kubectl)",
 	"configmap":          "an object named as kind/name (kubectl)",
+	"origin":             "a remote-tracking git branch (origin/release-1.3)",
 	"helmreleases":       "an object named as kind/name (kubectl)",
 	"kustomizations":     "an object named as kind/name (kubectl)",
 	"core":               "an object named as group/version/kind/namespace/name (--allow-lookup)",
