@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -75,6 +77,10 @@ type Kustomize struct {
 func (k Kustomize) Run() ([]string, error) {
 	if k.Namespace == "" {
 		return nil, errors.New("--kustomize needs a namespace: -n is empty")
+	}
+	if len(validation.IsDNS1123Label(k.Namespace)) > 0 {
+		// The API server would refuse the ConfigMap at apply time.
+		return nil, fmt.Errorf("-n %s is not a namespace name (lower-case letters, digits and -, at most 63, a letter or digit at each end); give the namespace of the sylva-units HelmRelease, such as sylva-system", k.Namespace)
 	}
 	files, err := k.Generated.Kustomize(k.Namespace)
 	if err != nil {

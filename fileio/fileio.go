@@ -222,7 +222,9 @@ func CheckOutput(name string) error {
 	case st.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("%s is a symbolic link, which is not written through: give the path of the file itself", name)
 	case !st.Mode().IsRegular():
-		return notRegular(name, st.Mode())
+		// An output is written in place of a regular file only (not
+		// through a link): the input's advice would not do.
+		return fmt.Errorf("%s is %s, %w; give the path of a regular file, or of one to create", name, kind(st.Mode()), ErrNotRegular)
 	}
 	// WriteFile writes a temporary file beside name: a directory that
 	// refuses one (read-only, /proc) is found now, before the work.
