@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -125,6 +126,11 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 			rep.Values = append(rep.Values, f.Name)
 		}
 		vals = units.MergeValues(docs...)
+		if p, ok := callsHelper(vals, nil); ok {
+			// Without the chart, each such string is a template error:
+			// hundreds of findings that say nothing of the plan.
+			return nil, fmt.Errorf("check values: %s calls a helper of the sylva-units chart (include), which exists only in the chart: check these values with --chart charts/sylva-units, or give -f only the helper values", strings.Join(p, "."))
+		}
 	}
 
 	rel, known := in.Plan.Catalog.Release(in.Plan.To.MinorOnly())
@@ -718,4 +724,31 @@ func (c *checker) checkLonghorn(scenario string, rendered map[string]string, err
 		}
 		mismatch(subject, fmt.Sprintf("the %s unit would deploy Longhorn chart %q, the plan sets %s", u, g, planned))
 	}
+}
+
+var includeCall = regexp.MustCompile(`\binclude\s+"`)
+
+// callsHelper returns the path of the first gotpl string of v (in key
+// order) that includes a named template, which only the chart defines.
+func callsHelper(v any, path []string) ([]string, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(t) {
+			if p, ok := callsHelper(t[k], append(slices.Clone(path), k)); ok {
+				return p, true
+			}
+		}
+	case []any:
+		for i, e := range t {
+			if p, ok := callsHelper(e, append(slices.Clone(path), fmt.Sprintf("[%d]", i))); ok {
+				return p, true
+			}
+		}
+	case string:
+		// A string that defines what it includes needs no chart.
+		if strings.Contains(t, "{{") && includeCall.MatchString(t) && !strings.Contains(t, "define") {
+			return path, true
+		}
+	}
+	return nil, false
 }
