@@ -76,6 +76,12 @@ func pruneAuditCommand() *cli.Command {
 func pruneAuditAction(c *cli.Context) error {
 	w := cliapp.EnvOf(c).Stdout
 	if c.Bool("print-schema-patch") {
+		// It prints the schema patch and nothing of an audit.
+		for _, name := range []string{"values", "release", "chart", "output", "show-unresolved", "fail-on"} {
+			if cliapp.Typed(c, name) {
+				return cliapp.FlagError(c, fmt.Errorf("--print-schema-patch prints the schema patch and audits nothing: drop --%s", name))
+			}
+		}
 		return printSchemaPatch(w, c.String("schema"), cliapp.EnvOf(c))
 	}
 	if c.String("schema") != "" {
