@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -173,6 +174,8 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	if rep.Findings == nil {
 		rep.Findings = []planner.Finding{}
 	}
+	// In the order the report promises, as values check without --chart.
+	slices.SortStableFunc(rep.Findings, planner.CompareFindings)
 	return rep, nil
 }
 
