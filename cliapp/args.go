@@ -232,7 +232,7 @@ func CommandUsage(cmds []*cli.Command) {
 			err := action(c)
 			var u CommandUsageError
 			if !errors.As(err, &u) {
-				return err
+				return envNamed(c, err)
 			}
 			// HelpName is the program's, as the user runs it (the
 			// kubectl plugin's too), and the command's path.
@@ -281,3 +281,43 @@ func NoArgs(cmds []*cli.Command) {
 		}
 	}
 }
+
+var leadingFlag = regexp.MustCompile(`^--([a-z][a-z0-9-]*)\b`)
+
+// envNamed is err with its leading flag ("--to: …") named as the
+// environment variable the flag's value came from, when it came from one
+// (SYLVA_PLANNER_TO: …): the user typed no such flag. The exit code and
+// the errors err wraps are kept.
+func envNamed(c *cli.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ue *UsageError
+	if errors.As(err, &ue) && err == error(ue) {
+		if m := leadingFlag.FindStringSubmatch(ue.Msg); m != nil {
+			if v, ok := FromEnv(c, m[1]); ok {
+				return &UsageError{Msg: v + ue.Msg[len(m[0]):], Hint: ue.Hint}
+			}
+		}
+		return err
+	}
+	msg := err.Error()
+	m := leadingFlag.FindStringSubmatch(msg)
+	if m == nil {
+		return err
+	}
+	v, ok := FromEnv(c, m[1])
+	if !ok {
+		return err
+	}
+	return &renamedError{msg: v + msg[len(m[0]):], err: err}
+}
+
+// renamedError is err said with another first word.
+type renamedError struct {
+	msg string
+	err error
+}
+
+func (e *renamedError) Error() string { return e.msg }
+func (e *renamedError) Unwrap() error { return e.err }

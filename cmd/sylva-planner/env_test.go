@@ -84,6 +84,18 @@ func TestEnvironmentDefaultsYieldToTypedFlags(t *testing.T) {
 			[]string{"plan", "--from", "1.4", "--to", "1.6", "--as-of", "yesterday"},
 			1, `--as-of "yesterday" is not a date`,
 		},
+		{
+			"a release from the environment is named as its variable",
+			map[string]string{"SYLVA_PLANNER_TO": "1.40"},
+			[]string{"plan", "--from", "1.4"},
+			1, "sylva-planner: SYLVA_PLANNER_TO: release 1.40 is not in the catalog",
+		},
+		{
+			"a release typed is named as its flag",
+			map[string]string{"SYLVA_PLANNER_TO": "1.6"},
+			[]string{"plan", "--from", "abc"},
+			1, "sylva-planner: --from: version \"abc\"",
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
