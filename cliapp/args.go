@@ -292,8 +292,10 @@ func envNamed(c *cli.Context, err error) error {
 	if err == nil {
 		return nil
 	}
+	// A usage error said as it is (not wrapped in more words) keeps its
+	// hint apart; anything else is renamed whole, keeping what it wraps.
 	var ue *UsageError
-	if errors.As(err, &ue) && err == error(ue) {
+	if errors.As(err, &ue) && err.Error() == ue.Error() {
 		if m := leadingFlag.FindStringSubmatch(ue.Msg); m != nil {
 			if v, ok := FromEnv(c, m[1]); ok {
 				return &UsageError{Msg: v + ue.Msg[len(m[0]):], Hint: ue.Hint}
