@@ -140,3 +140,81 @@ func TestDocsNameEveryCommandAndFlag(t *testing.T) {
 	}
 	walk(nil, newApp(io.Discard, io.Discard).Commands)
 }
+
+// commandLine is one sylva-planner command line shown to users, and where.
+type commandLine struct {
+	where, line string
+}
+
+var shownLine = regexp.MustCompile(`(?:^|[\s$(` + "`" + `])sylva-planner ([a-z][^` + "`" + `\n]*)`)
+
+// shownCommandLines are the command lines of the docs' pages and of each
+// command's help.
+func shownCommandLines(t *testing.T, app *cli.App) []commandLine {
+	t.Helper()
+	var out []commandLine
+	for _, s := range docSections(t) {
+		for _, m := range shownLine.FindAllStringSubmatch(s.text, -1) {
+			out = append(out, commandLine{s.page, m[1]})
+		}
+	}
+	var walk func(path []string, cmds []*cli.Command)
+	walk = func(path []string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			p := append(slices.Clone(path), c.Name)
+			for _, m := range shownLine.FindAllStringSubmatch(c.Description, -1) {
+				out = append(out, commandLine{strings.Join(p, " ") + " --help", m[1]})
+			}
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(nil, app.Commands)
+	return out
+}
+
+// TestShownCommandLinesUseFlagsTheCommandHas checks every sylva-planner
+// command line of docs/ and of --help that names a command: each flag it
+// gives is one of that command's, or one every command takes.
+func TestShownCommandLinesUseFlagsTheCommandHas(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	checked := 0
+	for _, l := range shownCommandLines(t, app) {
+		words := strings.Fields(l.line)
+		cmds, c := app.Commands, (*cli.Command)(nil)
+		i := 0
+		for ; i < len(words); i++ {
+			next := slices.IndexFunc(cmds, func(c *cli.Command) bool { return c.HasName(words[i]) })
+			if next < 0 {
+				break
+			}
+			c, cmds = cmds[next], cmds[next].Subcommands
+		}
+		if c == nil {
+			continue // prose: "sylva-planner passed on …"
+		}
+		checked++
+		for _, w := range words[i:] {
+			if w == "--" || w == "\\" {
+				break
+			}
+			name, ok := strings.CutPrefix(strings.TrimLeft(w, "[("), "-")
+			if !ok || name == "" {
+				continue
+			}
+			name = strings.TrimPrefix(name, "-")
+			name, _, _ = strings.Cut(name, "=")
+			name = strings.TrimRight(name, "]),.;:|")
+			if name == "" || strings.ContainsAny(name, "<>…") {
+				continue
+			}
+			has := func(f cli.Flag) bool { return slices.Contains(f.Names(), name) }
+			if !slices.ContainsFunc(c.Flags, has) && !slices.ContainsFunc(app.Flags, has) && name != "help" && name != "h" {
+				t.Errorf("%s: %q: %s has no flag %q", l.where, "sylva-planner "+l.line, c.FullName(), w)
+			}
+		}
+	}
+	t.Logf("%d command lines checked", checked)
+	if checked < 80 {
+		t.Errorf("found %d command lines in docs/ and --help, want over 80: does shownLine still match them?", checked)
+	}
+}
