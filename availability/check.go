@@ -420,11 +420,17 @@ func (c *checker) checkPDB(b *pdbState) []Item {
 	}
 	desired := DesiredHealthy(b.MinAvailable, b.MaxUnavailable, expected)
 	if expected-desired <= 0 {
+		fix := "set maxUnavailable: 1 on the budget"
+		if expected < 2 {
+			// One pod evicted is the workload down: the budget alone
+			// trades the hang for an outage.
+			fix += " and run at least 2 replicas"
+		}
 		return append(out, pdbItem(b, planner.Finding{
 			Code: CodeDrainHang, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
 			Message: fmt.Sprintf("budget %s allows zero evictions: it requires %s out of %d (%s); every drain of a node running them hangs",
 				budgetText(b.PDB), cell.Count(int(desired), "healthy pod", "healthy pods"), expected, b.workloadNames()),
-			Remediation: "set maxUnavailable: 1 on the budget (and run at least 2 replicas)",
+			Remediation: fix,
 		}))
 	}
 	st := b.Status

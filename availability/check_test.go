@@ -366,6 +366,28 @@ func TestFindingsNameTheObjectAndTheCommand(t *testing.T) {
 	t.Fatalf("no drain-hang in %v", codes(items))
 }
 
+// The fix of a budget that hangs drains asks for more replicas only where
+// one pod is all there is: with 2 or more, maxUnavailable: 1 is enough.
+func TestDrainHangFixAsksForReplicasOnlyWhereOneRuns(t *testing.T) {
+	for _, tt := range []struct {
+		replicas int32
+		want     string
+	}{
+		{1, "set maxUnavailable: 1 on the budget and run at least 2 replicas"},
+		{2, "set maxUnavailable: 1 on the budget"},
+		{3, "set maxUnavailable: 1 on the budget"},
+	} {
+		items := Check(Snapshot{Workloads: []Workload{deploy("shop-prod", tt.replicas)}, PDBs: []PDB{pdb("shop-prod", "web", minAvail(strconv.Itoa(int(tt.replicas))))}}, Options{})
+		i := slices.IndexFunc(items, func(it Item) bool { return it.Code == CodeDrainHang })
+		if i < 0 {
+			t.Fatalf("%d replicas: no drain-hang in %v", tt.replicas, codes(items))
+		}
+		if got := items[i].Remediation; got != tt.want {
+			t.Errorf("%d replicas: fix %q, want %q", tt.replicas, got, tt.want)
+		}
+	}
+}
+
 func TestInvalidBudgetSaysWhatTheAPIServerRefuses(t *testing.T) {
 	tests := []struct {
 		name string
