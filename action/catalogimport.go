@@ -65,18 +65,28 @@ type ImportedRef struct {
 func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 	dir := r.SylvaCore
 	repo := ci.Checkout{Dir: r.SylvaCorePath}
+	tags, branches, err := repo.Refs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
+	}
+	var all []string
+	for _, t := range tags {
+		if v, err := skew.Parse(t); err == nil && v.HasPatch && !strings.HasPrefix(t, "v") {
+			all = append(all, t)
+		}
+	}
+	all = append(all, branches...)
 	specs := r.Refs
 	if len(specs) == 0 {
-		tags, branches, err := repo.Refs(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
+		specs = all
+	}
+	// The releases the checkout's tags and branches name: main's release
+	// counts from them when the refs read do not say it (--ref main).
+	var released []skew.Version
+	for _, name := range all {
+		if v, ok := refRelease(name); ok {
+			released = append(released, v)
 		}
-		for _, t := range tags {
-			if v, err := skew.Parse(t); err == nil && v.HasPatch && !strings.HasPrefix(t, "v") {
-				specs = append(specs, t)
-			}
-		}
-		specs = append(specs, branches...)
 	}
 	var refs []importer.Ref
 	seen := map[string]string{}
@@ -106,7 +116,7 @@ func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 		ref.Commit, ref.FS = commit, repo.FS(ctx, commit)
 		refs = append(refs, ref)
 	}
-	results, err := importer.ImportAll(refs, r.Catalog)
+	results, err := importer.ImportAll(refs, r.Catalog, released)
 	if err != nil {
 		return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
 	}

@@ -473,8 +473,10 @@ func (r *Result) kustomizeVersion(vals *values, rule unitRule) (catalog.UnitVers
 
 // ImportAll reads every ref, then gives each ref whose release is still
 // unknown (main without a literal sylva_release) the release after the
-// newest release of the others.
-func ImportAll(refs []Ref, cat *catalog.Catalog) ([]*Result, error) {
+// newest release of the others, or of released: the releases the
+// checkout's release tags and branches name (its refs not read, as with
+// --ref main alone), as ci-matrix counts main's release from them.
+func ImportAll(refs []Ref, cat *catalog.Catalog, released []skew.Version) ([]*Result, error) {
 	out := make([]*Result, 0, len(refs))
 	var newest skew.Version
 	for _, ref := range refs {
@@ -487,6 +489,12 @@ func ImportAll(refs []Ref, cat *catalog.Catalog) ([]*Result, error) {
 		}
 		out = append(out, r)
 	}
+	among := "among the refs"
+	for _, v := range released {
+		if v.CompareMinor(newest) > 0 {
+			newest, among = v, "among the checkout's release tags and branches"
+		}
+	}
 	for _, r := range out {
 		if !r.Release.IsZero() {
 			continue
@@ -495,7 +503,7 @@ func ImportAll(refs []Ref, cat *catalog.Catalog) ([]*Result, error) {
 			return nil, fmt.Errorf("%s: no sylva_release and no release tag or branch to count from; name its release as --ref %s=X.Y", r.Ref, r.Ref)
 		}
 		r.Release = newest.AddMinor(1)
-		r.note(r.Ref+":"+ValuesPath+"#sylva_release", fmt.Sprintf("not set; release %s is the one after the newest release among the refs (%s)", r.Release, newest))
+		r.note(r.Ref+":"+ValuesPath+"#sylva_release", fmt.Sprintf("not set; release %s is the one after the newest release %s (%s)", r.Release, among, newest))
 	}
 	// A release runs its own components on its own Kubernetes: a range of
 	// the component catalog that excludes it is refused here, naming the

@@ -239,15 +239,26 @@ func TestImportAllCountsMainFromTheNewestRelease(t *testing.T) {
 		{Name: "release-1.3", FS: testFS(defaultFiles())},
 		{Name: "main", FS: testFS(defaultFiles())},
 	}
-	rs, err := ImportAll(refs, testCatalog(t))
+	rs, err := ImportAll(refs, testCatalog(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rs[1].Release.Short() != "1.4" || !rs[1].Development {
 		t.Errorf("main = %s (development %v), want 1.4, a development line", rs[1].Release, rs[1].Development)
 	}
-	if _, err := ImportAll(refs[1:], testCatalog(t)); err == nil || !strings.Contains(err.Error(), "--ref main=X.Y") {
+	if _, err := ImportAll(refs[1:], testCatalog(t), nil); err == nil || !strings.Contains(err.Error(), "--ref main=X.Y") {
 		t.Errorf("main alone: error = %v, want a hint to name its release", err)
+	}
+	// main alone in a checkout with release branches and tags (--ref
+	// main): counted from them, as ci-matrix counts it.
+	rs, err = ImportAll(refs[1:], testCatalog(t), []skew.Version{skew.MustParse("1.2.1"), skew.MustParse("1.3"), skew.MustParse("1.3.10")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs[0].Release.Short() != "1.4" || !slices.ContainsFunc(rs[0].Notes, func(n Note) bool {
+		return strings.Contains(n.Text, "after the newest release among the checkout's release tags and branches")
+	}) {
+		t.Errorf("main with the checkout's releases = %s, notes %v; want 1.4, counted from the checkout", rs[0].Release, rs[0].Notes)
 	}
 }
 
@@ -268,12 +279,12 @@ func TestImportAllRefusesAComponentThatCannotRunOnItsRelease(t *testing.T) {
 			}
 		}
 	}
-	_, err := ImportAll([]Ref{{Name: "release-1.3", FS: testFS(defaultFiles())}}, &c)
+	_, err := ImportAll([]Ref{{Name: "release-1.3", FS: testFS(defaultFiles())}}, &c, nil)
 	want := "release-1.3: catalog: release 1.3: cert-manager 1.17.2 (release-1.3:charts/sylva-units/values.yaml#units.cert-manager.helmrelease_spec.chart.spec.version) does not support Kubernetes 1.30, which release 1.3 runs"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("ImportAll error = %v, want it to contain %q", err, want)
 	}
-	if _, err := ImportAll([]Ref{{Name: "release-1.3", FS: testFS(defaultFiles())}}, testCatalog(t)); err != nil {
+	if _, err := ImportAll([]Ref{{Name: "release-1.3", FS: testFS(defaultFiles())}}, testCatalog(t), nil); err != nil {
 		t.Errorf("ImportAll with the embedded component catalog: %v", err)
 	}
 }

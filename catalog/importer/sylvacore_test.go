@@ -43,7 +43,7 @@ func importBundle(t *testing.T) []*importer.Result {
 			}
 			refs = append(refs, importer.Ref{Name: name, Commit: commit, FS: repo.FS(ctx, commit)})
 		}
-		bundleResults, bundleErr = importer.ImportAll(refs, cat)
+		bundleResults, bundleErr = importer.ImportAll(refs, cat, nil)
 	})
 	if bundleErr != nil {
 		t.Fatal(bundleErr)

@@ -26,7 +26,8 @@ func catalogImportCommand() *cli.Command {
 			"--update FILE rewrites the imported block of each release entry of that ReleaseCatalog file\n" +
 			"(one release per Sylva minor: a release branch wins over tags of its minor, the highest tag\n" +
 			"over the others, main is a development line). A ref's release is its tag's or branch's minor;\n" +
-			"main's is its sylva_release, else the one after the newest other ref, or name it: --ref main=1.4.\n\n" +
+			"main's is its sylva_release, else the one after the newest other ref or release tag or branch of\n" +
+			"the checkout, or name it: --ref main=1.4.\n\n" +
 			"Example: sylva-planner catalog import --sylva-core ../sylva-core --ref 1.3.10 --ref main",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
