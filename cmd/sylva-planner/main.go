@@ -32,6 +32,8 @@ func interruptGrace() time.Duration {
 }
 
 func main() {
+	// Helm's chart code warns through the standard logger.
+	cliapp.RouteStdLog(os.Stderr, "sylva-planner: ")
 	if renderchild.Start(os.Getenv(renderchild.Env)) {
 		// A budgeted child (renderchild): its codes are shifted so that the
 		// parent tells them from a crash.
