@@ -70,7 +70,7 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 			return nil, fmt.Errorf("--release %q: %w; use MAJOR.MINOR, for example --release 1.7", r.Release, err)
 		}
 	} else {
-		d, err := units.ReleaseOf(values, chartVersion(r.Files[0], r.ReadFile))
+		d, err := units.ReleaseOf(values, chartVersion(r.Files[0], r.ReadFile), releaseExample(merged, r.Catalog))
 		switch {
 		case errors.Is(err, units.ErrNoRelease):
 			unknown = strings.TrimPrefix(err.Error(), units.ErrNoRelease.Error()+": ")
@@ -172,4 +172,28 @@ func (r PruneAuditRequest) chartResolver(ctx context.Context, files []units.File
 		}
 		return defs, nil
 	}), nil
+}
+
+// releaseExample is the --release to suggest when the values name no
+// release: the one whose chart maps the newest Kubernetes minor of their
+// _internal.k8s_version_map (as the overlay tells a chart taken from Git),
+// else the catalog's newest, as an example.
+func releaseExample(merged map[string]any, cat *catalog.Catalog) string {
+	internal, _ := merged["_internal"].(map[string]any)
+	vm, _ := internal["k8s_version_map"].(map[string]any)
+	var newest skew.Version
+	for k := range vm {
+		if v, err := skew.Parse(k); err == nil && v.CompareMinor(newest) > 0 {
+			newest = v
+		}
+	}
+	if !newest.IsZero() {
+		if rel, ok := cat.ReleaseMappingNewest(newest); ok {
+			return fmt.Sprintf("its _internal.k8s_version_map goes up to Kubernetes %s, as Sylva %s's does: --release %s", newest.Short(), rel.Short(), rel.Short())
+		}
+	}
+	if names := cat.ReleaseNames(); len(names) > 0 {
+		return "for example --release " + names[len(names)-1]
+	}
+	return "for example --release X.Y"
 }

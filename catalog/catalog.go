@@ -307,6 +307,21 @@ func (c *Catalog) ReleaseNames() []string {
 	return out
 }
 
+// ReleaseMappingNewest is the release whose chart maps minor as its newest
+// Kubernetes (the last of its Kubernetes versions), the newest such
+// release when several do: how a chart taken from Git, whose version
+// names no release, is told by its _internal.k8s_version_map.
+func (c *Catalog) ReleaseMappingNewest(minor skew.Version) (skew.Version, bool) {
+	var out skew.Version
+	found := false
+	for _, r := range c.Releases {
+		if n := len(r.Kubernetes.Versions); n > 0 && r.Kubernetes.Versions[n-1].Minor.CompareMinor(minor) == 0 && (!found || r.Release.Compare(out) > 0) {
+			out, found = r.Release, true
+		}
+	}
+	return out, found
+}
+
 // Supports reports whether r lists from as a supported upgrade source.
 func (r *Release) Supports(from skew.Version) bool {
 	return slices.ContainsFunc(r.UpgradeFrom, func(v skew.Version) bool { return v.CompareMinor(from) == 0 })

@@ -29,7 +29,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("Parse accepted an invalid unit name: %v", err)
 			}
 		}
-		_, _ = units.ReleaseOf(v, "")
+		_, _ = units.ReleaseOf(v, "", "for example --release 1.7")
 		var out [2]bytes.Buffer
 		for i := range out {
 			r, err := units.Audit(units.AuditInput{Values: v, Release: skew.MustParse("1.7"), Policy: p})

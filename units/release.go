@@ -26,9 +26,10 @@ type DetectedRelease struct {
 // _internal.sylva_branch ("release-1.6" is 1.6; "main" says nothing), then
 // chartVersion (the sylva-units chart version, "" when unknown; a 0.x
 // development chart says nothing). When none names a release the error
-// wraps ErrNoRelease and says what to pass instead; a sylva_release that is
-// not a release is another error.
-func ReleaseOf(v *Values, chartVersion string) (DetectedRelease, error) {
+// wraps ErrNoRelease and says what to pass instead, with example (such as
+// "for example --release 1.7"); a sylva_release that is not a release is
+// another error.
+func ReleaseOf(v *Values, chartVersion, example string) (DetectedRelease, error) {
 	if v.releaseProblem != "" {
 		return DetectedRelease{}, errors.New(v.releaseProblem)
 	}
@@ -46,7 +47,7 @@ func ReleaseOf(v *Values, chartVersion string) (DetectedRelease, error) {
 			}
 		}
 		if chartVersion == "" {
-			return DetectedRelease{}, fmt.Errorf("%w: _internal.sylva_branch is %q, which names no release; pass --release (for example --release 1.7) or set sylva_release", ErrNoRelease, b)
+			return DetectedRelease{}, fmt.Errorf("%w: _internal.sylva_branch is %q, which names no release; pass --release (%s) or set sylva_release", ErrNoRelease, b, example)
 		}
 	}
 	if chartVersion != "" {
@@ -54,7 +55,7 @@ func ReleaseOf(v *Values, chartVersion string) (DetectedRelease, error) {
 		if err == nil && r.Major > 0 {
 			return DetectedRelease{Release: r.MinorOnly(), From: fmt.Sprintf("chart version %q", chartVersion)}, nil
 		}
-		return DetectedRelease{}, fmt.Errorf("%w: chart version %q is a development version; pass --release (for example --release 1.7)", ErrNoRelease, chartVersion)
+		return DetectedRelease{}, fmt.Errorf("%w: chart version %q is a development version; pass --release (%s)", ErrNoRelease, chartVersion, example)
 	}
-	return DetectedRelease{}, fmt.Errorf("%w: pass --release (for example --release 1.7) or set sylva_release in the values", ErrNoRelease)
+	return DetectedRelease{}, fmt.Errorf("%w: pass --release (%s) or set sylva_release in the values", ErrNoRelease, example)
 }

@@ -245,7 +245,7 @@ func TestReleaseOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := units.ReleaseOf(parse(t, tt.doc), tt.chart)
+			got, err := units.ReleaseOf(parse(t, tt.doc), tt.chart, "for example --release 1.7")
 			if tt.err {
 				// A release written wrong is bad input; no release at all
 				// is ErrNoRelease, which the audit survives.
