@@ -139,13 +139,15 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 		if in.Observed == nil {
 			in.Observed = &planner.Observed{Source: facts.Source, Components: components(facts.Inventory, rules)}
 		}
-		// Manifests carry no pod or budget status: the drain rules run on
-		// them in drain-check, and join the plan only from a live cluster.
 		in.Observed.Checks = append(in.Observed.Checks, facts.Checks...)
-		items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: r.ProdNamespaces})
-		in.Observed.Findings = append(in.Observed.Findings, availability.Findings(items)...)
 	}
 	if facts != nil {
+		// The drain rules judge the cluster's facts, else the manifests'
+		// (their budgets' specs and workloads' pod templates, with
+		// statuses where the dumps carry them), as drain-check does: a
+		// budget that allows no eviction hangs the rollout either way.
+		items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: r.ProdNamespaces})
+		in.Observed.Findings = append(in.Observed.Findings, availability.Findings(items)...)
 		kb, err := removedapis.Default()
 		if err != nil {
 			return nil, err

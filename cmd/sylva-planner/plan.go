@@ -25,7 +25,8 @@ const planHelp = "Prints the route, each reconciliation pass of the sylva-units 
 	"sylva-units-status ConfigMap must say after each pass, the findings and the verdict.\n\n" +
 	"Without --from, the installed release is read from the sylva-units-status ConfigMap: from\n" +
 	"--status FILE, or live. --inventory DIR judges the component versions that really run\n" +
-	"(kubectl get -A -o yaml dumps, Helm release Secrets).\n\n" +
+	"(kubectl get -A -o yaml dumps, Helm release Secrets) and, as drain-check does, the\n" +
+	"PodDisruptionBudgets and workloads they hold.\n\n" +
 	"Offline unless asked: --live, --kubeconfig or --context read the cluster kubectl would (the\n" +
 	"files in KUBECONFIG, then ~/.kube/config; --context, -n, --as) for the installed release,\n" +
 	"the running components and the drain and removed-API checks. KUBECONFIG alone keeps it\n" +
@@ -82,7 +83,7 @@ func planFlags() []cli.Flag {
 // gateFlags are the flags plan and report share.
 func gateFlags() []cli.Flag {
 	return append(append(planFlags(), liveFlags()...),
-		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets)", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
+		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets): component versions, and drains as drain-check judges them", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
 		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (instead of --from); a further pass it asks for is planned from where its hop started, with the passes done marked", TakesFile: true},
 		cliapp.LiveFlag("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
 		cliapp.KubeconfigFlag(),
