@@ -178,3 +178,23 @@ func TestWorkerHoldIsKnownOnlyWhereAChartShowsIt(t *testing.T) {
 		}
 	}
 }
+
+// A chart taken from Git is told by the newest Kubernetes its
+// _internal.k8s_version_map maps: each release's newest Kubernetes of the
+// embedded catalog names that release, and a minor no release ends on
+// names none.
+func TestReleaseMappingNewestNamesTheReleaseWhoseChartEndsThere(t *testing.T) {
+	c, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ minor, want string }{{"1.27", "1.0"}, {"1.29", "1.2"}, {"1.31", "1.4"}, {"1.35", "1.7"}} {
+		got, ok := c.ReleaseMappingNewest(skew.MustParse(tt.minor))
+		if !ok || got.Short() != tt.want {
+			t.Errorf("ReleaseMappingNewest(%s) = %s, %v; want %s", tt.minor, got, ok, tt.want)
+		}
+	}
+	if got, ok := c.ReleaseMappingNewest(skew.MustParse("1.20")); ok {
+		t.Errorf("ReleaseMappingNewest(1.20) = %s, want none", got)
+	}
+}
