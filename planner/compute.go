@@ -107,6 +107,16 @@ func Compute(in Input) (*Plan, error) {
 			Remediation: "check that the cluster really runs what release " + from.Release.String() + " ships",
 		})
 	}
+	if in.To.IsPrerelease() {
+		// Sylva's own CI upgrades to main's line (1.7-pre): planned as its
+		// release, which the overlay's sylva_release also reads it as.
+		p.add(Finding{
+			Code: CodePrereleaseTarget, Severity: SeverityInfo, Subject: in.To.String(),
+			Message: fmt.Sprintf("target %s is a development build; it is planned as release %s, with the Kubernetes versions and components the catalog gives %s",
+				in.To, to.Release, to.Release),
+			Remediation: "check the chart of " + in.To.String() + " against the plan: sylva-planner values generate --to " + in.To.String() + " --chart DIR refuses a Kubernetes minor that chart does not map",
+		})
+	}
 
 	pending := in.Progress != nil && in.Progress.Pending
 	switch {

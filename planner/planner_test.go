@@ -125,6 +125,7 @@ func TestComputeFindings(t *testing.T) {
 		{"workers lagging too far for a three-minor hop block it", "1.5", "1.7", "1.29", []string{planner.CodeKubeletSkew, planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations}, planner.VerdictBlocked},
 		{"workers lagging the control plane roll early", "1.4", "1.6", "1.29", []string{planner.CodeWorkerExtraRollout, planner.CodeExtraReconciliations, planner.CodeEOLKubernetes, planner.CodeThinRelease}, planner.VerdictReady},
 		{"the n-1 hop to 1.7 rolls the workers on both passes: its chart is not known to hold them", "1.6", "1.7", "", []string{planner.CodeExtraReconciliations, planner.CodeWorkerExtraRollout, planner.CodeThinRelease}, planner.VerdictReady},
+		{"development builds on both ends are planned as their releases, and said so", "1.5-pre", "1.6-pre", "", []string{planner.CodePrereleaseSource, planner.CodePrereleaseTarget, planner.CodeEOLKubernetes}, planner.VerdictReady},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

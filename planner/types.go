@@ -293,4 +293,5 @@ const (
 	CodeControlPlaneSkip     = "control-plane-minor-skip"
 	CodeStepSkip             = "component-minor-skip"
 	CodePrereleaseSource     = "prerelease-source"
+	CodePrereleaseTarget     = "prerelease-target"
 )
