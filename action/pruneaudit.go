@@ -179,15 +179,7 @@ func (r PruneAuditRequest) chartResolver(ctx context.Context, files []units.File
 // _internal.k8s_version_map (as the overlay tells a chart taken from Git),
 // else the catalog's newest, as an example.
 func releaseExample(merged map[string]any, cat *catalog.Catalog) string {
-	internal, _ := merged["_internal"].(map[string]any)
-	vm, _ := internal["k8s_version_map"].(map[string]any)
-	var newest skew.Version
-	for k := range vm {
-		if v, err := skew.Parse(k); err == nil && v.CompareMinor(newest) > 0 {
-			newest = v
-		}
-	}
-	if !newest.IsZero() {
+	if newest, err := skew.Parse(values.NewestMappedMinor(merged)); err == nil {
 		if rel, ok := cat.ReleaseMappingNewest(newest); ok {
 			return fmt.Sprintf("its _internal.k8s_version_map goes up to Kubernetes %s, as Sylva %s's does: --release %s", newest.Short(), rel.Short(), rel.Short())
 		}

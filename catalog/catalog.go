@@ -314,12 +314,23 @@ func (c *Catalog) ReleaseNames() []string {
 func (c *Catalog) ReleaseMappingNewest(minor skew.Version) (skew.Version, bool) {
 	var out skew.Version
 	found := false
-	for _, r := range c.Releases {
-		if n := len(r.Kubernetes.Versions); n > 0 && r.Kubernetes.Versions[n-1].Minor.CompareMinor(minor) == 0 && (!found || r.Release.Compare(out) > 0) {
+	for i := range c.Releases {
+		r := &c.Releases[i]
+		if newest, ok := r.NewestKubernetes(); ok && newest.CompareMinor(minor) == 0 && (!found || r.Release.Compare(out) > 0) {
 			out, found = r.Release, true
 		}
 	}
 	return out, found
+}
+
+// NewestKubernetes is the newest Kubernetes minor the release maps (the
+// last of its Kubernetes versions), the one its chart's
+// _internal.k8s_version_map ends on.
+func (r *Release) NewestKubernetes() (skew.Version, bool) {
+	if n := len(r.Kubernetes.Versions); n > 0 {
+		return r.Kubernetes.Versions[n-1].Minor, true
+	}
+	return skew.Version{}, false
 }
 
 // Supports reports whether r lists from as a supported upgrade source.

@@ -37,20 +37,16 @@ func (g *Generated) identifyCharts(cat *catalog.Catalog, rel *catalog.Release, c
 	g.Charts = map[string]string{}
 	for i := range cat.Releases {
 		r := &cat.Releases[i]
-		if n := len(r.Kubernetes.Versions); n > 0 && r.Release.Short() != target {
-			g.Charts[r.Kubernetes.Versions[n-1].Minor.Short()] = r.Release.Short()
+		if newest, ok := r.NewestKubernetes(); ok && r.Release.Short() != target {
+			g.Charts[newest.Short()] = r.Release.Short()
 		}
 	}
-	if n := len(rel.Kubernetes.Versions); n > 0 {
-		g.Charts[rel.Kubernetes.Versions[n-1].Minor.Short()] = target
+	if newest, ok := rel.NewestKubernetes(); ok {
+		g.Charts[newest.Short()] = target
 	}
 	if ch != nil {
-		if m, ok := valueAt(ch.Values, []string{"_internal", "k8s_version_map"}); ok {
-			if mm, ok := m.(map[string]any); ok {
-				if newest := newestMinor(sortedKeys(mm)); newest != "" {
-					g.Charts[newest] = target
-				}
-			}
+		if newest := NewestMappedMinor(ch.Values); newest != "" {
+			g.Charts[newest] = target
 		}
 	}
 	if !g.Longhorn {
@@ -68,6 +64,15 @@ func (g *Generated) identifyCharts(cat *catalog.Catalog, rel *catalog.Release, c
 			}
 		}
 	}
+}
+
+// NewestMappedMinor is the newest Kubernetes minor ("1.NN") the
+// _internal.k8s_version_map of values maps, "" when it maps none: how a
+// chart taken from Git, whose version names no release, is told.
+func NewestMappedMinor(values map[string]any) string {
+	m, _ := valueAt(values, []string{"_internal", "k8s_version_map"})
+	mm, _ := m.(map[string]any)
+	return newestMinor(sortedKeys(mm))
 }
 
 // newestMinor is the newest of Kubernetes minors written "1.NN" ("" when
@@ -140,9 +145,7 @@ func (g *Generated) ChartRelease(values map[string]any, version string) (release
 	if m := releaseChartVersion.FindString(version); m != "" {
 		return m, "its version " + version
 	}
-	m, _ := valueAt(values, []string{"_internal", "k8s_version_map"})
-	mm, _ := m.(map[string]any)
-	newest := newestMinor(sortedKeys(mm))
+	newest := NewestMappedMinor(values)
 	if r, ok := g.Charts[newest]; ok {
 		return r, "its newest Kubernetes, " + newest
 	}
