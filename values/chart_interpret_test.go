@@ -45,7 +45,10 @@ func bothCharts(t *testing.T, tr sylvacore.Tree) (fast, plain *Chart) {
 // reads), with and without the shortcut, and finds the same definitions
 // apart from what the chart draws at random. The conformance test checks
 // the values Secret of every test-values case against Helm's with the
-// shortcut on.
+// shortcut on. It also resolves them with the chart's own unit-def, which
+// interprets every field, and finds the fields Units returns as the
+// narrowed helper (unitFieldsHelper) gives them; every ref whose chart
+// defines unit-def has that helper.
 func TestInterpretShortcutResolvesEveryUnitAsTheChart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders the real chart")
@@ -64,21 +67,56 @@ func TestInterpretShortcutResolvesEveryUnitAsTheChart(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				m := map[string]any{}
-				for k, v := range defs {
-					m[k] = v
-				}
-				got[i] = leaves(m, "units", map[string]any{})
+				got[i] = unitLeaves(defs, nil)
 			}
-			for _, k := range randomized(got[0], got[1]) {
+			random := randomized(got[0], got[1])
+			for _, k := range random {
 				delete(got[0], k)
 				delete(got[2], k)
 			}
 			if diff := cmp.Diff(got[0], got[2]); diff != "" {
 				t.Errorf("the units differ with the shortcut (-chart +shortcut):\n%s", diff)
 			}
+			helpers := fast.helpers()
+			if _, ok := unitFieldsHelper(fast.ch); !ok {
+				if defines(helpers, unitDefName) {
+					t.Fatalf("%s: the chart's unit-def has no single interpretation of the whole definition to narrow; review unitFieldsHelper", tr.Ref)
+				}
+				return
+			}
+			whole, err := fast.resolveUnits(ctx, files, opts, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wholeFields := unitLeaves(whole, append(slices.Clone(unitFields), "enabled"))
+			for _, k := range random {
+				delete(wholeFields, k)
+			}
+			if diff := cmp.Diff(wholeFields, got[2]); diff != "" {
+				t.Errorf("the narrowed unit-def gives other fields than the chart's (-unit-def +narrowed):\n%s", diff)
+			}
 		})
 	}
+}
+
+// unitLeaves are the leaves of the units Units resolved, keyed by path
+// (units.NAME.FIELD...); of the fields named only, when fields is not nil.
+func unitLeaves(defs map[string]map[string]any, fields []string) map[string]any {
+	m := map[string]any{}
+	for name, def := range defs {
+		if fields == nil {
+			m[name] = def
+			continue
+		}
+		kept := map[string]any{}
+		for _, f := range fields {
+			if v, ok := def[f]; ok {
+				kept[f] = v
+			}
+		}
+		m[name] = kept
+	}
+	return leaves(m, "units", map[string]any{})
 }
 
 // TestInterpretShortcutKeepsTheChartsErrors makes the real chart fail in

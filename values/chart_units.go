@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strconv"
 	"strings"
+	"text/template/parse"
+
+	"helm.sh/helm/v3/pkg/chart"
 
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
@@ -13,8 +17,9 @@ import (
 // unitsEval is the template Chart.Units evaluates: for every unit of
 // .Values.units, the chart's own verdict ("unit-enabled"), its definition
 // as the chart builds it ("unit-def": unit_definition_defaults, its
-// unit_templates in order, the unit, every gotpl string interpreted; or
-// "unit-def-from-templates" on the charts that predate it), and its
+// unit_templates in order, the unit, every gotpl string interpreted; its
+// copy that interprets only unitFields; or "unit-def-from-templates" on
+// the charts that predate it), and its
 // depends_on reduced, as units.yaml does, to the keys whose value
 // "interpret-for-test" holds true. The result is one JSON object keyed by
 // unit name. %s is the definition call for $sp_name.
@@ -41,26 +46,112 @@ const unitsEval = `{{- $envAll := . -}}
 {{- end -}}
 {{- $sp_out | toJson -}}`
 
+// unitFields are the fields of a unit's definition that Units returns,
+// besides enabled: what prune-audit reads of a unit.
+var unitFields = []string{"unit_templates", "one_shot", "depends_on", "info"}
+
+const (
+	unitDefName   = "unit-def"
+	unitFieldsDef = "sylva-planner-unit-fields"
+	// unitDefInterpret is the call of the chart's "unit-def" that
+	// interprets the unit's whole merged definition, as its parse tree
+	// writes it.
+	unitDefInterpret = `tuple $envAll $unit_def | include "interpret-inner-gotpl"`
+)
+
+// unitFieldsHelper derives from the chart's own "unit-def" a helper that
+// builds a unit's definition as it does (unit_definition_defaults, the
+// unit_templates in order, the unit; _unit_name_ and _kustomization_name_
+// set while it interprets) but interprets only unitFields, which it picks
+// from the merged definition, instead of every field (helmrelease_spec,
+// kustomization_spec, ...). A gotpl string is interpreted alone, against
+// the values, so each of these fields comes out as the chart's unit-def
+// gives it. ok is false, and the chart's unit-def is used, when its
+// definition does not have exactly one such call (every ref of the bundle
+// from 1.2 on has it; 1.0's charts build units with
+// unit-def-from-templates).
+func unitFieldsHelper(ch *chart.Chart) (text string, ok bool) {
+	var def *parse.Tree
+	found := 0
+	var walk func(ch *chart.Chart)
+	walk = func(ch *chart.Chart) {
+		for _, f := range ch.Templates {
+			if !strings.HasPrefix(path.Base(f.Name), "_") {
+				continue
+			}
+			// Each file alone, as Helm parses them: two files may define
+			// the same helper.
+			t := parse.New(f.Name)
+			t.Mode = parse.SkipFuncCheck
+			trees := map[string]*parse.Tree{}
+			if _, err := t.Parse(string(f.Data), "", "", trees); err != nil {
+				continue
+			}
+			if d, ok := trees[unitDefName]; ok && d.Root != nil {
+				def = d
+				found++
+			}
+		}
+		for _, d := range ch.Dependencies() {
+			walk(d)
+		}
+	}
+	walk(ch)
+	if found != 1 {
+		return "", false
+	}
+	body := def.Root.String()
+	if strings.Count(body, unitDefInterpret) != 1 {
+		return "", false
+	}
+	picked := make([]string, len(unitFields))
+	for i, f := range unitFields {
+		picked[i] = strconv.Quote(f)
+	}
+	narrowed := `tuple $envAll (pick $unit_def ` + strings.Join(picked, " ") + `) | include "interpret-inner-gotpl"`
+	return `{{- define "` + unitFieldsDef + `" -}}` + strings.Replace(body, unitDefInterpret, narrowed, 1) + `{{- end -}}`, true
+}
+
 // Units resolves every unit of a sylva-units chart as the chart does, for
 // the values files (merged as `helm -f` merges them) in the release
-// context opts: each unit's definition built by the chart's own helper
-// (unit_definition_defaults, then its unit_templates in order, then the
-// unit's own fields, every gotpl string interpreted), its "enabled" set to
-// the chart's "unit-enabled" verdict (a boolean), and its depends_on
-// reduced to the entries the chart keeps when it writes the unit's
-// dependsOn (each kept key maps to true; a key may be namespace/name).
-// One evaluation of the chart's helpers, without rendering the units'
-// objects. Errors as for Values; a chart without the unit helpers is an
-// error naming what it lacks.
+// context opts: for each unit, the fields of unitFields of its definition
+// as the chart's own helper builds it (unit_definition_defaults, then its
+// unit_templates in order, then the unit's own fields, every gotpl string
+// interpreted), "enabled" set to the chart's "unit-enabled" verdict (a
+// boolean), and depends_on reduced to the entries the chart keeps when it
+// writes the unit's dependsOn (each kept key maps to true; a key may be
+// namespace/name). One evaluation of the chart's helpers, without
+// rendering the units' objects, and interpreting only those fields where
+// the chart's unit-def allows it (unitFieldsHelper): a template error in
+// another field of a unit (helmrelease_spec, ...) is left to a render.
+// Errors as for Values, as the chart's own unit-def gives them; a chart
+// without the unit helpers is an error naming what it lacks.
 func (c *Chart) Units(ctx context.Context, files []File, opts ChartOptions) (map[string]map[string]any, error) {
+	defs, err := c.resolveUnits(ctx, files, opts, true)
+	if err != nil {
+		// The message as the chart's own unit-def gives it, not the
+		// narrowed copy's.
+		if _, again := c.resolveUnits(ctx, files, opts, false); again != nil {
+			err = again
+		}
+	}
+	return defs, err
+}
+
+// resolveUnits is Units; narrow uses unitFieldsHelper where the chart allows it,
+// else every field of each unit's definition is interpreted and returned.
+func (c *Chart) resolveUnits(ctx context.Context, files []File, opts ChartOptions, narrow bool) (map[string]map[string]any, error) {
 	helpers := c.helpers()
 	if !defines(helpers, "unit-enabled") || !defines(helpers, "interpret-for-test") {
 		return nil, fmt.Errorf("chart %s defines no \"unit-enabled\" and \"interpret-for-test\" helpers; --chart reads sylva-units charts", c.ch.Name())
 	}
 	var text string
+	fields, narrowed := unitFieldsHelper(c.ch)
 	switch {
-	case defines(helpers, "unit-def"):
-		text = fmt.Sprintf(unitsEval, "", "unit-def", "tuple $envAll $sp_name")
+	case narrow && narrowed:
+		text = fields + fmt.Sprintf(unitsEval, "", unitFieldsDef, "tuple $envAll $sp_name")
+	case defines(helpers, unitDefName):
+		text = fmt.Sprintf(unitsEval, "", unitDefName, "tuple $envAll $sp_name")
 	case defines(helpers, "unit-def-from-templates"):
 		// These charts build a unit from the unit_templates as written
 		// (units.yaml keeps a copy before it interprets the values, so
