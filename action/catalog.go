@@ -196,12 +196,16 @@ func NewVersion(md envelope.Metadata, tool ToolVersion, cat *catalog.Catalog) Ve
 	}
 }
 
+// String is the version, with the commit when known: "1.2.0 (abc123)".
+func (t ToolVersion) String() string {
+	if t.Commit != "" {
+		return t.Version + " (" + t.Commit + ")"
+	}
+	return t.Version
+}
+
 // WriteTable writes the two versions on two lines.
 func (v Version) WriteTable(w io.Writer) error {
-	tool := v.Tool.Version
-	if v.Tool.Commit != "" {
-		tool += " (" + v.Tool.Commit + ")"
-	}
-	_, err := fmt.Fprintf(w, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n", tool, v.Catalog.Version, v.Catalog.Updated, v.Catalog.Oldest, v.Catalog.Newest)
+	_, err := fmt.Fprintf(w, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n", v.Tool, v.Catalog.Version, v.Catalog.Updated, v.Catalog.Oldest, v.Catalog.Newest)
 	return err
 }

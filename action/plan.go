@@ -211,28 +211,6 @@ func giveFrom(src StatusSource) string {
 	return "give --from"
 }
 
-// MissingFlagError is a required flag the command was not given: Flag
-// ("--from"), what may stand in for it (Alternatives, "" for none) and
-// the flags of a command line that gives it (Example, "--from 1.4 --to
-// 1.6"). An action knows no command: the command line names the one run
-// in the example (UsageMessage) and adds the help to read.
-type MissingFlagError struct {
-	Flag, Alternatives, Example string
-}
-
-func (e *MissingFlagError) Error() string { return e.UsageMessage("") }
-
-// UsageMessage is the error's line with command, the command run as the
-// user types it ("sylva-planner values generate"), before the example's
-// flags.
-func (e *MissingFlagError) UsageMessage(command string) string {
-	msg := e.Flag + " is required"
-	if e.Alternatives != "" {
-		msg += " (or " + e.Alternatives + ")"
-	}
-	return msg + ", for example: " + strings.TrimSpace(command+" "+e.Example)
-}
-
 // observedOf turns the facts of manifests into what the planner judges:
 // the components detected and the inventory check.
 func observedOf(f *inventory.Facts, rules []inventory.Rule) *planner.Observed {

@@ -45,6 +45,23 @@ type ReconcileRequest struct {
 	OnProgress func(reconciler.Progress)
 }
 
+// Validate refuses a request that cannot run (BadRequestError): no
+// namespace, a wait without a positive timeout, a file to patch, a file to
+// wait on.
+func (r ReconcileRequest) Validate() error {
+	switch {
+	case r.Target.Namespace == "":
+		return badRequest("--namespace must not be empty")
+	case r.Wait && r.Timeout <= 0:
+		return badRequest("--timeout %s: want a positive duration such as 2h", r.Timeout)
+	case r.File != "" && !r.DryRun:
+		return badRequest("--file decides from a file and cannot patch it: add --dry-run")
+	case r.File != "" && r.Wait:
+		return badRequest("--wait follows a cluster; it does not go with --file")
+	}
+	return nil
+}
+
 // ReconcileDocument is `reconcile -o json|yaml`: every decision made, in
 // order (one without --wait).
 type ReconcileDocument struct {
@@ -63,6 +80,9 @@ type ReconcileDocument struct {
 // that failed or ran out of Timeout is OutcomeFail with the error saying
 // why; any other error is operational (the outcome is then empty).
 func (r ReconcileRequest) Run(ctx context.Context) (*ReconcileDocument, Outcome, error) {
+	if err := r.Validate(); err != nil {
+		return nil, "", err
+	}
 	doc := &ReconcileDocument{
 		Header:    envelope.NewHeader("Reconciliation", r.Metadata),
 		Namespace: r.Target.Namespace, HelmRelease: r.Target.HelmRelease,

@@ -307,6 +307,23 @@ func (c *Catalog) ReleaseNames() []string {
 	return out
 }
 
+// KubernetesMinors are the Kubernetes minors the releases run, oldest
+// first, each once ("1.30", "1.31", ...).
+func (c *Catalog) KubernetesMinors() []string {
+	var minors []skew.Version
+	for _, r := range c.Releases {
+		for _, v := range r.Kubernetes.Versions {
+			minors = append(minors, v.Minor)
+		}
+	}
+	slices.SortFunc(minors, skew.Version.Compare)
+	out := make([]string, len(minors))
+	for i, m := range minors {
+		out[i] = m.Short()
+	}
+	return slices.Compact(out)
+}
+
 // ReleaseMappingNewest is the release whose chart maps minor as its newest
 // Kubernetes (the last of its Kubernetes versions), the newest such
 // release when several do: how a chart taken from Git, whose version

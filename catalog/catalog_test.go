@@ -198,3 +198,31 @@ func TestReleaseMappingNewestNamesTheReleaseWhoseChartEndsThere(t *testing.T) {
 		t.Errorf("ReleaseMappingNewest(1.20) = %s, want none", got)
 	}
 }
+
+// The minors completion offers for --workers: every minor a release runs,
+// oldest first, each once, as the Kubernetes versions of the embedded
+// catalog list them.
+func TestKubernetesMinorsListsEachMinorOnceInOrder(t *testing.T) {
+	c, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := c.KubernetesMinors()
+	want := map[string]bool{}
+	for _, r := range c.Releases {
+		for _, v := range r.Kubernetes.Versions {
+			want[v.Minor.Short()] = true
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("KubernetesMinors() = %v, want each of %d minors once", got, len(want))
+	}
+	for i, m := range got {
+		if !want[m] {
+			t.Errorf("KubernetesMinors() lists %s, which no release runs", m)
+		}
+		if i > 0 && skew.MustParse(got[i-1]).Compare(skew.MustParse(m)) >= 0 {
+			t.Errorf("KubernetesMinors() = %v: %s before %s", got, got[i-1], m)
+		}
+	}
+}

@@ -218,9 +218,18 @@ type CommandUsageError interface {
 	UsageMessage(command string) string
 }
 
+// BadRequest is an error of a command's action that refuses the request
+// the flags made (flags that do not go together, a value it cannot use):
+// shown as FlagError shows a flag the parser refused.
+type BadRequest interface {
+	error
+	BadRequest() bool
+}
+
 // CommandUsage has every command of cmds (and subcommand) return a
 // CommandUsageError of its action as a UsageError of that command: the
-// message names the command run, then the help to read, as FlagError.
+// message names the command run, then the help to read, as FlagError; and
+// a BadRequest as FlagError gives it.
 func CommandUsage(cmds []*cli.Command) {
 	for _, cmd := range cmds {
 		CommandUsage(cmd.Subcommands)
@@ -230,6 +239,10 @@ func CommandUsage(cmds []*cli.Command) {
 		action := cmd.Action
 		cmd.Action = func(c *cli.Context) error {
 			err := action(c)
+			var bad BadRequest
+			if errors.As(err, &bad) && bad.BadRequest() {
+				return envNamed(c, FlagError(c, err))
+			}
 			var u CommandUsageError
 			if !errors.As(err, &u) {
 				return envNamed(c, err)

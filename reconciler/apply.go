@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -119,6 +120,28 @@ type Result struct {
 	// was sent): the HelmRelease was read back and carried the request, so
 	// Triggered is true.
 	LostReply error
+}
+
+// Write writes the decision on w, as the command line shows it: "would
+// trigger (dry run): ..." for a trigger not made with dryRun; nothing for
+// missing or invalid objects, which the error says. A failed Event is a
+// warning on warn.
+func (r Result) Write(w, warn io.Writer, dryRun bool) {
+	d := r.Decision
+	switch d.Outcome {
+	case OutcomeMissing, OutcomeInvalid:
+		return
+	case OutcomeTrigger:
+		if dryRun {
+			fmt.Fprintf(w, "would trigger (dry run): %s\n", d.DryRun().Reason)
+			return
+		}
+	default:
+	}
+	fmt.Fprintln(w, d.String())
+	if r.EventErr != nil {
+		fmt.Fprintf(warn, "sylva-planner: warning: %v\n", r.EventErr)
+	}
 }
 
 // Apply reads the objects of t, decides, and when the decision is to

@@ -42,6 +42,16 @@ type Progress struct {
 	State string
 }
 
+// String is the progress as the command line shows it on stderr:
+// "[1m30s] pass "2": STATE".
+func (p Progress) String() string {
+	pass := ""
+	if p.Request != "" {
+		pass = fmt.Sprintf("pass %q: ", p.Request)
+	}
+	return fmt.Sprintf("[%s] %s%s", p.Elapsed.Round(time.Second), pass, p.State)
+}
+
 // DriveOptions tune Drive.
 type DriveOptions struct {
 	// Wait follows each requested pass to its end and goes on with the

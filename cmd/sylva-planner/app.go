@@ -121,9 +121,5 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 	return app
 }
 
-func versionString() string {
-	if c := commitString(); c != "" {
-		return toolVersionString() + " (" + c + ")"
-	}
-	return toolVersionString()
-}
+// versionString is this binary's version and commit (action.BuildToolVersion).
+func versionString() string { return action.BuildToolVersion(version, commit).String() }

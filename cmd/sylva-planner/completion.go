@@ -3,13 +3,11 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 func completionCommand() *cli.Command {
@@ -50,7 +48,9 @@ var completer = cliapp.Completer{
 				return cat.ReleaseNames(), true
 			}
 		case "workers", "kubernetes":
-			return kubernetesMinors(), true
+			if cat, err := catalog.Default(); err == nil {
+				return cat.KubernetesMinors(), true
+			}
 		case "bootstrap-provider":
 			return []string{"kubeadm", "rke2"}, true
 		case "bootstrap":
@@ -69,20 +69,4 @@ var completer = cliapp.Completer{
 		}
 		return nil
 	},
-}
-
-// kubernetesMinors are the Kubernetes minors the catalog's releases run.
-func kubernetesMinors() []string {
-	cat, err := catalog.Default()
-	if err != nil {
-		return nil
-	}
-	var minors []string
-	for _, r := range cat.Releases {
-		for _, v := range r.Kubernetes.Versions {
-			minors = append(minors, v.Minor.Short())
-		}
-	}
-	slices.SortFunc(minors, func(a, b string) int { return skew.MustParse(a).Compare(skew.MustParse(b)) })
-	return slices.Compact(minors)
 }

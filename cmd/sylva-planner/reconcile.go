@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -67,19 +66,9 @@ func reconcileAction(c *cli.Context) error {
 		Timeout: c.Duration("timeout"), Interval: c.Duration("poll-interval"),
 		Document: output == cliapp.FormatJSON || output == cliapp.FormatYAML,
 	}
-	if namespace == "" {
-		return cliapp.FlagError(c, errors.New("--namespace must not be empty"))
-	}
-	if req.Wait && req.Timeout <= 0 {
-		return cliapp.FlagError(c, fmt.Errorf("--timeout %s: want a positive duration such as 2h", req.Timeout))
-	}
-	if req.File = file; req.File != "" {
-		switch {
-		case !req.DryRun:
-			return cliapp.FlagError(c, errors.New("--file decides from a file and cannot patch it: add --dry-run"))
-		case req.Wait:
-			return cliapp.FlagError(c, errors.New("--wait follows a cluster; it does not go with --file"))
-		}
+	req.File = file
+	if err := req.Validate(); err != nil {
+		return err
 	}
 	st, err := statusRequest(c, nil)
 	if err != nil {
@@ -94,23 +83,17 @@ func reconcileAction(c *cli.Context) error {
 		req.OnDecision = func(r reconciler.Result, _ *status.Transition) {
 			// The decisions go into the document; warnings still go to
 			// stderr.
-			printDecision(io.Discard, e.Stderr, r, req.DryRun)
+			r.Write(io.Discard, e.Stderr, req.DryRun)
 		}
 	} else {
 		req.OnDecision = func(r reconciler.Result, t *status.Transition) {
-			printDecision(e.Stdout, e.Stderr, r, req.DryRun)
+			r.Write(e.Stdout, e.Stderr, req.DryRun)
 			if t != nil {
 				fmt.Fprintln(e.Stdout, t.Line())
 			}
 		}
 	}
-	req.OnProgress = func(p reconciler.Progress) {
-		pass := ""
-		if p.Request != "" {
-			pass = fmt.Sprintf("pass %q: ", p.Request)
-		}
-		fmt.Fprintf(e.Stderr, "[%s] %s%s\n", p.Elapsed.Round(time.Second), pass, p.State)
-	}
+	req.OnProgress = func(p reconciler.Progress) { fmt.Fprintln(e.Stderr, p) }
 	if req.File != "" {
 		req.Status = statusSource(e, statusOptions{file: req.File, helmRelease: helmRelease, namespace: namespace})
 	} else {
@@ -151,26 +134,6 @@ func reconcileClient(e *cliapp.Env, req *action.ReconcileRequest, kubeconfig, ku
 	}
 	req.Applier = applier
 	return rec, nil
-}
-
-// printDecision writes a decision on stdout; missing and invalid objects
-// are left to the error on stderr.
-func printDecision(stdout, stderr io.Writer, r reconciler.Result, dryRun bool) {
-	d := r.Decision
-	switch d.Outcome {
-	case reconciler.OutcomeMissing, reconciler.OutcomeInvalid:
-		return
-	case reconciler.OutcomeTrigger:
-		if dryRun {
-			fmt.Fprintf(stdout, "would trigger (dry run): %s\n", d.DryRun().Reason)
-			return
-		}
-	default:
-	}
-	fmt.Fprintln(stdout, d.String())
-	if r.EventErr != nil {
-		fmt.Fprintf(stderr, "sylva-planner: warning: %v\n", r.EventErr)
-	}
 }
 
 func reconcileWhere(contextName string) string {
