@@ -122,8 +122,9 @@ type ValuesRenderRequest struct {
 	// lookup (files or a cluster), once the rules parse.
 	AllowLookup []string
 	Lookup      func() (values.Source, error)
-	// SkipSchemaValidation and Validate are the chart's options.
-	SkipSchemaValidation, Validate bool
+	// SkipSchemaValidation and ValidateChart (--validate) are the chart's
+	// options.
+	SkipSchemaValidation, ValidateChart bool
 	// Progress, when set, is told what is being done.
 	Progress func(string)
 }
@@ -135,8 +136,23 @@ type ValuesRendered struct {
 	Warnings []string
 }
 
+// Validate refuses a request that cannot run (BadRequestError): no values
+// file without a chart, the chart's options without one.
+func (r ValuesRenderRequest) Validate() error {
+	switch {
+	case r.Chart == "" && len(r.Files) == 0:
+		return badRequest("values render needs at least one -f FILE")
+	case r.Chart == "" && (r.SkipSchemaValidation || r.ValidateChart):
+		return badRequest("--skip-schema-validation and --validate go with --chart")
+	}
+	return nil
+}
+
 // Run renders the values, with the chart when given.
 func (r ValuesRenderRequest) Run(ctx context.Context) (ValuesRendered, error) {
+	if err := r.Validate(); err != nil {
+		return ValuesRendered{}, err
+	}
 	if r.Chart != "" {
 		return r.runChart(ctx)
 	}
@@ -170,7 +186,7 @@ func (r ValuesRenderRequest) runChart(ctx context.Context) (ValuesRendered, erro
 		Namespace:            r.Namespace,
 		KubeVersion:          r.KubeVersion,
 		SkipSchemaValidation: r.SkipSchemaValidation,
-		Validate:             r.Validate,
+		Validate:             r.ValidateChart,
 	}
 	if opts.KubeVersion != "" && !values.ValidKubeVersion(opts.KubeVersion) {
 		return ValuesRendered{}, fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion)

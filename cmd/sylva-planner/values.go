@@ -203,13 +203,10 @@ func valuesRenderAction(c *cli.Context) error {
 	req := action.ValuesRenderRequest{
 		Files: files, Chart: c.String("chart"), KubeVersion: c.String("kube-version"), To: c.String("to"),
 		AllowLookup: c.StringSlice("allow-lookup"), Lookup: func() (values.Source, error) { return lookupSource(c) },
-		SkipSchemaValidation: c.Bool("skip-schema-validation"), Validate: c.Bool("validate"),
+		SkipSchemaValidation: c.Bool("skip-schema-validation"), ValidateChart: c.Bool("validate"),
 	}
-	if req.Chart == "" && len(files) == 0 {
-		return cliapp.FlagError(c, errors.New("values render needs at least one -f FILE"))
-	}
-	if req.Chart == "" && (req.SkipSchemaValidation || req.Validate) {
-		return cliapp.FlagError(c, errors.New("--skip-schema-validation and --validate go with --chart"))
+	if err := req.Validate(); err != nil {
+		return err
 	}
 	if req.Chart == "" && req.KubeVersion == "" {
 		// The default --kube-version is the management minor of --to.
@@ -229,7 +226,7 @@ func valuesRenderAction(c *cli.Context) error {
 		// twice helm template's memory (1.29 GB against 650 MB on main's
 		// upgrade-mgmt-cabpr); at Go's default it takes 590 MB and still
 		// less CPU than Helm.
-		if !req.Validate {
+		if !req.ValidateChart {
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
 		}
 		if p := cliapp.StartProgress(c, "values render --chart"); p != nil {

@@ -1,0 +1,47 @@
+package action
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"gitlab.com/sylva-projects/sylva-planner/reconciler"
+	"gitlab.com/sylva-projects/sylva-planner/values"
+)
+
+// A request its flags made wrong is refused by the action itself, as a
+// BadRequestError naming the flags, before it reads anything; a request
+// that can run is not.
+func TestRequestsRefuseTheirBadFlags(t *testing.T) {
+	ns := reconciler.Target{Namespace: "sylva-system", HelmRelease: "sylva-units"}
+	files := []values.File{{Name: "values.yaml", Data: []byte("a: 1\n")}}
+	for _, tt := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"reconcile without namespace", ReconcileRequest{}.Validate(), "--namespace must not be empty"},
+		{"reconcile --wait --timeout 0", ReconcileRequest{Target: ns, Wait: true}.Validate(), "--timeout 0s: want a positive duration such as 2h"},
+		{"reconcile --file without --dry-run", ReconcileRequest{Target: ns, File: "s.yaml"}.Validate(), "--file decides from a file and cannot patch it: add --dry-run"},
+		{"reconcile --file --wait", ReconcileRequest{Target: ns, File: "s.yaml", DryRun: true, Wait: true, Timeout: time.Hour}.Validate(), "--wait follows a cluster; it does not go with --file"},
+		{"reconcile --file --dry-run", ReconcileRequest{Target: ns, File: "s.yaml", DryRun: true}.Validate(), ""},
+		{"reconcile --wait", ReconcileRequest{Target: ns, Wait: true, Timeout: time.Hour}.Validate(), ""},
+		{"values render without -f", ValuesRenderRequest{}.Validate(), "values render needs at least one -f FILE"},
+		{"values render --validate without --chart", ValuesRenderRequest{Files: files, ValidateChart: true}.Validate(), "--skip-schema-validation and --validate go with --chart"},
+		{"values render --chart --validate", ValuesRenderRequest{Chart: "c", ValidateChart: true}.Validate(), ""},
+		{"values render -f", ValuesRenderRequest{Files: files}.Validate(), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.want == "" {
+				if tt.err != nil {
+					t.Fatalf("refused: %v", tt.err)
+				}
+				return
+			}
+			var bad *BadRequestError
+			if !errors.As(tt.err, &bad) || bad.Error() != tt.want {
+				t.Fatalf("got %#v, want a BadRequestError %q", tt.err, tt.want)
+			}
+		})
+	}
+}
