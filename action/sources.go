@@ -84,3 +84,28 @@ func (s StatusFile) Observation(context.Context) (status.Observation, error) {
 
 // Input names the file in the plan's header.
 func (s StatusFile) Input() string { return "status " + filepath.ToSlash(s.Name) }
+
+// FleetFile is a FleetSource over a file: a List of every namespace's
+// ConfigMaps, Kustomizations and HelmReleases, read with Read, whose
+// errors name the file and the flag.
+type FleetFile struct {
+	Read func(name string) ([]byte, error)
+	// Flag names the option that gave the file in errors ("--file").
+	Flag, Name, HelmRelease string
+}
+
+// Fleet reads and decodes the file.
+func (s FleetFile) Fleet(context.Context) ([]status.FleetEntry, error) {
+	data, err := s.Read(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := status.DecodeFleet(data, s.HelmRelease)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w; give the List `kubectl get configmaps,kustomizations,helmreleases -A -o yaml` prints", s.Flag, s.Name, err)
+	}
+	return entries, nil
+}
+
+// Input names the file in the headers.
+func (s FleetFile) Input() string { return "status " + filepath.ToSlash(s.Name) }

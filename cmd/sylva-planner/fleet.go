@@ -2,11 +2,9 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -38,30 +36,11 @@ func planAllNamespacesFlag() *cli.BoolFlag {
 	return allNamespacesFlag("plan every sylva-units release of the cluster to --to (live, or from the List of --status), one line each, those that can start now first")
 }
 
-// fleetFile is a List of every namespace's objects in a file named by flag.
-type fleetFile struct {
-	e           *cliapp.Env
-	flag, name  string
-	helmRelease string
-}
-
-func (s fleetFile) Fleet(context.Context) ([]status.FleetEntry, error) {
-	data, err := s.e.ReadFile(s.flag, s.name)
-	if err != nil {
-		return nil, err
-	}
-	entries, err := status.DecodeFleet(data, s.helmRelease)
-	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w; give the List `kubectl get configmaps,kustomizations,helmreleases -A -o yaml` prints", s.flag, s.name, err)
-	}
-	return entries, nil
-}
-
-func (s fleetFile) Input() string { return "status " + filepath.ToSlash(s.name) }
-
 func fleetSourceOf(e *cliapp.Env, o statusOptions) action.FleetSource {
 	if o.file != "" {
-		return fleetFile{e: e, flag: cmp.Or(o.fileFlag, "--file"), name: o.file, helmRelease: o.helmRelease}
+		flag := cmp.Or(o.fileFlag, "--file")
+		read := func(name string) ([]byte, error) { return e.ReadFile(flag, name) }
+		return action.FleetFile{Read: read, Flag: flag, Name: o.file, HelmRelease: o.helmRelease}
 	}
 	return &live.Fleet{Cluster: cluster(e, o.kubeconfig, o.context), HelmRelease: o.helmRelease}
 }
