@@ -1,7 +1,9 @@
 package action
 
 import (
+	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,6 +17,8 @@ import (
 func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 	ns := reconciler.Target{Namespace: "sylva-system", HelmRelease: "sylva-units"}
 	files := []values.File{{Name: "values.yaml", Data: []byte("a: 1\n")}}
+	_, noValues := PruneAuditRequest{}.Run(context.Background())
+	_, noChartDir := PruneAuditRequest{Chart: "chart.tgz", ChartPath: filepath.Join(t.TempDir(), "chart.tgz")}.Run(context.Background())
 	for _, tt := range []struct {
 		name string
 		err  error
@@ -30,6 +34,8 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 		{"values render --validate without --chart", ValuesRenderRequest{Files: files, ValidateChart: true}.Validate(), "--skip-schema-validation and --validate go with --chart"},
 		{"values render --chart --validate", ValuesRenderRequest{Chart: "c", ValidateChart: true}.Validate(), ""},
 		{"values render -f", ValuesRenderRequest{Files: files}.Validate(), ""},
+		{"prune-audit without -f", noValues, "prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml (with --chart DIR, DIR/values.yaml is the default)"},
+		{"prune-audit --chart ARCHIVE without -f", noChartDir, "prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml (with --chart DIR, DIR/values.yaml is the default)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.want == "" {

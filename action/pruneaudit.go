@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -36,8 +37,19 @@ type PruneAuditRequest struct {
 	AsOf time.Time
 }
 
-// Run reads the values files and audits them against the catalog.
+// Run reads the values files and audits them against the catalog. With a
+// chart directory and no values file, the chart's own values.yaml is the
+// file audited, as values render --chart takes it; with neither, the
+// request is refused (BadRequestError).
 func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
+	if len(r.Files) == 0 && r.Chart != "" {
+		if st, err := os.Stat(r.ChartPath); err == nil && st.IsDir() {
+			r.Files = []string{filepath.Join(r.Chart, "values.yaml")}
+		}
+	}
+	if len(r.Files) == 0 {
+		return nil, badRequest("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml (with --chart DIR, DIR/values.yaml is the default)")
+	}
 	files := make([]units.File, len(r.Files))
 	for i, name := range r.Files {
 		data, err := r.ReadFile(name)

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
@@ -91,16 +89,6 @@ func pruneAuditAction(c *cli.Context) error {
 	req := action.PruneAuditRequest{
 		Files: c.StringSlice("values"), Release: c.String("release"),
 		ReadFile: e.Read, ToolVersion: versionString(),
-	}
-	if chart := c.String("chart"); len(req.Files) == 0 && chart != "" {
-		// The chart's own values are the base, as values render --chart
-		// takes them.
-		if st, err := os.Stat(e.Path(chart)); err == nil && st.IsDir() {
-			req.Files = []string{filepath.Join(chart, "values.yaml")}
-		}
-	}
-	if len(req.Files) == 0 {
-		return cliapp.FlagError(c, errors.New("prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml (with --chart DIR, DIR/values.yaml is the default)"))
 	}
 	var err error
 	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
