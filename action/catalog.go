@@ -3,6 +3,8 @@ package action
 import (
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -177,6 +179,42 @@ type ToolVersion struct {
 	Commit    string `json:"commit,omitempty"`
 	GoVersion string `json:"goVersion"`
 	Platform  string `json:"platform"`
+}
+
+// BuildToolVersion is the build of this binary: version and commit as
+// stamped at build time (make build), else what Go recorded: the module
+// version of a `go install …@vX` build, and the commit of a build from a
+// git checkout (vcs.revision, shortened, -dirty when modified).
+func BuildToolVersion(version, commit string) ToolVersion {
+	tv := ToolVersion{Version: version, Commit: commit, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return tv
+	}
+	if tv.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		tv.Version = bi.Main.Version
+	}
+	if tv.Commit == "" {
+		tv.Commit = recordedCommit(bi)
+	}
+	return tv
+}
+
+// recordedCommit is the commit Go recorded in bi, or "".
+func recordedCommit(bi *debug.BuildInfo) string {
+	rev, dirty := "", ""
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if rev == "" {
+		return ""
+	}
+	return rev[:min(len(rev), 12)] + dirty
 }
 
 // CatalogVersion is the catalog's version and the releases it spans.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -51,6 +52,9 @@ type Chart struct {
 	// unshield is true when the Secret's template unshields "(raw)"
 	// strings.
 	unshield bool
+	// unitFields is unitFieldsHelper of the chart, made once, when units
+	// are first resolved.
+	unitFields func() (string, bool)
 }
 
 // LoadChart loads a chart directory or archive (.tgz), with its
@@ -127,7 +131,7 @@ func NewChart(ch *chart.Chart) *Chart { return newChart(withInterpretShortcut(ch
 
 // newChart wraps the chart as it is.
 func newChart(ch *chart.Chart) *Chart {
-	c := &Chart{ch: ch}
+	c := &Chart{ch: ch, unitFields: sync.OnceValues(func() (string, bool) { return unitFieldsHelper(ch) })}
 	var units, secret string
 	for _, t := range ch.Templates {
 		switch t.Name {

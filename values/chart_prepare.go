@@ -38,22 +38,28 @@ func firstDocument(s string) string {
 	return s
 }
 
+// partials are the partials (_*.tpl) of the chart and its subcharts, the
+// chart's first.
+func partials(ch *chart.Chart) []*chart.File {
+	var out []*chart.File
+	for _, t := range ch.Templates {
+		if strings.HasPrefix(path.Base(t.Name), "_") {
+			out = append(out, t)
+		}
+	}
+	for _, d := range ch.Dependencies() {
+		out = append(out, partials(d)...)
+	}
+	return out
+}
+
 // helpers is the text of every partial of the chart and its subcharts.
 func (c *Chart) helpers() string {
 	var b strings.Builder
-	var walk func(ch *chart.Chart)
-	walk = func(ch *chart.Chart) {
-		for _, t := range ch.Templates {
-			if strings.HasPrefix(path.Base(t.Name), "_") {
-				b.Write(t.Data)
-				b.WriteByte('\n')
-			}
-		}
-		for _, d := range ch.Dependencies() {
-			walk(d)
-		}
+	for _, t := range partials(c.ch) {
+		b.Write(t.Data)
+		b.WriteByte('\n')
 	}
-	walk(c.ch)
 	return b.String()
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path"
 	"strconv"
 	"strings"
 	"text/template/parse"
@@ -73,30 +72,20 @@ const (
 func unitFieldsHelper(ch *chart.Chart) (text string, ok bool) {
 	var def *parse.Tree
 	found := 0
-	var walk func(ch *chart.Chart)
-	walk = func(ch *chart.Chart) {
-		for _, f := range ch.Templates {
-			if !strings.HasPrefix(path.Base(f.Name), "_") {
-				continue
-			}
-			// Each file alone, as Helm parses them: two files may define
-			// the same helper.
-			t := parse.New(f.Name)
-			t.Mode = parse.SkipFuncCheck
-			trees := map[string]*parse.Tree{}
-			if _, err := t.Parse(string(f.Data), "", "", trees); err != nil {
-				continue
-			}
-			if d, ok := trees[unitDefName]; ok && d.Root != nil {
-				def = d
-				found++
-			}
+	for _, f := range partials(ch) {
+		// Each file alone, as Helm parses them: two files may define the
+		// same helper.
+		t := parse.New(f.Name)
+		t.Mode = parse.SkipFuncCheck
+		trees := map[string]*parse.Tree{}
+		if _, err := t.Parse(string(f.Data), "", "", trees); err != nil {
+			continue
 		}
-		for _, d := range ch.Dependencies() {
-			walk(d)
+		if d, ok := trees[unitDefName]; ok && d.Root != nil {
+			def = d
+			found++
 		}
 	}
-	walk(ch)
 	if found != 1 {
 		return "", false
 	}
@@ -146,7 +135,7 @@ func (c *Chart) resolveUnits(ctx context.Context, files []File, opts ChartOption
 		return nil, fmt.Errorf("chart %s defines no \"unit-enabled\" and \"interpret-for-test\" helpers; --chart reads sylva-units charts", c.ch.Name())
 	}
 	var text string
-	fields, narrowed := unitFieldsHelper(c.ch)
+	fields, narrowed := c.unitFields()
 	switch {
 	case narrow && narrowed:
 		text = fields + fmt.Sprintf(unitsEval, "", unitFieldsDef, "tuple $envAll $sp_name")

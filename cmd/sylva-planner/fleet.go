@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -38,8 +37,7 @@ func planAllNamespacesFlag() *cli.BoolFlag {
 
 func fleetSourceOf(e *cliapp.Env, o statusOptions) action.FleetSource {
 	if o.file != "" {
-		flag := cmp.Or(o.fileFlag, "--file")
-		read := func(name string) ([]byte, error) { return e.ReadFile(flag, name) }
+		flag, read := o.fileReader(e)
 		return action.FleetFile{Read: read, Flag: flag, Name: o.file, HelmRelease: o.helmRelease}
 	}
 	return &live.Fleet{Cluster: cluster(e, o.kubeconfig, o.context), HelmRelease: o.helmRelease}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,14 +16,17 @@ import (
 // This file holds the sources the action package reads: files named on the
 // command line, and a live cluster (package live).
 
+// fileReader is the flag that named o's file (--file unless o says) and
+// a reader of the files given with it, whose errors name the flag.
+func (o statusOptions) fileReader(e *cliapp.Env) (string, func(string) ([]byte, error)) {
+	flag := cmp.Or(o.fileFlag, "--file")
+	return flag, func(name string) ([]byte, error) { return e.ReadFile(flag, name) }
+}
+
 // statusSource is the status source o names: its file, or the cluster.
 func statusSource(e *cliapp.Env, o statusOptions) action.StatusSource {
 	if o.file != "" {
-		flag := o.fileFlag
-		if flag == "" {
-			flag = "--file"
-		}
-		read := func(name string) ([]byte, error) { return e.ReadFile(flag, name) }
+		flag, read := o.fileReader(e)
 		return action.StatusFile{Read: read, Flag: flag, Name: o.file, HelmRelease: o.helmRelease, Namespace: o.namespace}
 	}
 	return &live.Status{Cluster: cluster(e, o.kubeconfig, o.context), Namespace: o.namespace, HelmRelease: o.helmRelease}

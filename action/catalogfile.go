@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"testing/fstest"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
@@ -55,40 +53,4 @@ func (f CatalogFile) Load() (*catalog.Catalog, error) {
 		return nil, fmt.Errorf("--catalog %s: %w", f.Name, err)
 	}
 	return cat, nil
-}
-
-// BuildToolVersion is the build of this binary: version and commit as
-// stamped at build time (make build), else what Go recorded: the module
-// version of a `go install …@vX` build, and the commit of a build from a
-// git checkout (vcs.revision, shortened, -dirty when modified).
-func BuildToolVersion(version, commit string) ToolVersion {
-	tv := ToolVersion{Version: version, Commit: commit, GoVersion: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return tv
-	}
-	if tv.Version == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		tv.Version = bi.Main.Version
-	}
-	if tv.Commit == "" {
-		tv.Commit = recordedCommit(bi)
-	}
-	return tv
-}
-
-// recordedCommit is the commit Go recorded in bi, or "".
-func recordedCommit(bi *debug.BuildInfo) string {
-	rev, dirty := "", ""
-	for _, s := range bi.Settings {
-		switch {
-		case s.Key == "vcs.revision":
-			rev = s.Value
-		case s.Key == "vcs.modified" && s.Value == "true":
-			dirty = "-dirty"
-		}
-	}
-	if rev == "" {
-		return ""
-	}
-	return rev[:min(len(rev), 12)] + dirty
 }
