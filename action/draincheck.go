@@ -73,3 +73,15 @@ func DrainOutcome(rep availability.Report, allowIncomplete bool) Outcome {
 	}
 	return OutcomePass
 }
+
+// SetSources sets the facts of r from s: the manifests of Inventory, else
+// the cluster's.
+func (r *DrainRequest) SetSources(s Sources) error {
+	if s.Inventory == "" {
+		r.Facts = s.cluster().Facts()
+		return nil
+	}
+	var err error
+	r.Facts, err = s.Manifests()
+	return err
+}

@@ -34,8 +34,9 @@ type FleetStatusRequest struct {
 	Selection envelope.Selection
 	Metadata  envelope.Metadata
 	// To, when set, places each release in the plan to it (as status --to
-	// places one), with Catalog, AsOf and ToolVersion.
-	To          skew.Version
+	// places one), with Catalog, AsOf and ToolVersion; it is refused
+	// before the source is read when it is no release.
+	To          string
 	Catalog     *catalog.Catalog
 	AsOf        time.Time
 	ToolVersion string
@@ -44,14 +45,21 @@ type FleetStatusRequest struct {
 // Run reads every release namespace once and interprets each, placing it
 // in the plan to To when given.
 func (r FleetStatusRequest) Run(ctx context.Context) (status.Fleet, error) {
+	var to skew.Version
+	if r.To != "" {
+		var err error
+		if to, err = parseTo(r.To); err != nil {
+			return status.Fleet{}, err
+		}
+	}
 	entries, err := r.Source.Fleet(ctx)
 	if err != nil {
 		return status.Fleet{}, err
 	}
 	fleet := status.InterpretFleet(entries, r.Selection)
 	fleet.Metadata = r.Metadata
-	if !r.To.IsZero() {
-		if err := placeFleet(&fleet, planner.Input{Catalog: r.Catalog, To: r.To, AsOf: r.AsOf, ToolVersion: r.ToolVersion}); err != nil {
+	if !to.IsZero() {
+		if err := placeFleet(&fleet, planner.Input{Catalog: r.Catalog, To: to, AsOf: r.AsOf, ToolVersion: r.ToolVersion}); err != nil {
 			return status.Fleet{}, err
 		}
 	}

@@ -1,13 +1,16 @@
 package action
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/status"
+	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 // StatusSource reads the sylva-units-status ConfigMap (and, live, the Flux
@@ -109,3 +112,122 @@ func (s FleetFile) Fleet(context.Context) ([]status.FleetEntry, error) {
 
 // Input names the file in the headers.
 func (s FleetFile) Input() string { return "status " + filepath.ToSlash(s.Name) }
+
+// Cluster builds the sources of a live cluster (package live builds them;
+// cmd hands one in, as action builds no client). Each connects when it is
+// first read.
+type Cluster interface {
+	// Status reads the status objects of a release namespace.
+	Status(namespace, helmRelease string) StatusSource
+	// Fleet reads the status objects of every namespace.
+	Fleet(helmRelease string) FleetSource
+	// Facts reads what runs: workloads, budgets, nodes, APIs.
+	Facts() FactsSource
+	// Nodes reads only the nodes and the DaemonSets' images.
+	Nodes() FactsSource
+	// Objects serves lookup, read-only.
+	Objects() (values.Source, error)
+}
+
+// Inputs is where the inputs a command line names are read: files and
+// directories ("-" is standard input; relative names as the command line
+// resolves them), and the cluster of a kubeconfig and context. cmd
+// provides it.
+type Inputs struct {
+	// ReadFile reads the file name given with flag; its errors name the
+	// flag. Read is ReadFile without the flag in its errors.
+	ReadFile func(flag, name string) ([]byte, error)
+	Read     func(name string) ([]byte, error)
+	// DirFS is the directory name as a file system.
+	DirFS func(name string) fs.FS
+	// Cluster is the live cluster of kubeconfig and context (empty: the
+	// kubeconfig rule's default).
+	Cluster func(kubeconfig, context string) Cluster
+}
+
+// Sources are the inputs a command line names, as given, read through
+// Inputs: a file of the status objects (File, given with FileFlag:
+// --file unless it says), a directory of manifests (Inventory, given with
+// --inventory), the cluster of Kubeconfig and Context, and the release
+// (Namespace, HelmRelease). Live says the cluster was asked for (--live,
+// --kubeconfig or --context) where a command is offline unless asked.
+type Sources struct {
+	Inputs
+	File, FileFlag         string
+	Inventory              string
+	Live                   bool
+	Kubeconfig, Context    string
+	Namespace, HelmRelease string
+}
+
+// fileFlag is the flag that named File.
+func (s Sources) fileFlag() string { return cmp.Or(s.FileFlag, "--file") }
+
+// read reads the files of flag.
+func (s Sources) read(flag string) func(string) ([]byte, error) {
+	return func(name string) ([]byte, error) { return s.ReadFile(flag, name) }
+}
+
+// cluster is the cluster of the connection.
+func (s Sources) cluster() Cluster { return s.Cluster(s.Kubeconfig, s.Context) }
+
+// Status is the status of the release: File, or the cluster's.
+func (s Sources) Status() StatusSource {
+	if s.File != "" {
+		return StatusFile{Read: s.read(s.fileFlag()), Flag: s.fileFlag(), Name: s.File, HelmRelease: s.HelmRelease, Namespace: s.Namespace}
+	}
+	return s.cluster().Status(s.Namespace, s.HelmRelease)
+}
+
+// Fleet is the status of every namespace: File, or the cluster's.
+func (s Sources) Fleet() FleetSource {
+	if s.File != "" {
+		return FleetFile{Read: s.read(s.fileFlag()), Flag: s.fileFlag(), Name: s.File, HelmRelease: s.HelmRelease}
+	}
+	return s.cluster().Fleet(s.HelmRelease)
+}
+
+// Manifests is the directory of Inventory, refused when it is not a
+// readable directory; nil without one.
+func (s Sources) Manifests() (FactsSource, error) {
+	if s.Inventory == "" {
+		return nil, nil
+	}
+	fsys := s.DirFS(s.Inventory)
+	if st, err := fs.Stat(fsys, "."); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("--inventory %s: not a readable directory", s.Inventory)
+	}
+	return Manifests{FS: fsys, Dir: filepath.ToSlash(s.Inventory), Flag: "--inventory"}, nil
+}
+
+// readInput reads the file given with flag (none when name is empty) and
+// parses it; the error names the flag and the file.
+func readInput[T any](s Sources, flag, name string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
+	if name == "" {
+		return zero, nil
+	}
+	data, err := s.Read(name)
+	if err == nil {
+		var v T
+		if v, err = parse(data); err == nil {
+			return v, nil
+		}
+	}
+	return zero, fmt.Errorf("%s %s: %w", flag, name, err)
+}
+
+// Lookup serves lookup, when first asked, from the file File (--status,
+// the status of Namespace) and the objects files (--object), or read-only
+// from the cluster when Live.
+func (s Sources) Lookup(objects []string) func() (values.Source, error) {
+	return func() (values.Source, error) {
+		if !s.Live {
+			return LookupFiles(s.ReadFile, s.File, s.Namespace, objects)
+		}
+		if s.File != "" || len(objects) > 0 {
+			return nil, errors.New("give either --status/--object files or --live (--kubeconfig/--context), not both")
+		}
+		return s.cluster().Objects()
+	}
+}

@@ -47,9 +47,9 @@ func (r StatusRequest) Run(ctx context.Context) (*status.Report, error) {
 // Locate places the release whose status is cm in the plan to To
 // (Transition); the error names --to.
 func (r StatusRequest) Locate(cm *status.Status) (*status.Transition, error) {
-	target, err := skew.Parse(r.To)
+	target, err := parseTo(r.To)
 	if err != nil {
-		return nil, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+		return nil, err
 	}
 	pr := planner.ProgressOf(cm)
 	t, err := Transition(planner.Input{Catalog: r.Catalog, To: target, AsOf: r.AsOf, ToolVersion: r.ToolVersion}, pr)
@@ -66,4 +66,13 @@ func (r StatusRequest) Locate(cm *status.Status) (*status.Transition, error) {
 		return nil, statusSourceError(err, pr.Installed)
 	}
 	return t, nil
+}
+
+// parseTo parses --to; the error names it.
+func parseTo(to string) (skew.Version, error) {
+	v, err := skew.Parse(to)
+	if err != nil {
+		return v, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+	}
+	return v, nil
 }

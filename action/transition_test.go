@@ -13,7 +13,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -96,7 +95,7 @@ func TestStatusAllNamespacesToATargetNewerThanTheCatalog(t *testing.T) {
 			fleetEntry(t, "wc1", status14),
 			{Namespace: "fresh", Observation: status.Observation{Namespace: "fresh", FluxRead: true}},
 		}},
-		To: skew.MustParse("1.8"), Catalog: defaultCatalog(t), AsOf: asOf,
+		To: "1.8", Catalog: defaultCatalog(t), AsOf: asOf,
 	}.Run(context.Background())
 	if err != nil {
 		t.Fatalf("FleetStatusRequest.Run: %v", err)

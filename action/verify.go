@@ -2,6 +2,7 @@ package action
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -118,4 +119,22 @@ func statusFacts(f *ci.Facts, in planner.Input, cm *status.Status) {
 			f.StatusPosition = pos.Summary
 		}
 	}
+}
+
+// SetSources sets the status and the facts of r from s: offline, the
+// status of File (--status) and the manifests of Inventory, both needed;
+// else the cluster's status and nodes.
+func (r *VerifyRequest) SetSources(s Sources) error {
+	switch {
+	case s.File == "" && s.Inventory == "":
+		r.Status, r.Facts = s.Status(), s.cluster().Nodes()
+		return nil
+	case s.File == "" || s.Inventory == "":
+		return errors.New("offline verification needs both --status FILE and --inventory DIR")
+	}
+	s.FileFlag = "--status"
+	r.Status, r.StatusFile = s.Status(), s.File
+	var err error
+	r.Facts, err = s.Manifests()
+	return err
 }

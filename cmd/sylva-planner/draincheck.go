@@ -8,7 +8,6 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
@@ -43,14 +42,10 @@ func drainCheckCommand() *cli.Command {
 }
 
 func drainCheckAction(c *cli.Context) error {
-	e := cliapp.EnvOf(c)
 	get, err := cliapp.OneSource(c, []string{"inventory"}, []string{"kubeconfig", "context"}, "give either --inventory or --kubeconfig/--context, not both")
 	if err != nil {
 		return err
 	}
-	kubeconfig, kubeContext, dir := get("kubeconfig"), get("context"), get("inventory")
-	// Live unless --inventory: the kubeconfig rule finds the cluster.
-	isLive := dir == ""
 	var target skew.Version
 	if k := c.String("kubernetes"); k != "" {
 		v, err := skew.Parse(k)
@@ -68,16 +63,10 @@ func drainCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := action.DrainRequest{ProdNamespaces: prod, Kubernetes: target}
-	if isLive {
-		req.Facts = &live.Facts{Cluster: cluster(e, kubeconfig, kubeContext)}
-		req.Kubectl = selectionOf(c).Kubectl()
-	} else {
-		m, err := manifests(e, "--inventory", dir)
-		if err != nil {
-			return err
-		}
-		req.Facts = m
+	req := action.DrainRequest{ProdNamespaces: prod, Kubernetes: target, Kubectl: selectionOf(c).Kubectl()}
+	// Live unless --inventory: the kubeconfig rule finds the cluster.
+	if err := req.SetSources(action.Sources{Inputs: inputsOf(cliapp.EnvOf(c)), Inventory: get("inventory"), Kubeconfig: get("kubeconfig"), Context: get("context")}); err != nil {
+		return err
 	}
 	rep, err := req.Run(c.Context)
 	if errors.Is(err, kube.ErrNoCluster) {

@@ -10,10 +10,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
-	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
-	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 // This file is the fleet view: status -A and plan -A read every
@@ -35,14 +32,6 @@ func planAllNamespacesFlag() *cli.BoolFlag {
 	return allNamespacesFlag("plan every sylva-units release of the cluster to --to (live, or from the List of --status), one line each, those that can start now first")
 }
 
-func fleetSourceOf(e *cliapp.Env, o statusOptions) action.FleetSource {
-	if o.file != "" {
-		flag, read := o.fileReader(e)
-		return action.FleetFile{Read: read, Flag: flag, Name: o.file, HelmRelease: o.helmRelease}
-	}
-	return &live.Fleet{Cluster: cluster(e, o.kubeconfig, o.context), HelmRelease: o.helmRelease}
-}
-
 // refuseNamespace refuses -n beside -A: one reads a namespace, the other
 // all of them.
 func refuseNamespace(c *cli.Context) error {
@@ -57,28 +46,17 @@ func statusFleetAction(c *cli.Context) error {
 	if err := refuseNamespace(c); err != nil {
 		return err
 	}
-	o, err := statusOptionsOf(c)
-	if err != nil {
-		return cliapp.FlagError(c, err)
-	}
-	to := c.String("to")
-	var target skew.Version
-	if to != "" {
-		if target, err = skew.Parse(to); err != nil {
-			return fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
-		}
-	}
-	cat, md, err := catalogMetadata(c)
+	s, err := statusSources(c)
 	if err != nil {
 		return err
 	}
-	asOf, err := cliapp.AsOfOf(c)
+	st, err := statusRequest(c, nil)
 	if err != nil {
 		return err
 	}
 	req := action.FleetStatusRequest{
-		Source: fleetSourceOf(cliapp.EnvOf(c), o), Selection: selectionOf(c), Metadata: md,
-		To: target, Catalog: cat, AsOf: asOf, ToolVersion: version,
+		Source: s.Fleet(), Selection: st.Selection, Metadata: st.Metadata,
+		To: st.To, Catalog: st.Catalog, AsOf: st.AsOf, ToolVersion: version,
 	}
 	fleet, err := req.Run(c.Context)
 	if err != nil {
@@ -113,26 +91,15 @@ func planFleetAction(c *cli.Context) error {
 	if _, err := action.Input(cat, opts.to, opts.to, "", opts.provider); err != nil {
 		return err
 	}
-	// The status of every namespace comes from the fleet; the rest of the
-	// request (inventory, suppressions, baseline) is read once.
-	base := opts
-	base.statusFile, base.live.kubeconfig, base.live.context = "", "", ""
-	req, err := planRequest(c, e, cat, base)
+	req, err := planRequest(c, cat, opts)
 	if err != nil {
 		return err
 	}
-	src := statusOptions{kubeconfig: opts.live.kubeconfig, context: opts.live.context, helmRelease: status.DefaultHelmRelease}
-	if opts.statusFile != "" {
-		src.file, src.fileFlag = opts.statusFile, "--status"
-	} else {
-		// -A reads the cluster: plan --live for every namespace.
-		req.Cluster = &live.Facts{Cluster: cluster(e, opts.live.kubeconfig, opts.live.context)}
-	}
 	req.AsOf = asOf
 	req.Gate = planner.GateOptions{FailOn: opts.failOn, AllowIncomplete: opts.allowIncomplete}
-	fleet := action.FleetPlanRequest{
-		Plan: req, Source: fleetSourceOf(e, src), FromFile: opts.statusFile != "",
-		Rerun: rerunCommand(c), Selection: selectionOf(c),
+	fleet := action.FleetPlanRequest{Plan: req, Rerun: rerunCommand(c), Selection: selectionOf(c)}
+	if err := fleet.SetSources(opts.inputs); err != nil {
+		return err
 	}
 	fp, plans, err := fleet.Run(c.Context)
 	if err != nil {

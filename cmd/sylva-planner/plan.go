@@ -15,7 +15,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
-	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -98,9 +97,7 @@ func gateFlags() []cli.Flag {
 // gateOptions are the flags of plan and report, read once.
 type gateOptions struct {
 	from, to, workers, provider string
-	inventory, statusFile       string
-	live                        statusOptions
-	baseline, suppressions      string
+	inputs                      action.PlanInputs
 	metricsFile                 string
 	output                      cliapp.Format
 	failOn                      action.FailOn
@@ -110,17 +107,24 @@ type gateOptions struct {
 func gateOptionsOf(c *cli.Context) gateOptions {
 	return gateOptions{
 		from: c.String("from"), to: c.String("to"), workers: c.String("workers"), provider: c.String("bootstrap-provider"),
-		inventory: c.String("inventory"), statusFile: c.String("status"),
-		live:     statusOptions{kubeconfig: c.String("kubeconfig"), context: c.String("context"), namespace: c.String("namespace"), helmRelease: status.DefaultHelmRelease},
-		baseline: c.String("baseline"), suppressions: c.String("suppressions"), metricsFile: c.String("metrics-file"),
-		output: cliapp.OutputOf(c), failOn: failOnOf(c), allowIncomplete: c.Bool("allow-incomplete"),
+		inputs: action.PlanInputs{
+			Sources: action.Sources{
+				Inputs: inputsOf(cliapp.EnvOf(c)), File: c.String("status"), Inventory: c.String("inventory"),
+				// Offline unless asked: KUBECONFIG alone does not make plan live.
+				Live: cliapp.LiveAsked(c), Kubeconfig: c.String("kubeconfig"), Context: c.String("context"),
+				Namespace: c.String("namespace"), HelmRelease: status.DefaultHelmRelease,
+			},
+			Suppressions: c.String("suppressions"), Baseline: c.String("baseline"),
+		},
+		metricsFile: c.String("metrics-file"),
+		output:      cliapp.OutputOf(c), failOn: failOnOf(c), allowIncomplete: c.Bool("allow-incomplete"),
 	}
 }
 
 func gateAction(c *cli.Context, report bool) error {
 	e := cliapp.EnvOf(c)
 	opts := gateOptionsOf(c)
-	if opts.from != "" && opts.statusFile != "" {
+	if opts.from != "" && opts.inputs.File != "" {
 		// The status would otherwise go unread, and with it a pass of a
 		// transition in progress.
 		return cliapp.FlagError(c, errors.New("give --from or --status, not both: --status reads the installed release from the status ConfigMap, and where a transition in progress stands"))
@@ -129,8 +133,11 @@ func gateAction(c *cli.Context, report bool) error {
 	if err != nil {
 		return err
 	}
-	req, err := planRequest(c, e, cat, opts)
+	req, err := planRequest(c, cat, opts)
 	if err != nil {
+		return err
+	}
+	if err := req.SetSources(opts.inputs); err != nil {
 		return err
 	}
 	req.AsOf = asOf
@@ -166,69 +173,17 @@ func writeMetrics(e *cliapp.Env, name string, write func(io.Writer) error) error
 	return nil
 }
 
-// planRequest turns the flags into the request of action.PlanRequest.Run: the sources
-// they name, and the suppressions and baseline files read. Errors name the
-// flag.
-func planRequest(c *cli.Context, e *cliapp.Env, cat *catalog.Catalog, opts gateOptions) (action.PlanRequest, error) {
+// planRequest turns the flags into the request of action.PlanRequest.Run,
+// but for the sources they name. Errors name the flag.
+func planRequest(c *cli.Context, cat *catalog.Catalog, opts gateOptions) (action.PlanRequest, error) {
 	req := action.PlanRequest{
 		Catalog: cat, CatalogInput: catalogInput(c),
 		From: opts.from, To: opts.to, Workers: opts.workers, Provider: opts.provider,
 		ToolVersion: version,
 	}
 	var err error
-	if req.ProdNamespaces, err = prodNamespaces(c); err != nil {
-		return req, err
-	}
-	// Offline unless asked: KUBECONFIG alone does not make plan live.
-	isLive := cliapp.LiveAsked(c)
-	switch {
-	case opts.statusFile != "":
-		o := opts.live
-		o.file, o.fileFlag = opts.statusFile, "--status"
-		req.Status = statusSource(e, o)
-	case isLive:
-		req.Status = statusSource(e, opts.live)
-	}
-	if opts.inventory != "" {
-		m, err := manifests(e, "--inventory", opts.inventory)
-		if err != nil {
-			return req, err
-		}
-		req.Inventory = m
-	}
-	if isLive {
-		req.Cluster = &live.Facts{Cluster: cluster(e, opts.live.kubeconfig, opts.live.context)}
-		if opts.statusFile == "" {
-			// The cluster's facts judge the release that runs in it: a
-			// status read live from another namespace than sylva-system
-			// is a workload cluster's release.
-			req.ClusterNamespace = status.DefaultNamespace
-		}
-	}
-	if req.Suppressions, err = parseFile(e, "--suppressions", opts.suppressions, action.ParseSuppressions); err != nil {
-		return req, err
-	}
-	if req.Baseline, err = parseFile(e, "--baseline", opts.baseline, action.ParseBaseline); err != nil {
-		return req, err
-	}
-	return req, nil
-}
-
-// parseFile reads the file given with flag (none when name is empty) and
-// parses it; the error names the flag and the file.
-func parseFile[T any](e *cliapp.Env, flag, name string, parse func([]byte) (T, error)) (T, error) {
-	var zero T
-	if name == "" {
-		return zero, nil
-	}
-	data, err := e.Read(name)
-	if err == nil {
-		var v T
-		if v, err = parse(data); err == nil {
-			return v, nil
-		}
-	}
-	return zero, fmt.Errorf("%s %s: %w", flag, name, err)
+	req.ProdNamespaces, err = prodNamespaces(c)
+	return req, err
 }
 
 // planWriters write a plan in each format of plan, or of report: the same

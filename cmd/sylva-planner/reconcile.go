@@ -53,20 +53,18 @@ func reconcileCommand() *cli.Command {
 }
 
 func reconcileAction(c *cli.Context) error {
-	namespace, helmRelease := c.String("namespace"), c.String("helmrelease")
-	get, err := cliapp.OneSource(c, []string{"file"}, []string{"kubeconfig", "context"}, "give either --file or --kubeconfig/--context, not both")
+	src, err := statusSources(c)
 	if err != nil {
 		return err
 	}
-	file, kubeconfig, kubeContext := get("file"), get("kubeconfig"), get("context")
 	output := cliapp.OutputOf(c)
 	req := action.ReconcileRequest{
-		Target: reconciler.Target{Namespace: namespace, HelmRelease: helmRelease},
+		Target: reconciler.Target{Namespace: src.Namespace, HelmRelease: src.HelmRelease},
 		DryRun: c.Bool("dry-run"), Wait: c.Bool("wait"),
 		Timeout: c.Duration("timeout"), Interval: c.Duration("poll-interval"),
 		Document: output == cliapp.FormatJSON || output == cliapp.FormatYAML,
 	}
-	req.File = file
+	req.File = src.File
 	if err := req.Validate(); err != nil {
 		return err
 	}
@@ -95,9 +93,9 @@ func reconcileAction(c *cli.Context) error {
 	}
 	req.OnProgress = func(p reconciler.Progress) { fmt.Fprintln(e.Stderr, p) }
 	if req.File != "" {
-		req.Status = statusSource(e, statusOptions{file: req.File, helmRelease: helmRelease, namespace: namespace})
+		req.Status = src.Status()
 	} else {
-		rec, err := reconcileClient(e, &req, kubeconfig, kubeContext)
+		rec, err := reconcileClient(e, &req, src.Kubeconfig, src.Context)
 		if err != nil {
 			return err
 		}

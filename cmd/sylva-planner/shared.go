@@ -36,13 +36,3 @@ func prodNamespaces(c *cli.Context) ([]string, error) {
 	}
 	return out, nil
 }
-
-// statusOptions say where the status is read from.
-type statusOptions struct {
-	file        string // offline input; empty for a live cluster
-	fileFlag    string // the flag that names file: --file (default) or --status
-	kubeconfig  string
-	context     string
-	namespace   string
-	helmRelease string
-}

@@ -43,37 +43,36 @@ func statusCommand() *cli.Command {
 	}
 }
 
-func statusOptionsOf(c *cli.Context) (statusOptions, error) {
-	o := statusOptions{
-		file:        c.String("file"),
-		kubeconfig:  c.String("kubeconfig"),
-		context:     c.String("context"),
-		namespace:   c.String("namespace"),
-		helmRelease: c.String("helmrelease"),
-	}
+// statusSources are the sources of status and reconcile: --file, else the
+// cluster of --kubeconfig/--context, for the release of -n and
+// --helmrelease.
+func statusSources(c *cli.Context) (action.Sources, error) {
 	get, err := cliapp.OneSource(c, []string{"file"}, []string{"kubeconfig", "context"}, "give either --file or --kubeconfig/--context, not both")
 	if err != nil {
-		return o, err
+		return action.Sources{}, err
 	}
-	o.file, o.kubeconfig, o.context = get("file"), get("kubeconfig"), get("context")
-	if o.namespace == "" {
-		return o, errors.New("--namespace must not be empty")
+	s := action.Sources{
+		Inputs: inputsOf(cliapp.EnvOf(c)), File: get("file"), Kubeconfig: get("kubeconfig"), Context: get("context"),
+		Namespace: c.String("namespace"), HelmRelease: c.String("helmrelease"),
 	}
-	if o.helmRelease == "" {
-		return o, errors.New("--helmrelease must not be empty")
+	switch {
+	case s.Namespace == "":
+		return s, cliapp.FlagError(c, errors.New("--namespace must not be empty"))
+	case s.HelmRelease == "":
+		return s, cliapp.FlagError(c, errors.New("--helmrelease must not be empty"))
 	}
-	return o, nil
+	return s, nil
 }
 
 func statusAction(c *cli.Context) error {
 	if c.Bool("all-namespaces") {
 		return statusFleetAction(c)
 	}
-	o, err := statusOptionsOf(c)
+	s, err := statusSources(c)
 	if err != nil {
-		return cliapp.FlagError(c, err)
+		return err
 	}
-	req, err := statusRequest(c, statusSource(cliapp.EnvOf(c), o))
+	req, err := statusRequest(c, s.Status())
 	if err != nil {
 		return err
 	}

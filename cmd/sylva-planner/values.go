@@ -12,7 +12,6 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
@@ -202,8 +201,7 @@ func valuesRenderAction(c *cli.Context) error {
 	}
 	req := action.ValuesRenderRequest{
 		Files: files, Chart: c.String("chart"), KubeVersion: c.String("kube-version"), To: c.String("to"),
-		AllowLookup: c.StringSlice("allow-lookup"), Lookup: func() (values.Source, error) { return lookupSource(c) },
-		SkipSchemaValidation: c.Bool("skip-schema-validation"), ValidateChart: c.Bool("validate"),
+		AllowLookup: c.StringSlice("allow-lookup"), SkipSchemaValidation: c.Bool("skip-schema-validation"), ValidateChart: c.Bool("validate"),
 	}
 	if err := req.Validate(); err != nil {
 		return err
@@ -217,6 +215,10 @@ func valuesRenderAction(c *cli.Context) error {
 	if req.Namespace, err = cliapp.NamespaceOf(c); err != nil {
 		return err
 	}
+	req.Lookup = action.Sources{
+		Inputs: inputsOf(cliapp.EnvOf(c)), File: c.String("status"), Namespace: req.Namespace,
+		Live: cliapp.LiveAsked(c), Kubeconfig: c.String("kubeconfig"), Context: c.String("context"),
+	}.Lookup(c.StringSlice("object"))
 	if req.Chart != "" {
 		req.ChartPath = cliapp.EnvOf(c).Path(req.Chart)
 		// The chart's interpretation allocates heavily and briefly: a
@@ -246,24 +248,6 @@ func valuesRenderAction(c *cli.Context) error {
 		err = values.WriteYAML(cliapp.EnvOf(c).Stdout, res.Values)
 	}
 	return err
-}
-
-// lookupSource serves lookup from --status/--object files, or from a live
-// cluster when asked (--live, --kubeconfig or --context).
-func lookupSource(c *cli.Context) (values.Source, error) {
-	statusFile, objects := c.String("status"), c.StringSlice("object")
-	isLive := cliapp.LiveAsked(c)
-	if isLive && (statusFile != "" || len(objects) > 0) {
-		return nil, errors.New("give either --status/--object files or --live (--kubeconfig/--context), not both")
-	}
-	if isLive {
-		return live.NewObjects(cluster(cliapp.EnvOf(c), c.String("kubeconfig"), c.String("context")))
-	}
-	ns, err := cliapp.NamespaceOf(c)
-	if err != nil {
-		return nil, err
-	}
-	return action.LookupFiles(cliapp.EnvOf(c).ReadFile, statusFile, ns, objects)
 }
 
 func valuesCheckAction(c *cli.Context) error {

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"errors"
-
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/live"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -35,8 +32,7 @@ func verifyCommand() *cli.Command {
 }
 
 func verifyAction(c *cli.Context) error {
-	e := cliapp.EnvOf(c)
-	req, err := verifyRequest(c, e)
+	req, err := verifyRequest(c)
 	if err != nil {
 		return err
 	}
@@ -52,7 +48,7 @@ func verifyAction(c *cli.Context) error {
 
 // verifyRequest turns the flags into the request of verify: offline the
 // status file and the manifests, else the cluster.
-func verifyRequest(c *cli.Context, e *cliapp.Env) (action.VerifyRequest, error) {
+func verifyRequest(c *cli.Context) (action.VerifyRequest, error) {
 	rel, err := releasesOf(c)
 	req := action.VerifyRequest{Releases: rel}
 	if err != nil {
@@ -62,18 +58,8 @@ func verifyRequest(c *cli.Context, e *cliapp.Env) (action.VerifyRequest, error) 
 	if err != nil {
 		return req, err
 	}
-	file, dir := get("status"), get("inventory")
-	o := statusOptions{kubeconfig: get("kubeconfig"), context: get("context"), namespace: c.String("namespace"), helmRelease: status.DefaultHelmRelease}
-	if file == "" && dir == "" {
-		req.Status, req.Facts = statusSource(e, o), &live.Nodes{Cluster: cluster(e, o.kubeconfig, o.context)}
-		return req, nil
-	}
-	if file == "" || dir == "" {
-		return req, errors.New("offline verification needs both --status FILE and --inventory DIR")
-	}
-	o.file, o.fileFlag = file, "--status"
-	req.Status, req.StatusFile = statusSource(e, o), file
-	m, err := manifests(e, "--inventory", dir)
-	req.Facts = m
-	return req, err
+	return req, req.SetSources(action.Sources{
+		Inputs: inputsOf(cliapp.EnvOf(c)), File: get("status"), Inventory: get("inventory"),
+		Kubeconfig: get("kubeconfig"), Context: get("context"), Namespace: c.String("namespace"), HelmRelease: status.DefaultHelmRelease,
+	})
 }

@@ -1,0 +1,60 @@
+package action
+
+import "gitlab.com/sylva-projects/sylva-planner/status"
+
+// PlanInputs are the inputs plan and report are named: Sources (File is
+// --status, Inventory is --inventory, the cluster when Live) and the
+// suppressions and baseline files.
+type PlanInputs struct {
+	Sources
+	Suppressions, Baseline string
+}
+
+// SetSources sets the sources of r that in names and reads the suppressions and
+// the baseline; errors name the flag. Offline unless Live: the status
+// comes from File, else from the cluster when Live; the cluster's facts
+// are read when Live, and judge the release of status.DefaultNamespace
+// (the management cluster's own) when the status is read live too.
+func (r *PlanRequest) SetSources(in PlanInputs) error {
+	in.FileFlag = "--status"
+	if in.File != "" || in.Live {
+		r.Status = in.Status()
+	}
+	var err error
+	if r.Inventory, err = in.Manifests(); err != nil {
+		return err
+	}
+	if in.Live {
+		r.Cluster = in.cluster().Facts()
+		if in.File == "" {
+			// A status read live from another namespace than
+			// sylva-system is a workload cluster's release.
+			r.ClusterNamespace = status.DefaultNamespace
+		}
+	}
+	if r.Suppressions, err = readInput(in.Sources, "--suppressions", in.Suppressions, ParseSuppressions); err != nil {
+		return err
+	}
+	r.Baseline, err = readInput(in.Sources, "--baseline", in.Baseline, ParseBaseline)
+	return err
+}
+
+// SetSources sets the sources of plan -A: every release's status from the
+// List of File (--status), else from the cluster; the rest of the plan
+// request (inventory, suppressions, baseline) read once, as
+// PlanRequest.SetSources reads
+// it. The cluster's facts are read from the cluster the fleet comes from,
+// or with --status when Live.
+func (r *FleetPlanRequest) SetSources(in PlanInputs) error {
+	in.FileFlag = "--status"
+	one := in
+	one.File, one.Live = "", false
+	if err := r.Plan.SetSources(one); err != nil {
+		return err
+	}
+	if in.File == "" || in.Live {
+		r.Plan.Cluster = in.cluster().Facts()
+	}
+	r.Source, r.FromFile = in.Fleet(), in.File != ""
+	return nil
+}
