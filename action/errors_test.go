@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
@@ -19,6 +20,15 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 	files := []values.File{{Name: "values.yaml", Data: []byte("a: 1\n")}}
 	_, noValues := PruneAuditRequest{}.Run(context.Background())
 	_, noChartDir := PruneAuditRequest{Chart: "chart.tgz", ChartPath: filepath.Join(t.TempDir(), "chart.tgz")}.Run(context.Background())
+	fromAndStatus := (&PlanRequest{From: "1.4", To: "1.6"}).SetSources(PlanInputs{Sources: Sources{File: "s.yaml"}})
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet := func(p PlanRequest) FleetPlanRequest {
+		p.Catalog = cat
+		return FleetPlanRequest{Plan: p}
+	}
 	for _, tt := range []struct {
 		name string
 		err  error
@@ -36,6 +46,10 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 		{"values render -f", ValuesRenderRequest{Files: files}.Validate(), ""},
 		{"prune-audit without -f", noValues, "prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml (with --chart DIR, DIR/values.yaml is the default)"},
 		{"prune-audit --chart ARCHIVE without -f", noChartDir, "prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml (with --chart DIR, DIR/values.yaml is the default)"},
+		{"plan --from --status", fromAndStatus, "give --from or --status, not both: --status reads the installed release from the status ConfigMap, and where a transition in progress stands"},
+		{"plan -A --from", fleet(PlanRequest{From: "1.4", To: "1.6"}).Validate(), "--from does not go with --all-namespaces: each release is planned from its own status"},
+		{"plan -A --workers", fleet(PlanRequest{Workers: "1.30", To: "1.6"}).Validate(), "--workers does not go with --all-namespaces: each release is planned from its own status"},
+		{"plan -A --to", fleet(PlanRequest{To: "1.6"}).Validate(), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.want == "" {

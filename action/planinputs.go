@@ -10,12 +10,18 @@ type PlanInputs struct {
 	Suppressions, Baseline string
 }
 
-// SetSources sets the sources of r that in names and reads the suppressions and
-// the baseline; errors name the flag. Offline unless Live: the status
-// comes from File, else from the cluster when Live; the cluster's facts
-// are read when Live, and judge the release of status.DefaultNamespace
-// (the management cluster's own) when the status is read live too.
+// SetSources sets the sources of r that in names and reads the
+// suppressions and the baseline; errors name the flag. Offline unless
+// Live: the status comes from File (refused beside From), else from the
+// cluster when Live; the cluster's facts are read when Live, and judge the
+// release of status.DefaultNamespace (the management cluster's own) when
+// the status is read live too.
 func (r *PlanRequest) SetSources(in PlanInputs) error {
+	if r.From != "" && in.File != "" {
+		// The status would otherwise go unread, and with it a pass of a
+		// transition in progress.
+		return badRequest("give --from or --status, not both: --status reads the installed release from the status ConfigMap, and where a transition in progress stands")
+	}
 	in.FileFlag = "--status"
 	if in.File != "" || in.Live {
 		r.Status = in.Status()
@@ -57,4 +63,20 @@ func (r *FleetPlanRequest) SetSources(in PlanInputs) error {
 	}
 	r.Source, r.FromFile = in.Fleet(), in.File != ""
 	return nil
+}
+
+// Validate refuses what plan -A cannot plan: --from or --workers (each
+// release is planned from its own status), no --to, a --to or provider
+// the catalog does not know.
+func (r FleetPlanRequest) Validate() error {
+	for _, f := range [][2]string{{"--from", r.Plan.From}, {"--workers", r.Plan.Workers}} {
+		if f[1] != "" {
+			return badRequest("%s does not go with --all-namespaces: each release is planned from its own status", f[0])
+		}
+	}
+	if r.Plan.To == "" {
+		return &MissingFlagError{Flag: "--to", Example: "--all-namespaces --to 1.6"}
+	}
+	_, err := Input(r.Plan.Catalog, r.Plan.To, r.Plan.To, "", r.Plan.Provider)
+	return err
 }

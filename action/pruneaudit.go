@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,4 +201,30 @@ func releaseExample(merged map[string]any, cat *catalog.Catalog) string {
 		return "for example --release " + names[len(names)-1]
 	}
 	return "for example --release X.Y"
+}
+
+// SchemaPatch is prune-audit --print-schema-patch: the JSON Patch that
+// lets the chart's values.schema.json accept info.transitional-unit, or,
+// with Schema (--schema FILE, read with ReadFile), that file patched.
+type SchemaPatch struct {
+	Schema   string
+	ReadFile func(flag, name string) ([]byte, error)
+}
+
+// Write writes the patch, or the schema patched.
+func (p SchemaPatch) Write(w io.Writer) error {
+	if p.Schema == "" {
+		_, err := io.WriteString(w, units.SchemaPatch)
+		return err
+	}
+	data, err := p.ReadFile("--schema", p.Schema)
+	if err != nil {
+		return fmt.Errorf("read schema (check the --schema path): %w", err)
+	}
+	patched, err := units.PatchSchema(data)
+	if err != nil {
+		return fmt.Errorf("--schema %s: %w; pass the chart's charts/sylva-units/values.schema.json, or apply the patch printed without --schema", p.Schema, err)
+	}
+	_, err = w.Write(patched)
+	return err
 }

@@ -231,3 +231,17 @@ func (s Sources) Lookup(objects []string) func() (values.Source, error) {
 		return s.cluster().Objects()
 	}
 }
+
+// ValuesFiles reads the values files names, given with flag (-f), in
+// order.
+func (in Inputs) ValuesFiles(flag string, names []string) ([]values.File, error) {
+	var out []values.File
+	for _, name := range names {
+		data, err := in.ReadFile(flag, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, values.File{Name: name, Data: data})
+	}
+	return out, nil
+}

@@ -10,7 +10,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
-	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
 // This file is the fleet view: status -A and plan -A read every
@@ -71,33 +70,18 @@ func planFleetAction(c *cli.Context) error {
 	if err := refuseNamespace(c); err != nil {
 		return err
 	}
-	for _, name := range []string{"from", "workers"} {
-		if c.IsSet(name) {
-			return cliapp.FlagError(c, fmt.Errorf("--%s does not go with --all-namespaces: each release is planned from its own status", name))
-		}
-	}
-	e := cliapp.EnvOf(c)
 	opts := gateOptionsOf(c)
 	if opts.output != cliapp.FormatTable && opts.output != cliapp.FormatJSON && opts.output != cliapp.FormatYAML {
 		return cliapp.FlagError(c, fmt.Errorf("--output %s does not go with --all-namespaces: give table, json or yaml", opts.output))
 	}
-	if opts.to == "" {
-		return &action.MissingFlagError{Flag: "--to", Example: "--all-namespaces --to 1.6"}
-	}
-	asOf, cat, err := gateInputs(c, e, opts)
+	req, err := planRequest(c, opts)
 	if err != nil {
 		return err
 	}
-	if _, err := action.Input(cat, opts.to, opts.to, "", opts.provider); err != nil {
+	fleet := action.FleetPlanRequest{Plan: req, Rerun: req.Rerun, Selection: req.Selection}
+	if err := fleet.Validate(); err != nil {
 		return err
 	}
-	req, err := planRequest(c, cat, opts)
-	if err != nil {
-		return err
-	}
-	req.AsOf = asOf
-	req.Gate = planner.GateOptions{FailOn: opts.failOn, AllowIncomplete: opts.allowIncomplete}
-	fleet := action.FleetPlanRequest{Plan: req, Rerun: rerunCommand(c), Selection: selectionOf(c)}
 	if err := fleet.SetSources(opts.inputs); err != nil {
 		return err
 	}
@@ -108,7 +92,7 @@ func planFleetAction(c *cli.Context) error {
 	if err := cliapp.WriteAs(c, opts.output, cliapp.Writers{cliapp.FormatTable: fp.WriteTable, cliapp.FormatJSON: fp.WriteJSON, cliapp.FormatYAML: fp.WriteYAML}); err != nil {
 		return err
 	}
-	if err := writeMetrics(e, opts.metricsFile, func(w io.Writer) error { return gatemetrics.WriteFleet(w, plans) }); err != nil {
+	if err := writeMetrics(cliapp.EnvOf(c), opts.metricsFile, func(w io.Writer) error { return gatemetrics.WriteFleet(w, plans) }); err != nil {
 		return err
 	}
 	return outcomeExit(action.FleetOutcome(fp))

@@ -107,6 +107,15 @@ func TestFleetOnARealAPIServer(t *testing.T) {
 	if strings.Contains(string(data), `namespace="`+malformed+`"`) {
 		t.Errorf("--metrics-file has series for %s, which has no plan", malformed)
 	}
+
+	// The fleet from a file, the facts from the cluster of --kubeconfig
+	// (the environment names no other).
+	list := filepath.Join(t.TempDir(), "fleet.yaml")
+	writeTestFile(t, list, "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: sylva-units-status, namespace: sylva-system}\n  data: {sylva_release: \"1.5\", release-revision: \"3\"}\n")
+	code, out, errOut = runReconcileCLI(kc, "plan", "-A", "--status", list, "--to", "1.6", "--as-of", "2026-11-30", "--fail-on", "never", "-o", "json")
+	if code == exitError || !strings.Contains(out, "cluster live (context ") {
+		t.Errorf("plan -A --status FILE --kubeconfig: exit %d, want the plan of sylva-system judged on the cluster's facts\n%s%s", code, out, errOut)
+	}
 }
 
 func createStatus(t *testing.T, cfg *rest.Config, ns string, data map[string]string) {
@@ -114,6 +123,13 @@ func createStatus(t *testing.T, cfg *rest.Config, ns string, data map[string]str
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: status.ConfigMapName, Namespace: ns}, Data: data}
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeTestFile(t *testing.T, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

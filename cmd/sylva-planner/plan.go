@@ -2,16 +2,13 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
-	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
@@ -122,27 +119,14 @@ func gateOptionsOf(c *cli.Context) gateOptions {
 }
 
 func gateAction(c *cli.Context, report bool) error {
-	e := cliapp.EnvOf(c)
 	opts := gateOptionsOf(c)
-	if opts.from != "" && opts.inputs.File != "" {
-		// The status would otherwise go unread, and with it a pass of a
-		// transition in progress.
-		return cliapp.FlagError(c, errors.New("give --from or --status, not both: --status reads the installed release from the status ConfigMap, and where a transition in progress stands"))
-	}
-	asOf, cat, err := gateInputs(c, e, opts)
-	if err != nil {
-		return err
-	}
-	req, err := planRequest(c, cat, opts)
+	req, err := planRequest(c, opts)
 	if err != nil {
 		return err
 	}
 	if err := req.SetSources(opts.inputs); err != nil {
 		return err
 	}
-	req.AsOf = asOf
-	req.Gate = planner.GateOptions{FailOn: planner.FailOn(opts.failOn), AllowIncomplete: opts.allowIncomplete}
-	req.Rerun, req.Selection = rerunCommand(c), selectionOf(c)
 	p, err := req.Run(c.Context)
 	if err != nil {
 		return err
@@ -150,7 +134,7 @@ func gateAction(c *cli.Context, report bool) error {
 	if err := cliapp.WriteAs(c, opts.output, planWriters(p, report)); err != nil {
 		return err
 	}
-	if err := writeMetrics(e, opts.metricsFile, func(w io.Writer) error { return gatemetrics.Write(w, p) }); err != nil {
+	if err := writeMetrics(cliapp.EnvOf(c), opts.metricsFile, func(w io.Writer) error { return gatemetrics.Write(w, p) }); err != nil {
 		return err
 	}
 	return outcomeExit(action.Outcome(p.Gate.Outcome))
@@ -173,15 +157,28 @@ func writeMetrics(e *cliapp.Env, name string, write func(io.Writer) error) error
 	return nil
 }
 
-// planRequest turns the flags into the request of action.PlanRequest.Run,
-// but for the sources they name. Errors name the flag.
-func planRequest(c *cli.Context, cat *catalog.Catalog, opts gateOptions) (action.PlanRequest, error) {
+// planRequest turns the flags into the request of action.PlanRequest.Run
+// but for the sources they name (SetSources), after refusing a
+// --metrics-file that cannot be written (before any work; the file is
+// written after stdout). Errors name the flag.
+func planRequest(c *cli.Context, opts gateOptions) (action.PlanRequest, error) {
 	req := action.PlanRequest{
-		Catalog: cat, CatalogInput: catalogInput(c),
 		From: opts.from, To: opts.to, Workers: opts.workers, Provider: opts.provider,
-		ToolVersion: version,
+		CatalogInput: catalogInput(c), ToolVersion: version, Rerun: rerunCommand(c), Selection: selectionOf(c),
+		Gate: planner.GateOptions{FailOn: opts.failOn, AllowIncomplete: opts.allowIncomplete},
+	}
+	if opts.metricsFile != "" {
+		if err := fileio.CheckOutput(cliapp.EnvOf(c).Path(opts.metricsFile)); err != nil {
+			return req, fmt.Errorf("--metrics-file: %w", err)
+		}
 	}
 	var err error
+	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
+		return req, err
+	}
+	if req.Catalog, err = loadCatalog(c); err != nil {
+		return req, err
+	}
 	req.ProdNamespaces, err = prodNamespaces(c)
 	return req, err
 }
@@ -202,25 +199,4 @@ func catalogInput(c *cli.Context) string {
 		return "catalog " + filepath.ToSlash(name)
 	}
 	return "catalog embedded"
-}
-
-// gateInputs reads what plan and plan -A start from, after refusing a
-// --metrics-file that cannot be written (before any work; the file is
-// written after stdout): the --as-of date and the catalog. Errors carry
-// their exit code.
-func gateInputs(c *cli.Context, e *cliapp.Env, opts gateOptions) (time.Time, *catalog.Catalog, error) {
-	if opts.metricsFile != "" {
-		if err := fileio.CheckOutput(e.Path(opts.metricsFile)); err != nil {
-			return time.Time{}, nil, fmt.Errorf("--metrics-file: %w", err)
-		}
-	}
-	asOf, err := cliapp.AsOfOf(c)
-	if err != nil {
-		return time.Time{}, nil, err
-	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return time.Time{}, nil, err
-	}
-	return asOf, cat, nil
 }

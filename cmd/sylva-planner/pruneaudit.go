@@ -3,14 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
 func pruneAuditCommand() *cli.Command {
@@ -80,7 +78,7 @@ func pruneAuditAction(c *cli.Context) error {
 				return cliapp.FlagError(c, fmt.Errorf("--print-schema-patch prints the schema patch and audits nothing: drop --%s", name))
 			}
 		}
-		return printSchemaPatch(w, c.String("schema"), cliapp.EnvOf(c))
+		return action.SchemaPatch{Schema: c.String("schema"), ReadFile: cliapp.EnvOf(c).ReadFile}.Write(w)
 	}
 	if c.String("schema") != "" {
 		return cliapp.FlagError(c, errors.New("--schema goes with --print-schema-patch"))
@@ -116,22 +114,4 @@ func pruneAuditAction(c *cli.Context) error {
 		return err
 	}
 	return outcomeExit(action.PruneOutcome(report, failOnOf(c)))
-}
-
-// printSchemaPatch writes the schema patch, or the schema file patched.
-func printSchemaPatch(w io.Writer, schemaFile string, e *cliapp.Env) error {
-	if schemaFile == "" {
-		_, err := io.WriteString(w, units.SchemaPatch)
-		return err
-	}
-	data, err := e.ReadFile("--schema", schemaFile)
-	if err != nil {
-		return fmt.Errorf("read schema (check the --schema path): %w", err)
-	}
-	patched, err := units.PatchSchema(data)
-	if err != nil {
-		return fmt.Errorf("--schema %s: %w; pass the chart's charts/sylva-units/values.schema.json, or apply the patch printed without --schema", schemaFile, err)
-	}
-	_, err = w.Write(patched)
-	return err
 }

@@ -182,16 +182,9 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 	return nil
 }
 
+// readValuesFiles reads the -f files.
 func readValuesFiles(c *cli.Context) ([]values.File, error) {
-	var out []values.File
-	for _, name := range c.StringSlice("values") {
-		data, err := cliapp.EnvOf(c).ReadFile("-f", name)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, values.File{Name: name, Data: data})
-	}
-	return out, nil
+	return inputsOf(cliapp.EnvOf(c)).ValuesFiles("-f", c.StringSlice("values"))
 }
 
 func valuesRenderAction(c *cli.Context) error {
@@ -284,11 +277,11 @@ func valuesCheckAction(c *cli.Context) error {
 			}
 		}
 		if name := c.String("overlay"); name != "" {
-			data, err := e.ReadFile("--overlay", name)
+			overlay, err := inputsOf(e).ValuesFiles("--overlay", []string{name})
 			if err != nil {
 				return err
 			}
-			req.Overlay = &values.File{Name: name, Data: data}
+			req.Overlay = &overlay[0]
 		}
 	}
 	rep, err := req.Run(c.Context)
