@@ -15,7 +15,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -96,28 +95,17 @@ func controllerAction(c *cli.Context) error {
 	return err
 }
 
-// controllerGate plans, for --to, the upgrade from a namespace's installed
-// release; nil without --to.
+// controllerGate is the gate of --to (action.ControllerGate); nil
+// without it.
 func controllerGate(c *cli.Context) (func(planner.Progress) *planner.Plan, error) {
-	to := c.String("to")
-	if to == "" {
+	if c.String("to") == "" {
 		return nil, nil
-	}
-	if _, err := skew.Parse(to); err != nil {
-		return nil, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
 	}
 	cat, err := loadCatalog(c)
 	if err != nil {
 		return nil, err
 	}
-	return func(pr planner.Progress) *planner.Plan {
-		// The plan the plan command makes from the same status.
-		p, err := action.PlanRequest{Catalog: cat, To: to, Progress: &pr, AsOf: time.Now().UTC(), ToolVersion: version}.Run(c.Context)
-		if err != nil {
-			return nil
-		}
-		return p
-	}, nil
+	return action.ControllerGate{Catalog: cat, To: c.String("to"), ToolVersion: version, Now: time.Now}.Gate(c.Context)
 }
 
 // metricsBindAddress is --metrics-bind-address, or its default: every
