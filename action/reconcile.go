@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
@@ -60,6 +61,25 @@ func (r ReconcileRequest) Validate() error {
 		return badRequest("--wait follows a cluster; it does not go with --file")
 	}
 	return nil
+}
+
+// WriteTo sets OnDecision and OnProgress to write, as they come, each
+// decision and where the cluster stands in the plan to stdout (with
+// Document, the decisions go into the document and only their warnings
+// are written, to stderr), and the progress of a wait to stderr.
+func (r *ReconcileRequest) WriteTo(stdout, stderr io.Writer) {
+	dryRun := r.DryRun
+	if r.Document {
+		r.OnDecision = func(res reconciler.Result, _ *status.Transition) { res.Write(io.Discard, stderr, dryRun) }
+	} else {
+		r.OnDecision = func(res reconciler.Result, t *status.Transition) {
+			res.Write(stdout, stderr, dryRun)
+			if t != nil {
+				fmt.Fprintln(stdout, t.Line())
+			}
+		}
+	}
+	r.OnProgress = func(p reconciler.Progress) { fmt.Fprintln(stderr, p) }
 }
 
 // ReconcileDocument is `reconcile -o json|yaml`: every decision made, in

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"time"
 
@@ -77,21 +76,7 @@ func reconcileAction(c *cli.Context) error {
 		req.Locate = st.Locate
 	}
 	e := cliapp.EnvOf(c)
-	if req.Document {
-		req.OnDecision = func(r reconciler.Result, _ *status.Transition) {
-			// The decisions go into the document; warnings still go to
-			// stderr.
-			r.Write(io.Discard, e.Stderr, req.DryRun)
-		}
-	} else {
-		req.OnDecision = func(r reconciler.Result, t *status.Transition) {
-			r.Write(e.Stdout, e.Stderr, req.DryRun)
-			if t != nil {
-				fmt.Fprintln(e.Stdout, t.Line())
-			}
-		}
-	}
-	req.OnProgress = func(p reconciler.Progress) { fmt.Fprintln(e.Stderr, p) }
+	req.WriteTo(e.Stdout, e.Stderr)
 	if req.File != "" {
 		req.Status = src.Status()
 	} else {
