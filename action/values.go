@@ -262,9 +262,9 @@ type ValuesCheckRequest struct {
 	// Overlay (--overlay) and SkipSchemaValidation go with Chart.
 	Overlay              *values.File
 	SkipSchemaValidation bool
-	// Progress, when set, is told of each scenario rendered with the
-	// chart.
-	Progress func(done, total int, scenario string, finished bool)
+	// Progress, when set, is told of each scenario as its render with the
+	// chart starts and ends.
+	Progress func(string)
 }
 
 // Run simulates the chart across the plan's passes and lints the helper
@@ -281,9 +281,19 @@ func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("values check --chart %s: %w; give the sylva-units chart directory of --to (charts/sylva-units) or its archive", r.Chart, err)
 	}
+	var progress func(done, total int, scenario string, finished bool)
+	if r.Progress != nil {
+		progress = func(done, total int, scenario string, finished bool) {
+			if finished {
+				r.Progress(fmt.Sprintf("scenario %d of %d rendered: %s", done, total, scenario))
+			} else {
+				r.Progress("rendering " + scenario)
+			}
+		}
+	}
 	return values.CheckChart(ctx, values.ChartCheckInput{
 		Plan: in, Chart: ch, Files: r.Files, Namespace: r.Namespace, SkipSchemaValidation: r.SkipSchemaValidation,
-		Overlay: r.Overlay, Progress: r.Progress,
+		Overlay: r.Overlay, Progress: progress,
 	})
 }
 

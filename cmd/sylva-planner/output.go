@@ -76,3 +76,12 @@ func selectionOf(c *cli.Context) envelope.Selection {
 
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string { return envelope.ShellQuote(s) }
+
+// progress writes the progress lines of a chart operation that can take
+// long (cliapp.StartProgress); nil when none are shown.
+func progress(c *cli.Context, what string) func(string) {
+	if p := cliapp.StartProgress(c, what); p != nil {
+		return func(s string) { p.Say("%s", s) }
+	}
+	return nil
+}

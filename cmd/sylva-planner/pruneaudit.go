@@ -101,9 +101,7 @@ func pruneAuditAction(c *cli.Context) error {
 		// allocates heavily and briefly; a larger heap between collections
 		// trades some memory for less CPU.
 		defer debug.SetGCPercent(debug.SetGCPercent(400))
-		if p := cliapp.StartProgress(c, "prune-audit --chart"); p != nil {
-			req.Progress = func(s string) { p.Say("%s", s) }
-		}
+		req.Progress = progress(c, "prune-audit --chart")
 	}
 	report, err := req.Run(c.Context)
 	if err != nil {

@@ -224,9 +224,7 @@ func valuesRenderAction(c *cli.Context) error {
 		if !req.ValidateChart {
 			defer debug.SetGCPercent(debug.SetGCPercent(400))
 		}
-		if p := cliapp.StartProgress(c, "values render --chart"); p != nil {
-			req.Progress = func(s string) { p.Say("%s", s) }
-		}
+		req.Progress = progress(c, "values render --chart")
 	}
 	res, err := req.Run(c.Context)
 	if err != nil {
@@ -267,15 +265,7 @@ func valuesCheckAction(c *cli.Context) error {
 		// at 150 two scenarios at once peak at about 0.4 of one helm
 		// template's memory (200 came within a few MiB of half).
 		defer debug.SetGCPercent(debug.SetGCPercent(150))
-		if p := cliapp.StartProgress(c, "values check --chart"); p != nil {
-			req.Progress = func(done, total int, scenario string, finished bool) {
-				if finished {
-					p.Say("scenario %d of %d rendered: %s", done, total, scenario)
-				} else {
-					p.Say("rendering %s", scenario)
-				}
-			}
-		}
+		req.Progress = progress(c, "values check --chart")
 		if name := c.String("overlay"); name != "" {
 			overlay, err := inputsOf(e).ValuesFiles("--overlay", []string{name})
 			if err != nil {
