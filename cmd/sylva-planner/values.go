@@ -133,6 +133,15 @@ func releasesOf(c *cli.Context) (action.Releases, error) {
 }
 
 func valuesGenerateAction(c *cli.Context) error {
+	dir := c.String("kustomize")
+	switch {
+	case dir != "" && c.IsSet("output"):
+		return cliapp.FlagError(c, errors.New("--kustomize writes files; it takes no -o"))
+	case dir == "" && cliapp.Typed(c, "namespace"):
+		// The overlay reads the status of the namespace Helm installs it
+		// in (.Release.Namespace): -n would change nothing.
+		return cliapp.FlagError(c, errors.New("-n goes with --kustomize (the namespace of the ConfigMap it generates); the overlay itself reads the status ConfigMap of the release's own namespace"))
+	}
 	rel, err := releasesOf(c)
 	if err != nil {
 		return err
@@ -145,29 +154,15 @@ func valuesGenerateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	w := cliapp.EnvOf(c).Stdout
-	if dir := c.String("kustomize"); dir != "" {
+	if dir != "" {
 		return writeKustomize(c, g, dir)
 	}
-	if cliapp.Typed(c, "namespace") {
-		// The overlay reads the status of the namespace Helm installs it
-		// in (.Release.Namespace): -n would change nothing.
-		return cliapp.FlagError(c, errors.New("-n goes with --kustomize (the namespace of the ConfigMap it generates); the overlay itself reads the status ConfigMap of the release's own namespace"))
-	}
-	if cliapp.OutputOf(c) == cliapp.FormatJSON {
-		err = g.WriteJSON(w)
-	} else {
-		err = g.WriteYAML(w)
-	}
-	return err
+	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatYAML: g.WriteYAML, cliapp.FormatJSON: g.WriteJSON})
 }
 
 // writeKustomize writes the overlay's kustomize Component into dir and
 // says on stdout what was written and how to wire it.
 func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
-	if c.IsSet("output") {
-		return cliapp.FlagError(c, errors.New("--kustomize writes files; it takes no -o"))
-	}
 	ns := c.String("namespace")
 	written, err := action.Kustomize{Generated: g, Dir: dir, Root: cliapp.EnvOf(c).Path(dir), Namespace: ns}.Run()
 	if err != nil {
@@ -233,12 +228,10 @@ func valuesRenderAction(c *cli.Context) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(cliapp.EnvOf(c).Stderr, "warning: %s\n", w)
 	}
-	if cliapp.OutputOf(c) == cliapp.FormatJSON {
-		err = values.WriteJSON(cliapp.EnvOf(c).Stdout, res.Values)
-	} else {
-		err = values.WriteYAML(cliapp.EnvOf(c).Stdout, res.Values)
-	}
-	return err
+	return cliapp.WriteOutput(c, cliapp.Writers{
+		cliapp.FormatYAML: func(w io.Writer) error { return values.WriteYAML(w, res.Values) },
+		cliapp.FormatJSON: func(w io.Writer) error { return values.WriteJSON(w, res.Values) },
+	})
 }
 
 func valuesCheckAction(c *cli.Context) error {
