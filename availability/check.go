@@ -611,3 +611,16 @@ func onlyKey(m map[string]bool) string {
 	}
 	return ""
 }
+
+// ParseProdNamespaces reads the comma-separated globs of
+// --prod-namespaces (blanks around each ignored, empty ones dropped) and
+// refuses a malformed one (Validate).
+func ParseProdNamespaces(list string) ([]string, error) {
+	var out []string
+	for _, g := range strings.Split(list, ",") {
+		if g = strings.TrimSpace(g); g != "" {
+			out = append(out, g)
+		}
+	}
+	return out, Options{ProdNamespaces: out}.Validate()
+}

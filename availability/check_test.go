@@ -481,3 +481,13 @@ func TestVerdictIsUnknownWhenARequiredCheckIsPartial(t *testing.T) {
 		t.Errorf("Verdict = %s, want unknown", got)
 	}
 }
+
+func TestParseProdNamespaces(t *testing.T) {
+	got, err := ParseProdNamespaces(" *-prod , ,prod-*,")
+	if err != nil || len(got) != 2 || got[0] != "*-prod" || got[1] != "prod-*" {
+		t.Errorf("ParseProdNamespaces = %q, %v; want [*-prod prod-*]", got, err)
+	}
+	if _, err := ParseProdNamespaces("prod-[a"); !errors.Is(err, path.ErrBadPattern) {
+		t.Errorf("ParseProdNamespaces of an unclosed [: %v, want path.ErrBadPattern", err)
+	}
+}

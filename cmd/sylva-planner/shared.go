@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -25,13 +24,8 @@ func prodNamespacesFlag() *cli.StringFlag {
 // prodNamespaces are the globs of --prod-namespaces; a malformed one is
 // refused, as it would silently match nothing.
 func prodNamespaces(c *cli.Context) ([]string, error) {
-	var out []string
-	for _, g := range strings.Split(c.String("prod-namespaces"), ",") {
-		if g = strings.TrimSpace(g); g != "" {
-			out = append(out, g)
-		}
-	}
-	if err := (availability.Options{ProdNamespaces: out}).Validate(); err != nil {
+	out, err := availability.ParseProdNamespaces(c.String("prod-namespaces"))
+	if err != nil {
 		return nil, cliapp.FlagError(c, fmt.Errorf("%s: %w", cliapp.FlagName(c, "prod-namespaces"), err))
 	}
 	return out, nil
