@@ -20,6 +20,15 @@ type CatalogFile struct {
 	MaxInput   int64
 }
 
+// Input names the catalog in a plan's header: "catalog embedded", or
+// "catalog FILE".
+func (f CatalogFile) Input() string {
+	if f.Name == "" {
+		return "catalog embedded"
+	}
+	return "catalog " + filepath.ToSlash(f.Name)
+}
+
 // Load loads the catalog. Errors name --catalog and the file.
 func (f CatalogFile) Load() (*catalog.Catalog, error) {
 	switch f.Name {

@@ -13,9 +13,12 @@ import (
 // loadCatalog returns the catalog named by --catalog, or the embedded one.
 // Standard input is read once (cliapp.Env keeps its bytes), so a catalog
 // from - loads again on the next call.
-func loadCatalog(c *cli.Context) (*catalog.Catalog, error) {
+func loadCatalog(c *cli.Context) (*catalog.Catalog, error) { return catalogFile(c).Load() }
+
+// catalogFile is the catalog --catalog names.
+func catalogFile(c *cli.Context) action.CatalogFile {
 	e, name := cliapp.EnvOf(c), c.String("catalog")
-	return action.CatalogFile{Name: name, Path: e.Path(name), MaxInput: e.MaxInput, Stdin: func() ([]byte, error) { return e.ReadFile("--catalog", name) }}.Load()
+	return action.CatalogFile{Name: name, Path: e.Path(name), MaxInput: e.MaxInput, Stdin: func() ([]byte, error) { return e.ReadFile("--catalog", name) }}
 }
 
 func catalogCommand() *cli.Command {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -164,7 +163,7 @@ func writeMetrics(e *cliapp.Env, name string, write func(io.Writer) error) error
 func planRequest(c *cli.Context, opts gateOptions) (action.PlanRequest, error) {
 	req := action.PlanRequest{
 		From: opts.from, To: opts.to, Workers: opts.workers, Provider: opts.provider,
-		CatalogInput: catalogInput(c), ToolVersion: version, Rerun: rerunCommand(c), Selection: selectionOf(c),
+		CatalogInput: catalogFile(c).Input(), ToolVersion: version, Rerun: rerunCommand(c), Selection: selectionOf(c),
 		Gate: planner.GateOptions{FailOn: opts.failOn, AllowIncomplete: opts.allowIncomplete},
 	}
 	if opts.metricsFile != "" {
@@ -190,13 +189,4 @@ func planWriters(p *planner.Plan, report bool) cliapp.Writers {
 		return cliapp.Writers{cliapp.FormatMarkdown: p.WriteReportMarkdown, cliapp.FormatHTML: p.WriteReportHTML, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML}
 	}
 	return cliapp.Writers{cliapp.FormatTable: p.WriteTable, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML, cliapp.FormatMarkdown: p.WriteMarkdown}
-}
-
-// catalogInput names the catalog in a plan's header: "catalog embedded",
-// or "catalog FILE" for --catalog.
-func catalogInput(c *cli.Context) string {
-	if name := c.String("catalog"); name != "" {
-		return "catalog " + filepath.ToSlash(name)
-	}
-	return "catalog embedded"
 }
