@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -64,17 +66,44 @@ func (r ValuesGenerateRequest) Run(context.Context) (*values.Generated, error) {
 // Kustomize writes the overlay of values generate --kustomize: a kustomize
 // Component (values.KustomizationFile and values.KustomizeValuesFile) for
 // the release Namespace, into the directory Dir names (Root is its path),
-// created if needed.
+// created if needed. Selection is how the command was run, for the
+// command that follows the passes.
 type Kustomize struct {
 	Generated *values.Generated
 	Dir, Root string
 	Namespace string
+	Selection envelope.Selection
 }
 
-// Run writes the Component and returns the files written, as paths under
-// Dir. Both files are checked (no link followed, a writable directory)
-// before either is written; then each is replaced atomically.
-func (k Kustomize) Run() ([]string, error) {
+// KustomizeResult is what Kustomize wrote.
+type KustomizeResult struct {
+	// Written are the files written, as paths under Dir.
+	Written []string
+	Dir, To string
+	// Selection names the namespace the overlay was written for.
+	Selection envelope.Selection
+}
+
+// Write says what was written, how to wire it, and the command that
+// follows the passes (status --to of the namespace it was written for).
+func (r KustomizeResult) Write(w io.Writer) error {
+	fmt.Fprintf(w, "wrote %s\n", strings.Join(r.Written, " and "))
+	_, err := fmt.Fprintf(w, "Next: list %s under components: of your environment-values kustomization.yaml, then apply it as usual (sylva-core's apply.sh); follow the passes with: %s\n", filepath.ToSlash(r.Dir), r.Selection.Command("status", "--to", envelope.ShellQuote(r.To)))
+	return err
+}
+
+// Run writes the Component (write) and returns what it wrote.
+func (k Kustomize) Run() (KustomizeResult, error) {
+	written, err := k.write()
+	sel := k.Selection
+	sel.Namespace = k.Namespace
+	return KustomizeResult{Written: written, Dir: k.Dir, To: k.Generated.To, Selection: sel}, err
+}
+
+// write writes the Component and returns the files written, as paths
+// under Dir. Both files are checked (no link followed, a writable
+// directory) before either is written; then each is replaced atomically.
+func (k Kustomize) write() ([]string, error) {
 	if k.Namespace == "" {
 		return nil, errors.New("--kustomize needs a namespace: -n is empty")
 	}

@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -163,18 +161,11 @@ func valuesGenerateAction(c *cli.Context) error {
 // writeKustomize writes the overlay's kustomize Component into dir and
 // says on stdout what was written and how to wire it.
 func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
-	ns := c.String("namespace")
-	written, err := action.Kustomize{Generated: g, Dir: dir, Root: cliapp.EnvOf(c).Path(dir), Namespace: ns}.Run()
+	res, err := action.Kustomize{Generated: g, Dir: dir, Root: cliapp.EnvOf(c).Path(dir), Namespace: c.String("namespace"), Selection: selectionOf(c)}.Run()
 	if err != nil {
 		return err
 	}
-	w := cliapp.EnvOf(c).Stdout
-	fmt.Fprintf(w, "wrote %s\n", strings.Join(written, " and "))
-	// The status to follow is the namespace's the overlay was written for.
-	sel := selectionOf(c)
-	sel.Namespace = ns
-	fmt.Fprintf(w, "Next: list %s under components: of your environment-values kustomization.yaml, then apply it as usual (sylva-core's apply.sh); follow the passes with: %s\n", filepath.ToSlash(dir), sel.Command("status", "--to", shellQuote(g.To)))
-	return nil
+	return res.Write(cliapp.EnvOf(c).Stdout)
 }
 
 // readValuesFiles reads the -f files.
