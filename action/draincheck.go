@@ -85,3 +85,17 @@ func (r *DrainRequest) SetSources(s Sources) error {
 	r.Facts, err = s.Manifests()
 	return err
 }
+
+// KubernetesMinor reads drain-check's --kubernetes: a Kubernetes minor (a
+// patch given is dropped); empty is none. A version that does not parse
+// is refused (BadRequestError).
+func KubernetesMinor(s string) (skew.Version, error) {
+	if s == "" {
+		return skew.Version{}, nil
+	}
+	v, err := skew.Parse(s)
+	if err != nil {
+		return v, badRequest("--kubernetes: %v; give a Kubernetes minor such as 1.32", err)
+	}
+	return v.MinorOnly(), nil
+}

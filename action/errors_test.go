@@ -9,6 +9,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
@@ -20,6 +21,7 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 	files := []values.File{{Name: "values.yaml", Data: []byte("a: 1\n")}}
 	_, noValues := PruneAuditRequest{}.Run(context.Background())
 	_, noChartDir := PruneAuditRequest{Chart: "chart.tgz", ChartPath: filepath.Join(t.TempDir(), "chart.tgz")}.Run(context.Background())
+	_, badMinor := KubernetesMinor("1.x")
 	fromAndStatus := (&PlanRequest{From: "1.4", To: "1.6"}).SetSources(PlanInputs{Sources: Sources{File: "s.yaml"}})
 	cat, err := catalog.Default()
 	if err != nil {
@@ -46,6 +48,7 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 		{"values render -f", ValuesRenderRequest{Files: files}.Validate(), ""},
 		{"prune-audit without -f", noValues, "prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml (with --chart DIR, DIR/values.yaml is the default)"},
 		{"prune-audit --chart ARCHIVE without -f", noChartDir, "prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml (with --chart DIR, DIR/values.yaml is the default)"},
+		{"drain-check --kubernetes 1.x", badMinor, "--kubernetes: " + skewErr(t, "1.x") + "; give a Kubernetes minor such as 1.32"},
 		{"plan --from --status", fromAndStatus, "give --from or --status, not both: --status reads the installed release from the status ConfigMap, and where a transition in progress stands"},
 		{"plan -A --from", fleet(PlanRequest{From: "1.4", To: "1.6"}).Validate(), "--from does not go with --all-namespaces: each release is planned from its own status"},
 		{"plan -A --workers", fleet(PlanRequest{Workers: "1.30", To: "1.6"}).Validate(), "--workers does not go with --all-namespaces: each release is planned from its own status"},
@@ -64,4 +67,14 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// skewErr is skew.Parse's error for s.
+func skewErr(t *testing.T, s string) string {
+	t.Helper()
+	_, err := skew.Parse(s)
+	if err == nil {
+		t.Fatalf("skew.Parse(%q) parsed", s)
+	}
+	return err.Error()
 }

@@ -8,7 +8,6 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
 
@@ -46,13 +45,9 @@ func drainCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var target skew.Version
-	if k := c.String("kubernetes"); k != "" {
-		v, err := skew.Parse(k)
-		if err != nil {
-			return cliapp.FlagError(c, fmt.Errorf("--kubernetes: %w; give a Kubernetes minor such as 1.32", err))
-		}
-		target = v.MinorOnly()
+	target, err := action.KubernetesMinor(c.String("kubernetes"))
+	if err != nil {
+		return err
 	}
 	// --as-of is refused before the cluster is read.
 	_, md, err := catalogMetadata(c)
