@@ -57,24 +57,24 @@ func documentFlags() []cli.Flag {
 }
 
 func catalogList(c *cli.Context) error {
-	cat, md, err := catalogMetadata(c)
+	in, err := commandInputsOf(c)
 	if err != nil {
 		return err
 	}
 	// The whole catalog in one document that --catalog reads back.
-	l := action.CatalogList{Catalog: cat}
-	return cliapp.WriteOutput(c, cliapp.DocumentWriters(l.WriteTable, l.Document(md)))
+	l := action.CatalogList{Catalog: in.cat}
+	return cliapp.WriteOutput(c, cliapp.DocumentWriters(l.WriteTable, l.Document(in.md)))
 }
 
 func catalogShow(c *cli.Context) error {
 	if c.Args().Len() != 1 {
 		return cliapp.FlagError(c, fmt.Errorf("catalog show takes one release, for example: catalog show 1.6"))
 	}
-	cat, md, err := catalogMetadata(c)
+	in, err := commandInputsOf(c)
 	if err != nil {
 		return err
 	}
-	doc, err := action.CatalogShowRequest{Catalog: cat, Release: c.Args().First(), Metadata: md}.Run()
+	doc, err := action.CatalogShowRequest{Catalog: in.cat, Release: c.Args().First(), Metadata: in.md}.Run()
 	if err != nil {
 		return err
 	}
@@ -88,11 +88,11 @@ func versionCommand() *cli.Command {
 		ArgsUsage: " ",
 		Flags:     documentFlags(),
 		Action: func(c *cli.Context) error {
-			cat, md, err := catalogMetadata(c)
+			in, err := commandInputsOf(c)
 			if err != nil {
 				return err
 			}
-			doc := action.NewVersion(md, action.BuildToolVersion(version, commit), cat)
+			doc := action.NewVersion(in.md, action.BuildToolVersion(version, commit), in.cat)
 			return cliapp.WriteOutput(c, cliapp.DocumentWriters(doc.WriteTable, doc))
 		},
 	}

@@ -56,13 +56,11 @@ func catalogImport(c *cli.Context) error {
 	if req.Update != "" {
 		req.UpdatePath = e.Path(req.Update)
 	}
-	var err error
-	if req.Catalog, err = loadCatalog(c); err != nil {
+	in, err := commandInputsOf(c)
+	if err != nil {
 		return err
 	}
-	if req.Metadata, err = metadataOf(c, req.Catalog); err != nil {
-		return err
-	}
+	req.Catalog, req.Metadata = in.cat, in.md
 	rep, err := req.Run(c.Context)
 	if err != nil {
 		return err

@@ -60,13 +60,11 @@ func ciMatrixAction(c *cli.Context) error {
 		req.Given[name] = c.IsSet(name)
 	}
 	req.Output, req.OutputTyped = string(cliapp.OutputOf(c)), c.IsSet("output")
-	var err error
-	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
+	in, err := commandInputsOf(c)
+	if err != nil {
 		return err
 	}
-	if req.Catalog, err = loadCatalog(c); err != nil {
-		return err
-	}
+	req.Catalog, req.AsOf = in.cat, in.asOf
 	if req.SylvaCore != "" {
 		req.SylvaCorePath = e.Path(req.SylvaCore)
 	}

@@ -50,7 +50,7 @@ func drainCheckAction(c *cli.Context) error {
 		return err
 	}
 	// --as-of is refused before the cluster is read.
-	_, md, err := catalogMetadata(c)
+	in, err := commandInputsOf(c)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func drainCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	rep.Metadata = md
+	rep.Metadata = in.md
 	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: rep.WriteTable, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -13,28 +14,28 @@ import (
 )
 
 // Every JSON or YAML document a command writes (cliapp.WriteOutput)
-// carries apiVersion, kind and the metadata of metadataOf.
+// carries apiVersion, kind and the metadata of commandInputs.
 
-// metadataOf is the metadata of the documents a command writes: this
-// binary's version, the version of the catalog cat, and the date the
-// command runs for (--as-of where the command has it, else today).
-func metadataOf(c *cli.Context, cat *catalog.Catalog) (envelope.Metadata, error) {
-	asOf, err := cliapp.AsOfOf(c)
-	if err != nil {
-		return envelope.Metadata{}, err
-	}
-	return envelope.NewMetadata(version, cat.Version, asOf), nil
+// commandInputs are what every command that reads the catalog starts
+// from: the catalog (--catalog, or the embedded one), the day it runs for
+// (--as-of where the command has it, else today), and the metadata of the
+// documents it writes (this binary's version, the catalog's, the day).
+type commandInputs struct {
+	cat  *catalog.Catalog
+	asOf time.Time
+	md   envelope.Metadata
 }
 
-// catalogMetadata loads the catalog (loadCatalog) and the metadata of the
-// documents the command writes with it (metadataOf).
-func catalogMetadata(c *cli.Context) (*catalog.Catalog, envelope.Metadata, error) {
+func commandInputsOf(c *cli.Context) (commandInputs, error) {
 	cat, err := loadCatalog(c)
 	if err != nil {
-		return nil, envelope.Metadata{}, err
+		return commandInputs{}, err
 	}
-	md, err := metadataOf(c, cat)
-	return cat, md, err
+	asOf, err := cliapp.AsOfOf(c)
+	if err != nil {
+		return commandInputs{}, err
+	}
+	return commandInputs{cat: cat, asOf: asOf, md: envelope.NewMetadata(version, cat.Version, asOf)}, nil
 }
 
 // rerunCommand is the command line that computes the same result again

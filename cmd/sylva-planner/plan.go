@@ -171,13 +171,11 @@ func planRequest(c *cli.Context, opts gateOptions) (action.PlanRequest, error) {
 			return req, fmt.Errorf("--metrics-file: %w", err)
 		}
 	}
-	var err error
-	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
+	in, err := commandInputsOf(c)
+	if err != nil {
 		return req, err
 	}
-	if req.Catalog, err = loadCatalog(c); err != nil {
-		return req, err
-	}
+	req.Catalog, req.AsOf = in.cat, in.asOf
 	req.ProdNamespaces, err = prodNamespaces(c)
 	return req, err
 }

@@ -88,13 +88,11 @@ func pruneAuditAction(c *cli.Context) error {
 		Files: c.StringSlice("values"), Release: c.String("release"),
 		ReadFile: e.Read, ToolVersion: versionString(),
 	}
-	var err error
-	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
+	in, err := commandInputsOf(c)
+	if err != nil {
 		return err
 	}
-	if req.Catalog, err = loadCatalog(c); err != nil {
-		return err
-	}
+	req.Catalog, req.AsOf = in.cat, in.asOf
 	if req.Chart = c.String("chart"); req.Chart != "" {
 		req.ChartPath = e.Path(req.Chart)
 		// As for values render --chart: the chart's interpretation

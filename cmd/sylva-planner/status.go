@@ -7,7 +7,6 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -86,14 +85,9 @@ func statusAction(c *cli.Context) error {
 // statusRequest is the request of status (and the placing in the plan of
 // reconcile --to) over src: the catalog, --to, --as-of.
 func statusRequest(c *cli.Context, src action.StatusSource) (action.StatusRequest, error) {
-	req := action.StatusRequest{Source: src, To: c.String("to"), Selection: selectionOf(c), ToolVersion: version}
-	var err error
-	if req.Catalog, err = loadCatalog(c); err != nil {
-		return req, err
-	}
-	if req.AsOf, err = cliapp.AsOfOf(c); err != nil {
-		return req, err
-	}
-	req.Metadata = envelope.NewMetadata(version, req.Catalog.Version, req.AsOf)
-	return req, nil
+	in, err := commandInputsOf(c)
+	return action.StatusRequest{
+		Source: src, To: c.String("to"), Selection: selectionOf(c), ToolVersion: version,
+		Catalog: in.cat, AsOf: in.asOf, Metadata: in.md,
+	}, err
 }
