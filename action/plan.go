@@ -247,8 +247,8 @@ func Input(cat *catalog.Catalog, from, to, workers, provider string) (planner.In
 	if in.From, err = skew.Parse(from); err != nil {
 		return in, fmt.Errorf("--from: %w; give a Sylva release such as 1.4", err)
 	}
-	if in.To, err = skew.Parse(to); err != nil {
-		return in, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+	if in.To, err = parseTo(to); err != nil {
+		return in, err
 	}
 	if workers != "" {
 		if in.Workers, err = skew.Parse(workers); err != nil {

@@ -48,9 +48,8 @@ func (r *PlanRequest) SetSources(in PlanInputs) error {
 // SetSources sets the sources of plan -A: every release's status from the
 // List of File (--status), else from the cluster; the rest of the plan
 // request (inventory, suppressions, baseline) read once, as
-// PlanRequest.SetSources reads
-// it. The cluster's facts are read from the cluster the fleet comes from,
-// or with --status when Live.
+// PlanRequest.SetSources reads it. The cluster's facts are read from the
+// cluster the fleet comes from, or with --status when Live.
 func (r *FleetPlanRequest) SetSources(in PlanInputs) error {
 	in.FileFlag = "--status"
 	one := in

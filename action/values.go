@@ -16,7 +16,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values"
@@ -269,8 +268,8 @@ func (r ValuesRenderRequest) kubeVersion() (string, error) {
 	to := cat.Newest()
 	if r.To != "" {
 		var err error
-		if to, err = skew.Parse(r.To); err != nil {
-			return "", fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
+		if to, err = parseTo(r.To); err != nil {
+			return "", err
 		}
 	}
 	rel, ok := cat.Release(to.MinorOnly())
