@@ -1,8 +1,12 @@
 package action
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -20,7 +24,7 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 	ns := reconciler.Target{Namespace: "sylva-system", HelmRelease: "sylva-units"}
 	files := []values.File{{Name: "values.yaml", Data: []byte("a: 1\n")}}
 	_, noValues := PruneAuditRequest{}.Run(context.Background())
-	_, noChartDir := PruneAuditRequest{Chart: "chart.tgz", ChartPath: filepath.Join(t.TempDir(), "chart.tgz")}.Run(context.Background())
+	_, noChartDir := PruneAuditRequest{Chart: "chart.tgz", ChartPath: chartArchive(t)}.Run(context.Background())
 	_, badMinor := KubernetesMinor("1.x")
 	fromAndStatus := (&PlanRequest{From: "1.4", To: "1.6"}).SetSources(PlanInputs{Sources: Sources{File: "s.yaml"}})
 	cat, err := catalog.Default()
@@ -77,4 +81,31 @@ func skewErr(t *testing.T, s string) string {
 		t.Fatalf("skew.Parse(%q) parsed", s)
 	}
 	return err.Error()
+}
+
+// chartArchive writes a chart archive (.tgz) that loads: a Chart.yaml and
+// nothing else, no values.yaml to default -f to.
+func chartArchive(t *testing.T) string {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	meta := []byte("apiVersion: v2\nname: c\nversion: 0.1.0\n")
+	if err := tw.WriteHeader(&tar.Header{Name: "c/Chart.yaml", Mode: 0o644, Size: int64(len(meta))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.Write(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(t.TempDir(), "chart.tgz")
+	if err := os.WriteFile(name, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
 }

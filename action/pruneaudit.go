@@ -41,11 +41,19 @@ type PruneAuditRequest struct {
 // Run reads the values files and audits them against the catalog. With a
 // chart directory and no values file, the chart's own values.yaml is the
 // file audited, as values render --chart takes it; with neither, the
-// request is refused (BadRequestError).
+// request is refused (BadRequestError). The chart is loaded first: a
+// --chart that is no chart is refused as such.
 func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
-	if len(r.Files) == 0 && r.Chart != "" {
-		if st, err := os.Stat(r.ChartPath); err == nil && st.IsDir() {
-			r.Files = []string{filepath.Join(r.Chart, "values.yaml")}
+	var chart *values.Chart
+	defaulted := false
+	if r.Chart != "" {
+		r.say("loading " + r.Chart)
+		var err error
+		if chart, err = loadChart(r.Chart, r.ChartPath, ""); err != nil {
+			return nil, err
+		}
+		if st, err := os.Stat(r.ChartPath); err == nil && st.IsDir() && len(r.Files) == 0 {
+			r.Files, defaulted = []string{filepath.Join(r.Chart, "values.yaml")}, true
 		}
 	}
 	if len(r.Files) == 0 {
@@ -54,17 +62,17 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 	files := make([]units.File, len(r.Files))
 	for i, name := range r.Files {
 		data, err := r.ReadFile(name)
-		if err != nil {
+		switch {
+		case err != nil && defaulted:
+			return nil, fmt.Errorf("--chart %s: read its values.yaml: %w; give the values with -f", r.Chart, err)
+		case err != nil:
 			return nil, fmt.Errorf("read values file (check the -f path): %w", err)
 		}
 		files[i] = units.File{Name: name, Data: data}
 	}
 	var resolver units.Resolver
-	if r.Chart != "" {
-		var err error
-		if resolver, err = r.chartResolver(ctx, files); err != nil {
-			return nil, err
-		}
+	if chart != nil {
+		resolver = r.chartResolver(ctx, chart, files)
 	}
 	// The files are read once: the units are built from this merge, and
 	// it says at the end whether they are sylva-units values at all.
@@ -161,30 +169,27 @@ func policyOf(cat *catalog.Catalog) units.Policy {
 // values render --chart), for the same values files. The schema is not
 // validated: the audit reads the units, and Helm's validator rejects
 // values the chart's CI accepts.
-func (r PruneAuditRequest) chartResolver(ctx context.Context, files []units.File) (units.Resolver, error) {
-	say := func(s string) {
-		if r.Progress != nil {
-			r.Progress(s)
-		}
-	}
-	say("loading " + r.Chart)
-	c, err := values.LoadChart(r.ChartPath)
-	if err != nil {
-		return nil, fmt.Errorf("--chart %s: %w; give the sylva-units chart directory (charts/sylva-units) or archive", r.Chart, err)
-	}
+func (r PruneAuditRequest) chartResolver(ctx context.Context, c *values.Chart, files []units.File) units.Resolver {
 	vf := make([]values.File, len(files))
 	for i, f := range files {
 		vf[i] = values.File{Name: f.Name, Data: f.Data}
 	}
 	return units.ResolverFunc(func(map[string]any) (map[string]map[string]any, error) {
-		say("resolving the units with the chart")
+		r.say("resolving the units with the chart")
 		defs, err := c.Units(ctx, vf, values.ChartOptions{SkipSchemaValidation: true})
-		say("resolved")
+		r.say("resolved")
 		if err != nil {
 			return nil, fmt.Errorf("--chart %s: %w", r.Chart, err)
 		}
 		return defs, nil
-	}), nil
+	})
+}
+
+// say tells Progress, when set, what the chart is doing.
+func (r PruneAuditRequest) say(s string) {
+	if r.Progress != nil {
+		r.Progress(s)
+	}
 }
 
 // releaseExample is the --release to suggest when the values name no

@@ -53,9 +53,9 @@ func (r ValuesGenerateRequest) Run(context.Context) (*values.Generated, error) {
 	}
 	var ch *values.TargetChart
 	if r.Chart != "" {
-		loaded, err := values.LoadChart(r.ChartPath)
+		loaded, err := loadChart(r.Chart, r.ChartPath, " of --to")
 		if err != nil {
-			return nil, fmt.Errorf("--chart %s: %w; give the charts/sylva-units directory of a sylva-core checkout", r.Chart, err)
+			return nil, err
 		}
 		ch = loaded.Target()
 	}
@@ -224,7 +224,11 @@ func (r ValuesRenderRequest) runChart(ctx context.Context) (ValuesRendered, erro
 		return ValuesRendered{}, err
 	}
 	r.say("rendering %s", r.Chart)
-	res, err := values.RenderChart(ctx, r.ChartPath, r.Files, opts)
+	c, err := loadChart(r.Chart, r.ChartPath, "")
+	if err != nil {
+		return ValuesRendered{}, err
+	}
+	res, err := c.Values(ctx, r.Files, opts)
 	r.say("rendered")
 	if err != nil {
 		return ValuesRendered{}, fmt.Errorf("values render --chart %s: %w", r.Chart, err)
@@ -305,9 +309,9 @@ func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
 	if r.Chart == "" {
 		return values.Check(ctx, values.CheckInput{Plan: in, Files: r.Files, Namespace: r.Namespace})
 	}
-	ch, err := values.LoadChart(r.ChartPath)
+	ch, err := loadChart(r.Chart, r.ChartPath, " of --to")
 	if err != nil {
-		return nil, fmt.Errorf("values check --chart %s: %w; give the sylva-units chart directory of --to (charts/sylva-units) or its archive", r.Chart, err)
+		return nil, err
 	}
 	var progress func(done, total int, scenario string, finished bool)
 	if r.Progress != nil {

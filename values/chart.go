@@ -1,6 +1,7 @@
 package values
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -57,21 +58,35 @@ type Chart struct {
 	unitFields func() (string, bool)
 }
 
+// LoadError is a chart path that does not load: Err says why (no
+// Chart.yaml, a file that is not an archive, Helm's loader's message).
+type LoadError struct {
+	Path string
+	Err  error
+}
+
+func (e *LoadError) Error() string { return fmt.Sprintf("load chart %s: %v", e.Path, e.Err) }
+
+func (e *LoadError) Unwrap() error { return e.Err }
+
 // LoadChart loads a chart directory or archive (.tgz), with its
-// subcharts, as Helm does, once checkChartPath accepts it.
+// subcharts, as Helm does, once checkChartPath accepts it. Errors are a
+// *LoadError.
 func LoadChart(chartPath string) (*Chart, error) {
 	if err := checkChartPath(chartPath); err != nil {
-		return nil, fmt.Errorf("load chart %s: %w", chartPath, err)
+		return nil, &LoadError{Path: chartPath, Err: err}
 	}
 	ch, err := loader.Load(chartPath)
 	if err != nil {
-		return nil, fmt.Errorf("load chart %s: %w", chartPath, err)
+		return nil, &LoadError{Path: chartPath, Err: err}
 	}
 	return NewChart(ch), nil
 }
 
 // checkChartPath accepts a chart path that Helm's loader can read without
-// harm: a regular file (an archive), or a directory whose files are regular
+// harm: a regular file (an archive), or a directory with a Chart.yaml
+// (checked first: a directory that is no chart, such as a home directory,
+// is refused before it is walked) whose files are regular
 // files, directories, or symbolic links to those inside the directory. A
 // named pipe or a device (which would block the loader or feed it without
 // end) and a link out of the chart (which would put, say, /etc/shadow into
@@ -86,6 +101,9 @@ func checkChartPath(chartPath string) error {
 		return nil
 	case !st.IsDir():
 		return fmt.Errorf("not a chart directory or archive: %w", fileio.NotRegular(chartPath, st.Mode()))
+	}
+	if cs, err := os.Stat(filepath.Join(chartPath, "Chart.yaml")); err != nil || !cs.Mode().IsRegular() {
+		return errors.New("not a chart directory: it has no Chart.yaml")
 	}
 	root, err := filepath.EvalSymlinks(chartPath)
 	if err != nil {

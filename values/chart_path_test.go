@@ -1,6 +1,7 @@
 package values
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,19 @@ func TestCheckChartPathRefusesWhatHelmsLoaderWouldReadBlindly(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a directory without Chart.yaml is refused before it is walked", func(t *testing.T) {
+		// The pipe would make a walk fail on it: the message says the
+		// directory is no chart instead.
+		dir := t.TempDir()
+		if err := syscall.Mkfifo(filepath.Join(dir, "fifo.yaml"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := LoadChart(dir)
+		var le *LoadError
+		if !errors.As(err, &le) || le.Path != dir || le.Err.Error() != "not a chart directory: it has no Chart.yaml" {
+			t.Fatalf("LoadChart: %v; want a *LoadError saying the directory has no Chart.yaml", err)
+		}
+	})
 	t.Run("a named pipe as the chart path is refused", func(t *testing.T) {
 		fifo := filepath.Join(t.TempDir(), "chart.tgz")
 		if err := syscall.Mkfifo(fifo, 0o600); err != nil {

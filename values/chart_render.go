@@ -293,13 +293,3 @@ func (p *prepared) manifests() (*Manifests, error) {
 	}
 	return m, nil
 }
-
-// RenderChart loads the chart at chartPath (a directory or a .tgz) and
-// renders its interpreted values; see Chart.Values.
-func RenderChart(ctx context.Context, chartPath string, files []File, opts ChartOptions) (*ChartResult, error) {
-	c, err := LoadChart(chartPath)
-	if err != nil {
-		return nil, err
-	}
-	return c.Values(ctx, files, opts)
-}
