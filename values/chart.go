@@ -56,6 +56,8 @@ type Chart struct {
 	// unitFields is unitFieldsHelper of the chart, made once, when units
 	// are first resolved.
 	unitFields func() (string, bool)
+	// frames are the shortcut's (withInterpretShortcut), nil without it.
+	frames shortcutFrames
 }
 
 // LoadError is a chart path that does not load: Err says why (no
@@ -145,7 +147,12 @@ func checkChartPath(chartPath string) error {
 // modified; the renders use a copy with the shortcut of
 // withInterpretShortcut when the chart's interpretation of its values is
 // one it knows.
-func NewChart(ch *chart.Chart) *Chart { return newChart(withInterpretShortcut(ch)) }
+func NewChart(ch *chart.Chart) *Chart {
+	cp, frames := withInterpretShortcut(ch)
+	c := newChart(cp)
+	c.frames = frames
+	return c
+}
 
 // newChart wraps the chart as it is.
 func newChart(ch *chart.Chart) *Chart {

@@ -71,8 +71,8 @@ var (
 // line Helm names, Helm's message, and the values path of the gotpl string
 // the failing expression comes from, when exactly one string of the values
 // contains it.
-func chartError(err error, top chartutil.Values) error {
-	msg := collapseRepeats(withoutShortcut(err.Error()))
+func chartError(err error, top chartutil.Values, frames shortcutFrames) error {
+	msg := collapseRepeats(withoutShortcut(err.Error(), frames))
 	ce := &ChartError{Message: msg}
 	if m := chartLoc.FindStringSubmatch(msg); m != nil {
 		ce.Template = m[1]

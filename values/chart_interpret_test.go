@@ -134,6 +134,9 @@ func TestInterpretShortcutKeepsTheChartsErrors(t *testing.T) {
 		"cluster:\n  extra:\n    deep:\n      x: '{{ .Values.nope.nope }}'\n",
 		"cluster:\n  extra:\n    deep:\n      - a\n      - '{{ fail \"in a list\" }}'\n",
 		"units:\n  cluster:\n    kustomization_spec:\n      x: '{{ fail \"in a unit\" }}'\n",
+		"cluster:\n  extra:\n    again: '{{ \"{{ fail \\\"in a result\\\" }}\" }}'\n",
+		"cluster:\n  extra:\n    '{{ fail \"in a key\" }}': v\n",
+		"cluster:\n  extra:\n    - a: [x, '{{ fail \"in a map in a list\" }}']\n",
 	} {
 		files := slices.Concat(base, []File{{Name: "bad.yaml", Data: []byte(bad)}})
 		var msgs [2]string
@@ -180,6 +183,10 @@ raw: {r: {"(raw)": "{{ not interpreted }}"}}
 dropped: {list: [a, skip-as-set-only-if-result-was-false], map: {a: skip-as-set-only-if-result-was-false}}
 unwrapped: {list: ['{"encapsulated-result":7}'], map: {a: ' {"encapsulated-result":[1]}'}}
 shielded: {r: {"(raw)": "plain"}}
+pattern: {open: "a {{ b", empty: "{{}}", reversed: "}} x {{", one: "{{1}}", close: "{{ 2 }}}"}
+spaced: {a: '  {{ 3 | include "preserve-type" }}', b: "\n {{ 4 | include \"preserve-type\" }} ", c: ['  {{ 5 | include "preserve-type" }}']}
+again: {a: '{{ "{{ 6 }}" }}', b: ['{{ "{{ .Values.num }}" }}']}
+mixed: {a: [1, true, null, x, {b: '{{ 7 }}'}], c: {d: 1.5, e: null, f: '{{ 8 }}', g: [y]}}
 `
 	for _, tr := range sylvacore.Trees(t) {
 		t.Run(tr.Ref, func(t *testing.T) {

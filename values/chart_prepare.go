@@ -107,9 +107,10 @@ func unitsEpilogue(helpers string) string {
 
 // prepared is one render's chart copy and values.
 type prepared struct {
-	ch    *chart.Chart
-	top   chartutil.Values
-	guard *lookupGuard
+	ch     *chart.Chart
+	top    chartutil.Values
+	guard  *lookupGuard
+	frames shortcutFrames
 }
 
 // warnings are the refused lookups, none when the source is empty (a
@@ -129,7 +130,7 @@ func (c *Chart) prepare(ctx context.Context, files []File, opts ChartOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	return &prepared{ch: in.ch, top: in.top, guard: newLookupGuard(ctx, in.ns, opts.Source, opts.Allow)}, nil
+	return &prepared{ch: in.ch, top: in.top, guard: newLookupGuard(ctx, in.ns, opts.Source, opts.Allow), frames: in.frames}, nil
 }
 
 // renderInput is what prepare builds before a render: the chart tree with
@@ -138,9 +139,10 @@ func (c *Chart) prepare(ctx context.Context, files []File, opts ChartOptions) (*
 // writes into .Values, reduce into the templates), so one input serves
 // several renders only through instance.
 type renderInput struct {
-	ch  *chart.Chart
-	top chartutil.Values
-	ns  string
+	ch     *chart.Chart
+	top    chartutil.Values
+	ns     string
+	frames shortcutFrames
 }
 
 // input merges, coalesces and validates the files for prepare.
@@ -173,7 +175,7 @@ func (c *Chart) input(files []File, opts ChartOptions) (*renderInput, error) {
 	// chart's): the copy in the tree would only take memory while the
 	// input lives.
 	dropValues(ch)
-	return &renderInput{ch: ch, top: top, ns: ropts.Namespace}, nil
+	return &renderInput{ch: ch, top: top, ns: ropts.Namespace, frames: c.frames}, nil
 }
 
 // dropValues empties the values of a chart tree that cloneChart copied.
@@ -221,7 +223,7 @@ func (in *renderInput) instance(ctx context.Context, opts ChartOptions) (*prepar
 		return nil, fmt.Errorf("chart %s: %w", in.ch.Name(), err)
 	}
 	top["Values"] = copyTree(in.top["Values"])
-	return &prepared{ch: shareChart(in.ch), top: top, guard: newLookupGuard(ctx, ropts.Namespace, opts.Source, opts.Allow)}, nil
+	return &prepared{ch: shareChart(in.ch), top: top, guard: newLookupGuard(ctx, ropts.Namespace, opts.Source, opts.Allow), frames: in.frames}, nil
 }
 
 // copyTree copies the maps and slices of a render context, keeping each

@@ -109,7 +109,7 @@ func (c *Chart) Values(ctx context.Context, files []File, opts ChartOptions) (*C
 	}
 	out, err := engine.RenderWithClientProvider(p.ch, p.top, p.guard)
 	if err != nil {
-		return nil, chartError(err, p.top)
+		return nil, chartError(err, p.top, p.frames)
 	}
 	text := firstDocument(out[path.Join(p.ch.Name(), secretTemplate)])
 	var secret struct {
@@ -184,7 +184,7 @@ func (c *Chart) Eval(ctx context.Context, files []File, opts ChartOptions, text 
 	reduce(p.ch, extra)
 	out, err := engine.RenderWithClientProvider(p.ch, p.top, p.guard)
 	if err != nil {
-		return "", chartError(err, p.top)
+		return "", chartError(err, p.top, p.frames)
 	}
 	return out[path.Join(p.ch.Name(), evalTemplate)], nil
 }
@@ -272,7 +272,7 @@ func (c *Chart) renderUnits(p *prepared, units []string, pickStatus bool) (*Mani
 func (p *prepared) manifests() (*Manifests, error) {
 	out, err := engine.RenderWithClientProvider(p.ch, p.top, p.guard)
 	if err != nil {
-		return nil, chartError(err, p.top)
+		return nil, chartError(err, p.top, p.frames)
 	}
 	m := &Manifests{Templates: map[string]string{}, Warnings: p.warnings()}
 	for _, name := range sortedKeys(out) {
