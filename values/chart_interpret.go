@@ -149,10 +149,10 @@ func interpretWrapper(encap string) string {
 // definition is not here, and the conformance test renders every
 // test-values case of each with it), with their test of an encapsulated
 // result: sylva-core 1.0.0, 1.2.1, 1.3.x, and the 1.4 line.
-var interpretDigests = map[string]struct{ release, encap string }{
-	"050b7dfea4220a9b170376cf33307005f242f145a1ca45bc57ef27bbb007dfa4": {"1.0", encapPrefix},
-	"4403e0f797902e9553731b2ee52cc27d7147c2ec91abb68b5a7fe74b21f35d32": {"1.2, 1.3", encapTrimmed},
-	"1bae38e1c302852db637f01b4544ab98b4c9b62801e0dd1e308ac0dd4860cd0c": {"1.4 line", encapTrimmed},
+var interpretDigests = map[string]string{
+	"050b7dfea4220a9b170376cf33307005f242f145a1ca45bc57ef27bbb007dfa4": encapPrefix,  // 1.0
+	"4403e0f797902e9553731b2ee52cc27d7147c2ec91abb68b5a7fe74b21f35d32": encapTrimmed, // 1.2, 1.3
+	"1bae38e1c302852db637f01b4544ab98b4c9b62801e0dd1e308ac0dd4860cd0c": encapTrimmed, // 1.4 line
 }
 
 var defineInterpret = regexp.MustCompile(`define\s+"` + interpretName + `"`)
@@ -190,11 +190,11 @@ func withInterpretShortcut(ch *chart.Chart) (*chart.Chart, shortcutFrames) {
 	if !ok {
 		return ch, nil
 	}
-	known, ok := interpretDigests[digestOf(def)]
+	encap, ok := interpretDigests[digestOf(def)]
 	if !ok {
 		return ch, nil
 	}
-	wrapper := interpretWrapper(known.encap)
+	wrapper := interpretWrapper(encap)
 	frames, ok := framesOf(wrapper, def, path.Base(owner.Templates[at].Name))
 	if !ok {
 		return ch, nil
@@ -217,6 +217,9 @@ func interpretDefinition(text string) (*parse.Tree, bool) {
 	return def, ok && def.Root != nil
 }
 
+// parseTrees parses text as one template file named name, as Helm's
+// engine would but without its functions: the trees of the file and of
+// each template it defines.
 func parseTrees(name, text string) (map[string]*parse.Tree, error) {
 	t := parse.New(name)
 	t.Mode = parse.SkipFuncCheck

@@ -75,10 +75,8 @@ func unitFieldsHelper(ch *chart.Chart) (text string, ok bool) {
 	for _, f := range partials(ch) {
 		// Each file alone, as Helm parses them: two files may define the
 		// same helper.
-		t := parse.New(f.Name)
-		t.Mode = parse.SkipFuncCheck
-		trees := map[string]*parse.Tree{}
-		if _, err := t.Parse(string(f.Data), "", "", trees); err != nil {
+		trees, err := parseTrees(f.Name, string(f.Data))
+		if err != nil {
 			continue
 		}
 		if d, ok := trees[unitDefName]; ok && d.Root != nil {

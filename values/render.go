@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"text/template/parse"
 
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
@@ -289,10 +288,8 @@ func needsOwnRun(text string) bool {
 	if !strings.Contains(text, "define") && !strings.Contains(text, "block") {
 		return false
 	}
-	t := parse.New("s")
-	t.Mode = parse.SkipFuncCheck
-	trees := map[string]*parse.Tree{}
-	if _, err := t.Parse(text, "", "", trees); err != nil {
+	trees, err := parseTrees("s", text)
+	if err != nil {
 		return true
 	}
 	for name := range trees {
