@@ -167,7 +167,7 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	}
 	p, err := planner.Compute(in)
 	if err != nil && fromSource != "flag" {
-		err = statusSourceError(err, in.From)
+		err = statusSourceError(err, in.From, r.To)
 	}
 	return p, err
 }

@@ -2,7 +2,6 @@ package action
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -57,13 +56,11 @@ func (r StatusRequest) Locate(cm *status.Status) (*status.Transition, error) {
 	case unknownTarget(err):
 		// The planner's error names --to already, as plan says it.
 		return nil, err
-	case errors.Is(err, planner.ErrDowngrade):
-		// The target is what is wrong.
-		return nil, fmt.Errorf("--to %s: %w", r.To, statusSourceError(err, pr.Installed))
 	case err != nil:
-		// The release the status names is (a catalog that does not
-		// cover it, say): --to is not to blame.
-		return nil, statusSourceError(err, pr.Installed)
+		// A downgrade blames --to; otherwise the release the status
+		// names is what is wrong (a catalog that does not cover it,
+		// say).
+		return nil, statusSourceError(err, pr.Installed, r.To)
 	}
 	return t, nil
 }

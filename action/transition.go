@@ -68,16 +68,16 @@ func pastCatalog(p *planner.Plan) (planner.Finding, bool) {
 // statusSourceError words an error of the planner's input checks when the
 // installed release was read from a status rather than given with --from,
 // which the planner's messages name: as a fleet row words it
-// (releaseErrorText), with the fix for a downgrade. The planner's error
-// stays wrapped, so that a fleet still tells one release's error from the
-// whole command's.
-func statusSourceError(err error, release skew.Version) error {
+// (releaseErrorText); a downgrade blames --to (the target given as to) and
+// says the fix. The planner's error stays wrapped, so that a fleet still
+// tells one release's error from the whole command's.
+func statusSourceError(err error, release skew.Version, to string) error {
 	msg := releaseErrorText(err, release.Short())
 	if msg == err.Error() {
 		return err
 	}
 	if errors.Is(err, planner.ErrDowngrade) {
-		msg += fmt.Sprintf("; give --to %s or a later release", release.Short())
+		msg = fmt.Sprintf("--to %s: %s; give --to %s or a later release", to, msg, release.Short())
 	}
 	return &rewordedError{msg, err}
 }
