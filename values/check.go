@@ -37,7 +37,7 @@ type Report struct {
 	Metadata   ReportMetadata `json:"metadata"`
 	From       string         `json:"from"`
 	To         string         `json:"to"`
-	// Values names the checked files, or "generated".
+	// Values names the checked files, or generatedName.
 	Values []string `json:"values"`
 	// Chart names the chart rendered (name and version) by CheckChart.
 	Chart string `json:"chart,omitempty"`
@@ -49,6 +49,10 @@ type Report struct {
 
 // ReportMetadata is the header of a report, the one every document has.
 type ReportMetadata = envelope.Metadata
+
+// generatedName names, among the values checked, the helper values
+// Generate gives for the plan.
+const generatedName = "generated"
 
 // Report kinds.
 const (
@@ -109,7 +113,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 			return nil, fmt.Errorf("check values: %w", err)
 		}
 		vals = g.Values()
-		rep.Values = []string{"generated"}
+		rep.Values = []string{generatedName}
 	} else {
 		docs := make([]map[string]any, 0, len(in.Files))
 		for _, f := range in.Files {

@@ -132,8 +132,8 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 		if err := g.WriteYAML(&b); err != nil {
 			return nil, err
 		}
-		files = append(files, File{Name: "generated", Data: []byte(b.String())})
-		rep.Values = append(rep.Values, "generated")
+		files = append(files, File{Name: generatedName, Data: []byte(b.String())})
+		rep.Values = append(rep.Values, generatedName)
 	}
 	c := chartChecker{ctx: ctx, in: in, files: files, rep: rep, ns: cmp.Or(in.Namespace, DefaultNamespace)}
 	c.input = sync.OnceValues(func() (*renderInput, error) {

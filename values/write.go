@@ -8,6 +8,8 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
 // WriteJSON writes the report as indented JSON.
@@ -58,9 +60,53 @@ func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 			fmt.Fprintf(&b, "  - %s (%s): %s\n", f.Code, f.Subject, f.Remediation)
 		}
 	}
-	fmt.Fprintf(&b, "\n%d blocker(s), %d warning(s). Next: %s\n",
-		r.Blockers(), r.count("warning"), sel.Command("values generate", "--from", envelope.ShellQuote(r.From), "--to", envelope.ShellQuote(r.To)))
+	fmt.Fprintf(&b, "\n%d blocker(s), %d warning(s). Next: %s\n", r.Blockers(), r.count("warning"), r.next(sel))
 	return r.writeNotes(w, &b)
+}
+
+// next is the command the table ends with. Where the chart of --chart
+// does not render and nothing else blocks, it is the render of the same
+// files, which shows the failing value (a schema or template error of the
+// values, which helper values do not mend); else values generate, whose
+// helper values set what the plan expects.
+func (r *Report) next(sel envelope.Selection) string {
+	if args := r.renderArgs(); sel.Chart != "" && len(args) > 0 && r.onlyBlocking(CodeChartRenderError) {
+		return sel.Command("values render", args...)
+	}
+	return sel.Command("values generate", "--from", envelope.ShellQuote(r.From), "--to", envelope.ShellQuote(r.To))
+}
+
+// renderArgs are the -f flags that give values render the files checked
+// (the generated helper values are no file); none when one came from
+// standard input, which a suggested command cannot read again.
+func (r *Report) renderArgs() []string {
+	var args []string
+	for _, name := range r.Values {
+		switch name {
+		case generatedName:
+		case fileio.StdinName:
+			return nil
+		default:
+			args = append(args, "-f", envelope.ShellQuote(name))
+		}
+	}
+	return args
+}
+
+// onlyBlocking reports whether every blocker has the code given (and
+// there is one).
+func (r *Report) onlyBlocking(code string) bool {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Severity != planner.SeverityBlocker {
+			continue
+		}
+		if f.Code != code {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // writeNotes ends the table with what was not checked, then writes it.
