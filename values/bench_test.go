@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
-	"time"
 
+	"gitlab.com/sylva-projects/sylva-planner/internal/benchcpu"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -142,7 +141,7 @@ func BenchmarkCheckChart(b *testing.B) {
 	in := planner.Input{Catalog: cat, From: skew.MustParse("1.1"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "bench"}
 	files := readValuesFiles(b, tr.Chart(), "values.yaml", "management.values.yaml")
 	ctx := context.Background()
-	cpu0 := processCPU()
+	defer benchcpu.Report(b)()
 	for b.Loop() {
 		rep, err := CheckChart(ctx, ChartCheckInput{Plan: in, Chart: c, Files: files, SkipSchemaValidation: true, Parallel: 1})
 		if err != nil {
@@ -152,17 +151,6 @@ func BenchmarkCheckChart(b *testing.B) {
 			b.Fatalf("%d scenarios", len(rep.Scenarios))
 		}
 	}
-	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
-}
-
-// processCPU is the CPU time (user and system) of the process so far,
-// garbage collection included.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkChartUnits is the chart's resolution of every unit that
@@ -176,11 +164,10 @@ func BenchmarkChartUnits(b *testing.B) {
 	}
 	files := readValuesFiles(b, tr.Chart(), "values.yaml", "management.values.yaml")
 	ctx := context.Background()
-	cpu0 := processCPU()
+	defer benchcpu.Report(b)()
 	for b.Loop() {
 		if _, err := c.Units(ctx, files, ChartOptions{SkipSchemaValidation: true}); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric((processCPU()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }

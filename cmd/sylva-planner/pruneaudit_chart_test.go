@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/internal/benchcpu"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
@@ -140,13 +141,16 @@ func TestPruneAuditAdviceHoldsInTheChart(t *testing.T) {
 }
 
 // BenchmarkPruneAuditChartMainManagement is prune-audit --chart on main's
-// chart with management values, as a release manager runs it.
+// chart with management values, as a release manager runs it (in this
+// process: no budgeted child). It reports the process's CPU time per run
+// too (cpu-s/op), the figure of the 1 s target.
 func BenchmarkPruneAuditChartMainManagement(b *testing.B) {
 	tree := sylvacore.At(b, "main")
 	args := []string{
 		"sylva-planner", "prune-audit", "--chart", "charts/sylva-units",
 		"-f", "charts/sylva-units/values.yaml", "-f", "charts/sylva-units/management.values.yaml", "-o", "json", "--fail-on", "never",
 	}
+	defer benchcpu.Report(b)()
 	for b.Loop() {
 		var stdout, stderr bytes.Buffer
 		if code := runIn(context.Background(), tree.Dir, args, &stdout, &stderr, func(string) string { return "" }); code != 0 {
