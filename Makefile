@@ -66,14 +66,18 @@ fuzz: ## fuzz values render against a reference evaluation by path for a bounded
 # helm-controller builds.
 CLUSTER_PKGS = $(shell go list $(sort $(dir $(shell grep -rlw --include='*_test.go' 'kubetest.Main' .))))
 
+# Every benchmark runs once with the tests (BENCH_ONCE), so that none the
+# docs quote breaks unseen; make bench measures.
+BENCH_ONCE = -bench . -benchtime 1x
+
 .PHONY: test
-test: tools ## run every test: the packages that need no API server (the report's browser test in Debian's chromium, installed when missing), then (after building kube-apiserver, etcd and helm-controller) the cluster ones
+test: tools ## run every test, and every benchmark once: the packages that need no API server (the report's browser test in Debian's chromium, installed when missing), then (after building kube-apiserver, etcd and helm-controller) the cluster ones
 	bash hack/install-chromium.sh
-	SYLVA_PLANNER_BROWSER=1 go test -timeout 30m $(filter-out $(CLUSTER_PKGS),$(shell go list ./...))
+	SYLVA_PLANNER_BROWSER=1 go test -timeout 30m $(BENCH_ONCE) $(filter-out $(CLUSTER_PKGS),$(shell go list ./...))
 	cd hack/image && GOWORK=off go test ./...
 	bash hack/build-testbin.sh
 	bash hack/build-flux.sh helm-controller
-	SYLVA_PLANNER_E2E=1 go test -timeout 40m $(CLUSTER_PKGS)
+	SYLVA_PLANNER_E2E=1 go test -timeout 40m $(BENCH_ONCE) $(CLUSTER_PKGS)
 
 .PHONY: test-short
 test-short: ## run the tests that need no API server binaries
