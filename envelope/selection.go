@@ -150,6 +150,17 @@ func (s Selection) value(flag string) string {
 	return ""
 }
 
+// RepeatFlag is flag given once per value, each value quoted for a shell
+// (ShellQuote): the arguments of Selection.Command for a repeatable flag
+// such as -f.
+func RepeatFlag(flag string, values []string) []string {
+	args := make([]string, 0, 2*len(values))
+	for _, v := range values {
+		args = append(args, flag, ShellQuote(v))
+	}
+	return args
+}
+
 // ShellQuote quotes s for a POSIX shell when it holds anything but
 // letters, digits and -_./:=,+@%.
 func ShellQuote(s string) string {

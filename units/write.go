@@ -191,11 +191,7 @@ func (r *Report) next() string {
 
 // command is the prune-audit command line for the report's files at rel.
 func (r *Report) command(rel string) string {
-	var args []string
-	for _, f := range r.files {
-		args = append(args, "-f", envelope.ShellQuote(f))
-	}
-	return r.Selection.Command("prune-audit", append(args, "--release", rel)...)
+	return r.Selection.Command("prune-audit", append(envelope.RepeatFlag("-f", r.files), "--release", rel)...)
 }
 
 // unresolvedLine sums the unresolved entries up in one line, with how to

@@ -70,27 +70,27 @@ func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 // values, which helper values do not mend); else values generate, whose
 // helper values set what the plan expects.
 func (r *Report) next(sel envelope.Selection) string {
-	if args := r.renderArgs(); sel.Chart != "" && len(args) > 0 && r.onlyBlocking(CodeChartRenderError) {
-		return sel.Command("values render", args...)
+	if files := r.files(); sel.Chart != "" && len(files) > 0 && r.onlyBlocking(CodeChartRenderError) {
+		return sel.Command("values render", envelope.RepeatFlag("-f", files)...)
 	}
 	return sel.Command("values generate", "--from", envelope.ShellQuote(r.From), "--to", envelope.ShellQuote(r.To))
 }
 
-// renderArgs are the -f flags that give values render the files checked
-// (the generated helper values are no file); none when one came from
-// standard input, which a suggested command cannot read again.
-func (r *Report) renderArgs() []string {
-	var args []string
+// files are the files checked, to give values render again (the
+// generated helper values are no file); none when one came from standard
+// input, which a suggested command cannot read again.
+func (r *Report) files() []string {
+	var files []string
 	for _, name := range r.Values {
 		switch name {
 		case generatedName:
 		case fileio.StdinName:
 			return nil
 		default:
-			args = append(args, "-f", envelope.ShellQuote(name))
+			files = append(files, name)
 		}
 	}
-	return args
+	return files
 }
 
 // onlyBlocking reports whether every blocker has the code given (and
