@@ -108,7 +108,7 @@ func (h *hop) passWorkers(st *state, ps *Pass, subject string, i int, cpAfter sk
 		h.add(Finding{
 			Code: CodeKubeletSkew, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
 			Message:     fmt.Sprintf("workers on %s when the control plane reaches %s: %s", st.workers.Short(), cpAfter.Short(), v.Message),
-			Remediation: "upgrade the workers to a newer Kubernetes minor before this transition",
+			Remediation: fmt.Sprintf("upgrade the workers to Kubernetes %s or newer before this transition", cpAfter.AddMinor(-skew.KubeletMaxLag(cpAfter)).Short()),
 		})
 	}
 	if !h.to.HoldsWorkers() {
