@@ -2,10 +2,16 @@ package action
 
 import (
 	"context"
+	"io"
+	"log/slog"
+	"strings"
 	"time"
+
+	"github.com/go-logr/logr"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 )
 
 // ControllerGate is the upgrade gate the controller exports with --to: for
@@ -36,4 +42,110 @@ func (g ControllerGate) Gate(ctx context.Context) (func(planner.Progress) *plann
 		}
 		return p
 	}, nil
+}
+
+// ControllerRequest is the controller command: the release namespaces
+// it watches, how it serves its metrics and probes, its log, and with
+// Gate.To the upgrade gate it exports. The command line runs the
+// controller its Options describe on the cluster client it builds
+// (reconciler.Run).
+type ControllerRequest struct {
+	// Namespace is one release namespace or several separated by commas;
+	// AllNamespaces watches every namespace. Exactly one is given.
+	Namespace     string
+	AllNamespaces bool
+	HelmRelease   string
+	// LeaderElection elects one active replica on the Lease
+	// LeaderElectionID in LeaderElectionNamespace.
+	LeaderElection          bool
+	LeaderElectionID        string
+	LeaderElectionNamespace string
+	// MetricsBindAddress serves /metrics ("0" disables it); empty is the
+	// default of MetricsSecure (MetricsAddress).
+	MetricsBindAddress     string
+	MetricsSecure          bool
+	HealthProbeBindAddress string
+	// LogLevel is that of the JSON log written to Log: debug, info, warn
+	// or error.
+	LogLevel string
+	Log      io.Writer
+	// Gate exports the upgrade gate's gauges when its To is set.
+	Gate ControllerGate
+	// Context names the kubeconfig context of the cluster in the log;
+	// empty when none. Now is the clock.
+	Context string
+	Now     func() time.Time
+}
+
+// Validate refuses a request that cannot run (BadRequestError): both or
+// neither of the namespaces and all of them, an unknown log level.
+func (r ControllerRequest) Validate() error {
+	switch {
+	case r.Namespace != "" && r.AllNamespaces:
+		return badRequest("give --namespace or --all-namespaces, not both")
+	case r.Namespace == "" && !r.AllNamespaces:
+		return badRequest("give --namespace NAMESPACE or --all-namespaces")
+	}
+	_, err := r.level()
+	return err
+}
+
+func (r ControllerRequest) level() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(r.LogLevel)); err != nil {
+		return l, badRequest("--log-level %q: want debug, info, warn or error", r.LogLevel)
+	}
+	return l, nil
+}
+
+// MetricsAddress is where /metrics is served: MetricsBindAddress, or by
+// default every interface for HTTPS behind the API server's
+// authentication, loopback only for plain HTTP.
+func (r ControllerRequest) MetricsAddress() string {
+	switch {
+	case r.MetricsBindAddress != "":
+		return r.MetricsBindAddress
+	case r.MetricsSecure:
+		return ":8443"
+	default:
+		return "127.0.0.1:8080"
+	}
+}
+
+// Options are the options of the controller the request describes: its
+// JSON log on Log (with the context), the metrics address, and the gate
+// of Gate.To (none without it; an error names --to when it is no
+// release).
+func (r ControllerRequest) Options(ctx context.Context) (reconciler.ControllerOptions, error) {
+	if err := r.Validate(); err != nil {
+		return reconciler.ControllerOptions{}, err
+	}
+	level, _ := r.level()
+	gate, err := r.Gate.Gate(ctx)
+	if err != nil {
+		return reconciler.ControllerOptions{}, err
+	}
+	log := logr.FromSlogHandler(slog.NewJSONHandler(r.Log, &slog.HandlerOptions{Level: level}))
+	return reconciler.ControllerOptions{
+		Namespace:               r.Namespace,
+		HelmRelease:             r.HelmRelease,
+		LeaderElection:          r.LeaderElection,
+		LeaderElectionID:        r.LeaderElectionID,
+		LeaderElectionNamespace: r.LeaderElectionNamespace,
+		MetricsBindAddress:      r.MetricsAddress(),
+		MetricsSecure:           r.MetricsSecure,
+		HealthProbeBindAddress:  r.HealthProbeBindAddress,
+		Logger:                  log.WithValues("context", r.Context),
+		Now:                     r.Now,
+		Gate:                    gate,
+	}, nil
+}
+
+// Where names the cluster of a kubeconfig context in errors
+// (" (context NAME)"); empty without a context.
+func Where(contextName string) string {
+	if contextName == "" {
+		return ""
+	}
+	return " (context " + strings.TrimSpace(contextName) + ")"
 }

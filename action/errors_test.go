@@ -57,6 +57,10 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 		{"plan -A --from", fleet(PlanRequest{From: "1.4", To: "1.6"}).Validate(), "--from does not go with --all-namespaces: each release is planned from its own status"},
 		{"plan -A --workers", fleet(PlanRequest{Workers: "1.30", To: "1.6"}).Validate(), "--workers does not go with --all-namespaces: each release is planned from its own status"},
 		{"plan -A --to", fleet(PlanRequest{To: "1.6"}).Validate(), ""},
+		{"controller without a scope", ControllerRequest{LogLevel: "info"}.Validate(), "give --namespace NAMESPACE or --all-namespaces"},
+		{"controller -n -A", ControllerRequest{Namespace: "a", AllNamespaces: true, LogLevel: "info"}.Validate(), "give --namespace or --all-namespaces, not both"},
+		{"controller --log-level loud", ControllerRequest{AllNamespaces: true, LogLevel: "loud"}.Validate(), `--log-level "loud": want debug, info, warn or error`},
+		{"controller -n a,b --log-level debug", ControllerRequest{Namespace: "a,b", LogLevel: "debug"}.Validate(), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.want == "" {
@@ -108,4 +112,24 @@ func chartArchive(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return name
+}
+
+func TestMetricsBindAddressDefaultsToLoopbackForPlainHTTP(t *testing.T) {
+	tests := []struct {
+		name, flag string
+		secure     bool
+		want       string
+	}{
+		{name: "secure metrics listen on every interface, behind authentication", secure: true, want: ":8443"},
+		{name: "plain HTTP metrics listen on loopback only", want: "127.0.0.1:8080"},
+		{name: "an explicit address wins", flag: ":9090", want: ":9090"},
+		{name: "0 disables metrics", flag: "0", secure: true, want: "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (ControllerRequest{MetricsBindAddress: tt.flag, MetricsSecure: tt.secure}).MetricsAddress(); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
 }

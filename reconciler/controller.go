@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -25,6 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -355,10 +357,18 @@ func metricsOptions(o ControllerOptions) metricsserver.Options {
 // Run builds the controller (NewController) and starts it until ctx ends.
 // Building reads the API server (discovery) without a context: each
 // request is bounded by cfg's timeout, and ctx ending during start-up
-// returns at once. onBuilt, when set, is called once the controller is
-// built, before it starts (the command routes client-go's log then).
-// where names the cluster in errors (" (context NAME)").
-func Run(ctx context.Context, cfg *rest.Config, o ControllerOptions, where string, onBuilt func()) error {
+// returns at once. where names the cluster in errors (" (context NAME)").
+//
+// Run routes the process's loggers to o.Logger: controller-runtime's at
+// once, client-go's (klog) once the controller is built. Until then klog
+// is silent, so that an API server that cannot be reached is said in the
+// one error Run returns, not first logged line by line.
+func Run(ctx context.Context, cfg *rest.Config, o ControllerOptions, where string) error {
+	if o.Logger.GetSink() == nil {
+		o.Logger = logr.Discard()
+	}
+	ctrllog.SetLogger(o.Logger)
+	klog.SetLogger(logr.Discard())
 	type built struct {
 		ctl *Controller
 		err error
@@ -377,9 +387,7 @@ func Run(ctx context.Context, cfg *rest.Config, o ControllerOptions, where strin
 	if b.err != nil {
 		return fmt.Errorf("%w%s", b.err, where)
 	}
-	if onBuilt != nil {
-		onBuilt()
-	}
+	klog.SetLogger(o.Logger)
 	if err := b.ctl.Start(ctx); err != nil {
 		return fmt.Errorf("%w%s", err, where)
 	}

@@ -1,19 +1,12 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"log/slog"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/urfave/cli/v2"
-	"k8s.io/klog/v2"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -50,73 +43,32 @@ func controllerCommand() *cli.Command {
 }
 
 func controllerAction(c *cli.Context) error {
-	ns, all := c.String("namespace"), c.Bool("all-namespaces")
-	switch {
-	case ns != "" && all:
-		return cliapp.FlagError(c, errors.New("give --namespace or --all-namespaces, not both"))
-	case ns == "" && !all:
-		return cliapp.FlagError(c, errors.New("give --namespace NAMESPACE or --all-namespaces"))
-	}
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
-		return cliapp.FlagError(c, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.String("log-level")))
-	}
 	e := cliapp.EnvOf(c)
-	log := logr.FromSlogHandler(slog.NewJSONHandler(e.Stderr, &slog.HandlerOptions{Level: level}))
-	// controller-runtime's own packages log through its global logger.
-	ctrllog.SetLogger(log)
-	// Until the manager is built, client-go's own log of a failing API
-	// server would come first, as a JSON line, before the one line that
-	// says what failed: it logs from then on.
-	klog.SetLogger(logr.Discard())
-
+	req := action.ControllerRequest{
+		Namespace: c.String("namespace"), AllNamespaces: c.Bool("all-namespaces"), HelmRelease: c.String("helmrelease"),
+		LeaderElection: c.Bool("leader-elect"), LeaderElectionID: c.String("leader-election-id"), LeaderElectionNamespace: c.String("leader-election-namespace"),
+		MetricsBindAddress: c.String("metrics-bind-address"), MetricsSecure: c.Bool("metrics-secure"), HealthProbeBindAddress: c.String("health-probe-bind-address"),
+		LogLevel: c.String("log-level"), Log: e.Stderr,
+		Gate: action.ControllerGate{To: c.String("to"), ToolVersion: version, Now: time.Now},
+		Now:  time.Now,
+	}
+	if err := req.Validate(); err != nil {
+		return err
+	}
 	cfg, contextName, err := restConfig(e, c.String("kubeconfig"), c.String("context"))
 	if err != nil {
 		return err
 	}
 	cfg.UserAgent = "sylva-planner-controller/" + version
-	gate, err := controllerGate(c)
+	if req.Gate.To != "" {
+		if req.Gate.Catalog, err = loadCatalog(c); err != nil {
+			return err
+		}
+	}
+	req.Context = contextName
+	opts, err := req.Options(c.Context)
 	if err != nil {
 		return err
 	}
-	err = reconciler.Run(c.Context, cfg, reconciler.ControllerOptions{
-		Namespace:               ns,
-		HelmRelease:             c.String("helmrelease"),
-		LeaderElection:          c.Bool("leader-elect"),
-		LeaderElectionID:        c.String("leader-election-id"),
-		LeaderElectionNamespace: c.String("leader-election-namespace"),
-		MetricsBindAddress:      metricsBindAddress(c.String("metrics-bind-address"), c.Bool("metrics-secure")),
-		MetricsSecure:           c.Bool("metrics-secure"),
-		HealthProbeBindAddress:  c.String("health-probe-bind-address"),
-		Logger:                  log.WithValues("context", contextName),
-		Now:                     time.Now,
-		Gate:                    gate,
-	}, reconcileWhere(contextName), func() { klog.SetLogger(log) })
-	return err
-}
-
-// controllerGate is the gate of --to (action.ControllerGate); nil
-// without it.
-func controllerGate(c *cli.Context) (func(planner.Progress) *planner.Plan, error) {
-	if c.String("to") == "" {
-		return nil, nil
-	}
-	cat, err := loadCatalog(c)
-	if err != nil {
-		return nil, err
-	}
-	return action.ControllerGate{Catalog: cat, To: c.String("to"), ToolVersion: version, Now: time.Now}.Gate(c.Context)
-}
-
-// metricsBindAddress is --metrics-bind-address, or its default: every
-// interface for HTTPS with authentication, loopback only for plain HTTP.
-func metricsBindAddress(flag string, secure bool) string {
-	switch {
-	case flag != "":
-		return flag
-	case secure:
-		return ":8443"
-	default:
-		return "127.0.0.1:8080"
-	}
+	return reconciler.Run(c.Context, cfg, opts, action.Where(contextName))
 }

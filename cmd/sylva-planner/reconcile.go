@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -110,18 +109,11 @@ func reconcileClient(e *cliapp.Env, req *action.ReconcileRequest, kubeconfig, ku
 	if err != nil {
 		return nil, err
 	}
-	req.Where = reconcileWhere(contextName)
+	req.Where = action.Where(contextName)
 	applier, rec, err := reconciler.NewOneShot(cfg, "sylva-planner/"+version, req.Where, time.Now)
 	if err != nil {
 		return nil, err
 	}
 	req.Applier = applier
 	return rec, nil
-}
-
-func reconcileWhere(contextName string) string {
-	if contextName == "" {
-		return ""
-	}
-	return " (context " + strings.TrimSpace(contextName) + ")"
 }

@@ -226,26 +226,6 @@ func TestSignalsStopTheProcess(t *testing.T) {
 	}
 }
 
-func TestMetricsBindAddressDefaultsToLoopbackForPlainHTTP(t *testing.T) {
-	tests := []struct {
-		name, flag string
-		secure     bool
-		want       string
-	}{
-		{name: "secure metrics listen on every interface, behind authentication", secure: true, want: ":8443"},
-		{name: "plain HTTP metrics listen on loopback only", want: "127.0.0.1:8080"},
-		{name: "an explicit address wins", flag: ":9090", want: ":9090"},
-		{name: "0 disables metrics", flag: "0", secure: true, want: "0"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := metricsBindAddress(tt.flag, tt.secure); got != tt.want {
-				t.Errorf("got %q, want %q", got, tt.want)
-			}
-		})
-	}
-}
-
 // The probes carry no data, but nothing outside the pod needs them either:
 // they listen on loopback unless an address is given (config/manager gives
 // :8081 for the kubelet).
