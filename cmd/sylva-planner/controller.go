@@ -8,7 +8,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
-	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 func controllerCommand() *cli.Command {
@@ -26,7 +25,7 @@ func controllerCommand() *cli.Command {
 		Flags: []cli.Flag{
 			cliapp.NamespaceFlag("watch only the release `NAMESPACES` (comma-separated; each needs a RoleBinding, see docs/deploy.md)", ""),
 			&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "watch every namespace"},
-			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
+			helmReleaseFlag(),
 			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}},
 			&cli.StringFlag{Name: "leader-election-namespace", Usage: "`NAMESPACE` of the Lease (default: the pod's namespace)"},
 			&cli.StringFlag{Name: "leader-election-id", Usage: "`NAME` of the Lease", Value: reconciler.DefaultLeaderElectionID},

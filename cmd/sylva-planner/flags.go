@@ -5,6 +5,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 // severityFailOnFlag is --fail-on of the commands whose findings have a
@@ -25,4 +26,10 @@ func catalogFlag() *cli.StringFlag {
 		EnvVars:   []string{"SYLVA_PLANNER_CATALOG"},
 		TakesFile: true,
 	}
+}
+
+// helmReleaseFlag is --helmrelease, the name of the sylva-units
+// HelmRelease, of the commands that read or drive it.
+func helmReleaseFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}}
 }

@@ -28,7 +28,7 @@ func statusAllNamespacesFlag() *cli.BoolFlag {
 
 // planAllNamespacesFlag is plan's -A.
 func planAllNamespacesFlag() *cli.BoolFlag {
-	return allNamespacesFlag("plan every sylva-units release of the cluster to --to (live, or from the List of --status), one line each, those that can start now first")
+	return allNamespacesFlag("plan every sylva-units release of the cluster to --to (live, or from the List of --status), one line each, those that can start now first; --metrics-file labels the gauges by namespace")
 }
 
 // refuseNamespace refuses -n beside -A: one reads a namespace, the other
@@ -70,11 +70,10 @@ func planFleetAction(c *cli.Context) error {
 	if err := refuseNamespace(c); err != nil {
 		return err
 	}
-	opts := gateOptionsOf(c)
-	if opts.output != cliapp.FormatTable && opts.output != cliapp.FormatJSON && opts.output != cliapp.FormatYAML {
-		return cliapp.FlagError(c, fmt.Errorf("--output %s does not go with --all-namespaces: give table, json or yaml", opts.output))
+	if out := cliapp.OutputOf(c); out != cliapp.FormatTable && out != cliapp.FormatJSON && out != cliapp.FormatYAML {
+		return cliapp.FlagError(c, fmt.Errorf("--output %s does not go with --all-namespaces: give table, json or yaml", out))
 	}
-	req, err := planRequest(c, opts)
+	req, in, err := planRequest(c)
 	if err != nil {
 		return err
 	}
@@ -82,17 +81,17 @@ func planFleetAction(c *cli.Context) error {
 	if err := fleet.Validate(); err != nil {
 		return err
 	}
-	if err := fleet.SetSources(opts.inputs); err != nil {
+	if err := fleet.SetSources(in); err != nil {
 		return err
 	}
 	fp, plans, err := fleet.Run(c.Context)
 	if err != nil {
 		return err
 	}
-	if err := cliapp.WriteAs(c, opts.output, cliapp.Writers{cliapp.FormatTable: fp.WriteTable, cliapp.FormatJSON: fp.WriteJSON, cliapp.FormatYAML: fp.WriteYAML}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: fp.WriteTable, cliapp.FormatJSON: fp.WriteJSON, cliapp.FormatYAML: fp.WriteYAML}); err != nil {
 		return err
 	}
-	if err := writeMetrics(cliapp.EnvOf(c), opts.metricsFile, func(w io.Writer) error { return gatemetrics.WriteFleet(w, plans) }); err != nil {
+	if err := writeMetrics(c, func(w io.Writer) error { return gatemetrics.WriteFleet(w, plans) }); err != nil {
 		return err
 	}
 	return outcomeExit(action.FleetOutcome(fp))

@@ -36,7 +36,7 @@ func planCommand() *cli.Command {
 		Usage:       "compute the reconciliation passes that take a cluster from one Sylva release to another",
 		Description: planHelp,
 		ArgsUsage:   " ",
-		Flags:       append(gateFlags(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector; with -A, labelled by namespace", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}, planAllNamespacesFlag()),
+		Flags:       append(gateFlags(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown), planAllNamespacesFlag()),
 		Action: func(c *cli.Context) error {
 			if c.Bool("all-namespaces") {
 				return planFleetAction(c)
@@ -57,7 +57,7 @@ func reportCommand() *cli.Command {
 			"lists the inputs read. Exit codes as for plan.\n\n" +
 			"Example: sylva-planner report --from 1.4 --to 1.6 -o html > report.html",
 		ArgsUsage: " ",
-		Flags:     append(gateFlags(), cliapp.OutputFlag(cliapp.FormatMarkdown, cliapp.FormatHTML, cliapp.FormatJSON, cliapp.FormatYAML), &cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH`", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true}),
+		Flags:     append(gateFlags(), cliapp.OutputFlag(cliapp.FormatMarkdown, cliapp.FormatHTML, cliapp.FormatJSON, cliapp.FormatYAML)),
 		Action:    func(c *cli.Context) error { return gateAction(c, true) },
 	}
 }
@@ -86,63 +86,37 @@ func gateFlags() []cli.Flag {
 		severityFailOnFlag(),
 		&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}},
 		&cli.StringFlag{Name: "baseline", Usage: "a previous JSON report (`FILE`): findings it already had do not fail the gate again", EnvVars: []string{"SYLVA_PLANNER_BASELINE"}, TakesFile: true},
+		&cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true},
 		&cli.StringFlag{Name: "suppressions", Usage: "a YAML `FILE` of suppression rules (code, subject glob, reason, expires)", EnvVars: []string{"SYLVA_PLANNER_SUPPRESSIONS"}, TakesFile: true},
 	)
 }
 
-// gateOptions are the flags of plan and report, read once.
-type gateOptions struct {
-	from, to, workers, provider string
-	inputs                      action.PlanInputs
-	metricsFile                 string
-	output                      cliapp.Format
-	failOn                      action.FailOn
-	allowIncomplete             bool
-}
-
-func gateOptionsOf(c *cli.Context) gateOptions {
-	return gateOptions{
-		from: c.String("from"), to: c.String("to"), workers: c.String("workers"), provider: c.String("bootstrap-provider"),
-		inputs: action.PlanInputs{
-			Sources: action.Sources{
-				Inputs: inputsOf(cliapp.EnvOf(c)), File: c.String("status"), Inventory: c.String("inventory"),
-				// Offline unless asked: KUBECONFIG alone does not make plan live.
-				Live: cliapp.LiveAsked(c), Kubeconfig: c.String("kubeconfig"), Context: c.String("context"),
-				Namespace: c.String("namespace"), HelmRelease: status.DefaultHelmRelease,
-			},
-			Suppressions: c.String("suppressions"), Baseline: c.String("baseline"),
-		},
-		metricsFile: c.String("metrics-file"),
-		output:      cliapp.OutputOf(c), failOn: failOnOf(c), allowIncomplete: c.Bool("allow-incomplete"),
-	}
-}
-
 func gateAction(c *cli.Context, report bool) error {
-	opts := gateOptionsOf(c)
-	req, err := planRequest(c, opts)
+	req, in, err := planRequest(c)
 	if err != nil {
 		return err
 	}
-	if err := req.SetSources(opts.inputs); err != nil {
+	if err := req.SetSources(in); err != nil {
 		return err
 	}
 	p, err := req.Run(c.Context)
 	if err != nil {
 		return err
 	}
-	if err := cliapp.WriteAs(c, opts.output, planWriters(p, report)); err != nil {
+	if err := cliapp.WriteOutput(c, planWriters(p, report)); err != nil {
 		return err
 	}
-	if err := writeMetrics(cliapp.EnvOf(c), opts.metricsFile, func(w io.Writer) error { return gatemetrics.Write(w, p) }); err != nil {
+	if err := writeMetrics(c, func(w io.Writer) error { return gatemetrics.Write(w, p) }); err != nil {
 		return err
 	}
 	return outcomeExit(action.Outcome(p.Gate.Outcome))
 }
 
-// writeMetrics writes the gauges write gives to --metrics-file name (none
-// when empty), atomically, once the result is on stdout: a failed write
+// writeMetrics writes the gauges write gives to --metrics-file (none
+// without it), atomically, once the result is on stdout: a failed write
 // leaves the previous metrics in place.
-func writeMetrics(e *cliapp.Env, name string, write func(io.Writer) error) error {
+func writeMetrics(c *cli.Context, write func(io.Writer) error) error {
+	name := c.String("metrics-file")
 	if name == "" {
 		return nil
 	}
@@ -150,34 +124,44 @@ func writeMetrics(e *cliapp.Env, name string, write func(io.Writer) error) error
 	if err := write(&buf); err != nil {
 		return fmt.Errorf("--metrics-file: %w", err)
 	}
-	if err := fileio.WriteFile(e.Path(name), buf.Bytes(), 0o644); err != nil {
+	if err := fileio.WriteFile(cliapp.EnvOf(c).Path(name), buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("--metrics-file: %w", err)
 	}
 	return nil
 }
 
-// planRequest turns the flags into the request of action.PlanRequest.Run
-// but for the sources they name (SetSources), after refusing a
+// planRequest turns the flags of plan and report into the request of
+// action.PlanRequest.Run but for the sources they name, which
+// SetSources sets from the inputs returned, after refusing a
 // --metrics-file that cannot be written (before any work; the file is
 // written after stdout). Errors name the flag.
-func planRequest(c *cli.Context, opts gateOptions) (action.PlanRequest, error) {
+func planRequest(c *cli.Context) (action.PlanRequest, action.PlanInputs, error) {
 	req := action.PlanRequest{
-		From: opts.from, To: opts.to, Workers: opts.workers, Provider: opts.provider,
+		From: c.String("from"), To: c.String("to"), Workers: c.String("workers"), Provider: c.String("bootstrap-provider"),
 		CatalogInput: catalogFile(c).Input(), ToolVersion: version, Rerun: rerunCommand(c), Selection: selectionOf(c),
-		Gate: planner.GateOptions{FailOn: opts.failOn, AllowIncomplete: opts.allowIncomplete},
+		Gate: planner.GateOptions{FailOn: failOnOf(c), AllowIncomplete: c.Bool("allow-incomplete")},
 	}
-	if opts.metricsFile != "" {
-		if err := fileio.CheckOutput(cliapp.EnvOf(c).Path(opts.metricsFile)); err != nil {
-			return req, fmt.Errorf("--metrics-file: %w", err)
+	in := action.PlanInputs{
+		Sources: action.Sources{
+			Inputs: inputsOf(cliapp.EnvOf(c)), File: c.String("status"), Inventory: c.String("inventory"),
+			// Offline unless asked: KUBECONFIG alone does not make plan live.
+			Live: cliapp.LiveAsked(c), Kubeconfig: c.String("kubeconfig"), Context: c.String("context"),
+			Namespace: c.String("namespace"), HelmRelease: status.DefaultHelmRelease,
+		},
+		Suppressions: c.String("suppressions"), Baseline: c.String("baseline"),
+	}
+	if name := c.String("metrics-file"); name != "" {
+		if err := fileio.CheckOutput(cliapp.EnvOf(c).Path(name)); err != nil {
+			return req, in, fmt.Errorf("--metrics-file: %w", err)
 		}
 	}
-	in, err := commandInputsOf(c)
+	cin, err := commandInputsOf(c)
 	if err != nil {
-		return req, err
+		return req, in, err
 	}
-	req.Catalog, req.AsOf = in.cat, in.asOf
+	req.Catalog, req.AsOf = cin.cat, cin.asOf
 	req.ProdNamespaces, err = prodNamespaces(c)
-	return req, err
+	return req, in, err
 }
 
 // planWriters write a plan in each format of plan, or of report: the same

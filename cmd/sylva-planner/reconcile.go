@@ -34,7 +34,7 @@ func reconcileCommand() *cli.Command {
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
-			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
+			helmReleaseFlag(),
 			&cli.BoolFlag{Name: "dry-run", Usage: "decide and say what would be done, change nothing"},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "decide from the ConfigMap, Kustomization and HelmRelease in `FILE` (a List; - for standard input) instead of a cluster; needs --dry-run", TakesFile: true},
 			&cli.StringFlag{Name: "to", Usage: "also say which pass of the plan to `RELEASE` is requested (as status --to)", EnvVars: []string{"SYLVA_PLANNER_TO"}},

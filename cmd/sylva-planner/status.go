@@ -31,7 +31,7 @@ func statusCommand() *cli.Command {
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` (- for standard input) instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
 			cliapp.KubeconfigFlag(),
 			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
-			&cli.StringFlag{Name: "helmrelease", Usage: "`NAME` of the sylva-units HelmRelease", Value: status.DefaultHelmRelease, EnvVars: []string{"SYLVA_PLANNER_HELMRELEASE"}},
+			helmReleaseFlag(),
 			&cli.StringFlag{Name: "to", Usage: "also say where the cluster stands in the plan to `RELEASE` (pass k of n) and what the next pass does", EnvVars: []string{"SYLVA_PLANNER_TO"}},
 			cliapp.AsOfFlag(),
 			catalogFlag(),
