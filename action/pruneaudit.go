@@ -85,23 +85,24 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 		return nil, err
 	}
 	var rel skew.Version
-	var from, unknown string
+	var from, unknown, inferred string
 	if r.Release != "" {
 		if rel, err = skew.Parse(r.Release); err != nil {
 			return nil, fmt.Errorf("--release %q: %w; use MAJOR.MINOR, for example --release 1.7", r.Release, err)
 		}
 	} else {
-		d, err := units.ReleaseOf(values, chartVersion(r.Files[0], r.ReadFile), releaseExample(merged, r.Catalog))
+		example, guess := releaseExample(merged, r.Catalog)
+		d, err := units.ReleaseOf(values, chartVersion(r.Files[0], r.ReadFile), example)
 		switch {
 		case errors.Is(err, units.ErrNoRelease):
-			unknown = strings.TrimPrefix(err.Error(), units.ErrNoRelease.Error()+": ")
+			unknown, inferred = strings.TrimPrefix(err.Error(), units.ErrNoRelease.Error()+": "), guess
 		case err != nil:
 			return nil, err
 		}
 		rel, from = d.Release, d.From
 	}
 	report, err := units.Audit(units.AuditInput{
-		Values: values, Release: rel, ReleaseFrom: from, ReleaseUnknown: unknown, Policy: policyOf(r.Catalog),
+		Values: values, Release: rel, ReleaseFrom: from, ReleaseUnknown: unknown, ReleaseInferred: inferred, Policy: policyOf(r.Catalog),
 		ToolVersion: r.ToolVersion, CatalogVersion: r.Catalog.Version, AsOf: r.AsOf, Files: r.Files,
 	})
 	if err != nil {
@@ -195,17 +196,17 @@ func (r PruneAuditRequest) say(s string) {
 // releaseExample is the --release to suggest when the values name no
 // release: the one whose chart maps the newest Kubernetes minor of their
 // _internal.k8s_version_map (as the overlay tells a chart taken from Git),
-// else the catalog's newest, as an example.
-func releaseExample(merged map[string]any, cat *catalog.Catalog) string {
+// returned as inferred too, else the catalog's newest, as an example.
+func releaseExample(merged map[string]any, cat *catalog.Catalog) (example, inferred string) {
 	if newest, err := skew.Parse(values.NewestMappedMinor(merged)); err == nil {
 		if rel, ok := cat.ReleaseMappingNewest(newest); ok {
-			return fmt.Sprintf("its _internal.k8s_version_map goes up to Kubernetes %s, as Sylva %s's does: --release %s", newest.Short(), rel.Short(), rel.Short())
+			return fmt.Sprintf("its _internal.k8s_version_map goes up to Kubernetes %s, as Sylva %s's does: --release %s", newest.Short(), rel.Short(), rel.Short()), rel.Short()
 		}
 	}
 	if names := cat.ReleaseNames(); len(names) > 0 {
-		return "for example --release " + names[len(names)-1]
+		return "for example --release " + names[len(names)-1], ""
 	}
-	return "for example --release X.Y"
+	return "for example --release X.Y", ""
 }
 
 // SchemaPatch is prune-audit --print-schema-patch: the JSON Patch that

@@ -61,6 +61,10 @@ type AuditInput struct {
 	// ReleaseUnknown says why no release is known (a note of the report,
 	// with the fix); "" when Release is set.
 	ReleaseUnknown string
+	// ReleaseInferred, with ReleaseUnknown, is the release the values
+	// most likely are (their Kubernetes version map's), which the command
+	// Next suggests names; "" when none is inferred.
+	ReleaseInferred string
 	// ReleaseFrom says where Release was read when it came from the values
 	// ("" when the user named it); the report notes it.
 	ReleaseFrom string
@@ -109,6 +113,9 @@ type Report struct {
 	ShowUnresolved bool `json:"-"`
 
 	files []string
+	// inferred is the release the values most likely are, when none is
+	// known (AuditInput.ReleaseInferred).
+	inferred string
 }
 
 // Metadata identifies what produced a report, as in every document.
@@ -173,6 +180,7 @@ func Audit(in AuditInput) (*Report, error) {
 		Resolution:       ResolutionLiteral,
 		Units:            []AuditedUnit{},
 		files:            slices.Clone(in.Files),
+		inferred:         in.ReleaseInferred,
 	}
 	if known {
 		r.Release = rel.Short()

@@ -166,6 +166,8 @@ func (r *Report) next() string {
 	}
 	again := "`" + r.command(r.Release) + "`"
 	switch {
+	case r.Release == "" && r.inferred != "":
+		return fmt.Sprintf("name the release to audit for (%s, as the note infers it): `%s`", r.inferred, r.command(r.inferred))
 	case r.Release == "":
 		return fmt.Sprintf("name the release to audit for: `%s`", r.command("X.Y"))
 	case r.Count(StatePrunable) > 0:
