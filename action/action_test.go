@@ -355,7 +355,7 @@ func TestTheControllersGatePlansAsPlanDoesFromTheSameStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr := planner.ProgressOf(obs.ConfigMap)
+	pr := planner.ProgressOf(obs)
 	gate, err := action.PlanRequest{Catalog: cat, To: "1.6", AsOf: asOf, Progress: &pr}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

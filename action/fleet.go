@@ -82,7 +82,7 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 		if row.Error != "" {
 			continue
 		}
-		pr := planner.ProgressOf(row.Report().ConfigMap)
+		pr := planner.ProgressOf(row.Report().Observation())
 		p, ok := seen[pr]
 		if !ok {
 			p.t, p.err = Transition(in, pr)

@@ -194,7 +194,7 @@ func installedRelease(ctx context.Context, src StatusSource) (skew.Version, stri
 	if !ok {
 		return skew.Version{}, "", planner.Progress{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); %s", key, giveFrom(src))
 	}
-	return v, string(key), planner.ProgressOf(obs.ConfigMap), obs.Namespace, nil
+	return v, string(key), planner.ProgressOf(obs), obs.Namespace, nil
 }
 
 // giveFrom is the fix of a status that names no installed release, as the

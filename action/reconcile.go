@@ -31,7 +31,7 @@ type ReconcileRequest struct {
 	Timeout, Interval time.Duration
 	// Locate places the cluster in the plan to --to from the status it
 	// read; nil without --to.
-	Locate func(*status.Status) (*status.Transition, error)
+	Locate func(status.Observation) (*status.Transition, error)
 	// Document collects the decisions into the document (-o json|yaml),
 	// and the transition is then located from the first of them; without
 	// it, from the first decision made, and the document holds none.
@@ -130,7 +130,7 @@ func (r ReconcileRequest) decideFile(ctx context.Context, doc *ReconcileDocument
 	}
 	res := reconciler.Result{Decision: reconciler.Decide(reconciler.Input{Observation: obs})}
 	if r.Locate != nil {
-		if doc.Transition, err = r.Locate(obs.ConfigMap); err != nil {
+		if doc.Transition, err = r.Locate(obs); err != nil {
 			return err
 		}
 	}
@@ -152,8 +152,8 @@ func (r ReconcileRequest) drive(ctx context.Context, doc *ReconcileDocument) (*R
 	a.DryRun = r.DryRun
 	if r.Locate != nil {
 		// The Event of a requested pass names it, as --to places it.
-		a.Place = func(cm *status.Status) *status.Transition {
-			t, _ := r.Locate(cm)
+		a.Place = func(obs status.Observation) *status.Transition {
+			t, _ := r.Locate(obs)
 			return t
 		}
 	}
@@ -169,7 +169,7 @@ func (r ReconcileRequest) drive(ctx context.Context, doc *ReconcileDocument) (*R
 		if r.Locate == nil || doc.Transition != nil || locateErr != nil {
 			return nil
 		}
-		doc.Transition, locateErr = r.Locate(res.Snapshot.Input.Observation.ConfigMap)
+		doc.Transition, locateErr = r.Locate(res.Snapshot.Input.Observation)
 		return doc.Transition
 	}
 	res, err := a.Drive(waitCtx, r.Target, reconciler.DriveOptions{

@@ -67,7 +67,7 @@ func TestReconcileFromAFileDecidesADryRun(t *testing.T) {
 				File:     "ns.yaml",
 				DryRun:   true,
 				Document: tt.document,
-				Locate: func(*status.Status) (*status.Transition, error) {
+				Locate: func(status.Observation) (*status.Transition, error) {
 					located++
 					return &status.Transition{Target: "1.7"}, nil
 				},

@@ -34,7 +34,7 @@ func (r StatusRequest) Run(ctx context.Context) (*status.Report, error) {
 	rep := status.Interpret(obs)
 	rep.Selection, rep.Metadata = r.Selection, r.Metadata
 	if r.To != "" {
-		t, err := r.Locate(obs.ConfigMap)
+		t, err := r.Locate(obs)
 		if err != nil {
 			return nil, err
 		}
@@ -43,14 +43,14 @@ func (r StatusRequest) Run(ctx context.Context) (*status.Report, error) {
 	return &rep, nil
 }
 
-// Locate places the release whose status is cm in the plan to To
-// (Transition); the error names --to.
-func (r StatusRequest) Locate(cm *status.Status) (*status.Transition, error) {
+// Locate places the release of obs in the plan to To (Transition); the
+// error names --to.
+func (r StatusRequest) Locate(obs status.Observation) (*status.Transition, error) {
 	target, err := parseTo(r.To)
 	if err != nil {
 		return nil, err
 	}
-	pr := planner.ProgressOf(cm)
+	pr := planner.ProgressOf(obs)
 	t, err := Transition(planner.Input{Catalog: r.Catalog, To: target, AsOf: r.AsOf, ToolVersion: r.ToolVersion}, pr)
 	switch {
 	case unknownTarget(err):

@@ -132,7 +132,7 @@ func TestLocateNamesToOnce(t *testing.T) {
 		{"1.x", `--to: version "1.x"`},
 		{"1.6", "--to 1.6: the status names release 1.7, newer than the target: Sylva does not support downgrades; give --to 1.7 or a later release"},
 	} {
-		_, err := action.StatusRequest{Catalog: cat, To: tc.to, AsOf: asOf}.Locate(cm)
+		_, err := action.StatusRequest{Catalog: cat, To: tc.to, AsOf: asOf}.Locate(status.Observation{ConfigMap: cm})
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("Locate(--to %s) error = %v, want it to start with %q", tc.to, err, tc.want)
 		}

@@ -69,7 +69,7 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 		}
 		f.Source = name + " and " + facts.Source
 	}
-	statusFacts(&f, in, obs.ConfigMap)
+	statusFacts(&f, in, obs)
 	// A kubelet version that does not parse names the manifests it was
 	// read from.
 	where := ""
@@ -99,10 +99,11 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 // VerifyOutcome fails when a check of the verification failed.
 func VerifyOutcome(v *ci.Verification) Outcome { return failIf(!v.OK) }
 
-// statusFacts sets what the status cm says: the release, and a pass
+// statusFacts sets what the status of obs says: the release, a pass
 // pending placed in the plan of in, read as every other command reads it
-// (planner.Locate).
-func statusFacts(f *ci.Facts, in planner.Input, cm *status.Status) {
+// (planner.Locate), and a release being applied.
+func statusFacts(f *ci.Facts, in planner.Input, obs status.Observation) {
+	cm := obs.ConfigMap
 	f.StatusFound = cm != nil
 	if cm == nil {
 		return
@@ -110,8 +111,8 @@ func statusFacts(f *ci.Facts, in planner.Input, cm *status.Status) {
 	if v, _, ok := cm.Release(); ok {
 		f.StatusRelease = v
 	}
-	pr := planner.ProgressOf(cm)
-	f.StatusPending = pr.Pending
+	pr := planner.ProgressOf(obs)
+	f.StatusPending, f.StatusApplying = pr.Pending, pr.Applying
 	if pr.Pending || f.StatusRelease.CompareMinor(in.To) != 0 {
 		// Where the cluster stands, as status --to says it: a pass
 		// pending, or a release short of the target.

@@ -36,6 +36,10 @@ type Facts struct {
 	// the cluster in the plan (planner.Locate's summary, as plan --status
 	// and status --to say it); empty when it does not place it.
 	StatusPosition string
+	// StatusApplying says why a release is being applied now (planner.
+	// Progress.Applying): the status then describes the release before
+	// it; empty when none is, or the Flux objects were not read.
+	StatusApplying string
 	Nodes          []Node
 	// Components are the running versions detected, by component name.
 	Components map[string]skew.Version
@@ -61,7 +65,8 @@ type Verification struct {
 }
 
 // Verify checks the facts against the final state of plan p: the status
-// ConfigMap says the target release with no pass pending; control-plane
+// ConfigMap says the target release with no pass pending, and no release
+// is being applied; control-plane
 // nodes run the target Kubernetes minor; workers are within the kubelet
 // skew and on the minor the plan leaves them; each stepped component the
 // plan moves (Longhorn) runs the target version.
@@ -82,6 +87,8 @@ func Verify(p *planner.Plan, f Facts) *Verification {
 		add("status", false, "the status says release %s, want %s", f.StatusRelease, target)
 	case f.StatusPending:
 		add("status", false, "release %s, but additional_reconciliation_required is still true: %s", f.StatusRelease, cmp.Or(f.StatusPosition, "a pass is pending"))
+	case f.StatusApplying != "":
+		add("status", false, "release %s, no pass pending, but a release is being applied now (%s): verify once it finishes", f.StatusRelease, f.StatusApplying)
 	default:
 		add("status", true, "release %s, no pass pending", f.StatusRelease)
 	}

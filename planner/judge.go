@@ -136,6 +136,8 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 		return "nothing to act on yet; run again when upstream ships a supporting version: " + planCmd
 	case p.unplaced():
 		return "the status asks for a further pass that cannot be placed in the plan (see Cluster): read it with `" + sel.Command("status") + "`, or plan with --from the release the hop started from"
+	case p.applying():
+		return "a release is being applied now (see Cluster): wait until it finishes and the sylva-units-status ConfigMap is rewritten, then run again: " + planCmd
 	case p.Verdict == VerdictUnknown:
 		return "the plan could not be judged completely (see checks); update the catalog or the inventory, then run again: " + planCmd
 	case p.alreadyOn():

@@ -21,19 +21,31 @@ type Progress struct {
 	// names ("1.4", "1"); empty when absent.
 	TransitionFrom string
 	TransitionPass string
+	// Applying says why a release is being applied now (the readiness
+	// rule's progress, status.Assess: the status Kustomization targets
+	// another release than the status describes, or a requested pass was
+	// passed on and not yet picked up); empty when none is, or the Flux
+	// objects were not read. The status then describes the release before
+	// it.
+	Applying string
 }
 
-// ProgressOf reads the Progress of a decoded status ConfigMap; nil is no
-// ConfigMap (a fresh install). It is the one reading of the status that
-// plan --status/--live, status --to, reconcile --to and the controller's
-// gate place a cluster from.
-func ProgressOf(cm *status.Status) Progress {
+// ProgressOf reads the Progress of what a release namespace holds: its
+// status ConfigMap (none is a fresh install) and, when they were read, the
+// Flux objects that say whether a release is being applied. It is the one
+// reading of the status that plan --status/--live, status --to, reconcile
+// --to, verify and the controller's gate place a cluster from.
+func ProgressOf(obs status.Observation) Progress {
+	cm := obs.ConfigMap
 	if cm == nil {
 		return Progress{}
 	}
 	pr := Progress{Found: true, TransitionFrom: cm.TransitionFrom, TransitionPass: cm.TransitionPass}
 	pr.Installed, _, _ = cm.Release()
 	pr.Pending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
+	if rd := status.Assess(obs); rd.Progress == status.ProgressInProgress {
+		pr.Applying = rd.ProgressWhy
+	}
 	return pr
 }
 
@@ -55,6 +67,10 @@ type Position struct {
 	// Next is the pass to run next; nil when the transition is done or
 	// cannot be placed.
 	Next *Pass `json:"next,omitempty"`
+	// Applying says why a release is being applied now (Progress.Applying):
+	// the position is that of the status, which describes the release
+	// before it. Empty when none is.
+	Applying string `json:"applying,omitempty"`
 	// Summary says it in one sentence.
 	Summary string `json:"summary"`
 }
@@ -113,8 +129,17 @@ func startOf(pr Progress) (from skew.Version, key string, placeable bool) {
 }
 
 // place sets p.Position from what the status says, pr, on the plan computed
-// from startOf(pr).
+// from startOf(pr); while a release is being applied, the summary says so.
 func (p *Plan) place(pr Progress, placeable bool) {
+	p.placeStatus(pr, placeable)
+	if pos := p.Position; pr.Applying != "" {
+		pos.Applying = pr.Applying
+		pos.Summary += "; a release is being applied now (" + pr.Applying + "), so the status still describes the one before it"
+	}
+}
+
+// placeStatus is place from the status ConfigMap's keys.
+func (p *Plan) placeStatus(pr Progress, placeable bool) {
 	target := p.To.Release
 	pos := &Position{Target: target, Route: p.Route, Passes: len(p.Passes), PassKnown: true, PassPending: pr.Pending}
 	p.Position = pos
@@ -179,6 +204,11 @@ func (p *Plan) place(pr Progress, placeable bool) {
 // one pending.
 func (p *Plan) midway() bool {
 	return p.Position != nil && p.Position.Next != nil && p.Position.PassesDone > 0
+}
+
+// applying reports a plan whose cluster is applying a release now.
+func (p *Plan) applying() bool {
+	return p.Position != nil && p.Position.Applying != ""
 }
 
 // unplaced reports a plan whose status asks for a pass it cannot place.

@@ -55,6 +55,11 @@ func TestLocate(t *testing.T) {
 			0, 0, false, "", "the status is inconsistent: it asks for a further pass of a hop from 1.6 to 1.6",
 		},
 		{
+			"a pass being applied keeps the place the status says, and says so", "1.6",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1", Applying: "target-release-revision 8, status release-revision 7"},
+			1, 2, true, "1.33", "next: pass 2, an additional reconciliation of sylva-units: control plane 1.32 → 1.33, k8s_version_short 1.33; a release is being applied now (target-release-revision 8, status release-revision 7), so the status still describes the one before it",
+		},
+		{
 			"a settled cluster is done", "1.6",
 			planner.Progress{Found: true, Installed: skew.MustParse("1.6")},
 			0, 0, true, "", "done",

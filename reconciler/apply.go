@@ -99,7 +99,7 @@ type Applier struct {
 	// Place, when set, places the cluster in a transition from the status
 	// the pass was decided on; the Event of the request then names the
 	// pass it requests (status.Transition.NextPass).
-	Place func(*status.Status) *status.Transition
+	Place func(status.Observation) *status.Transition
 }
 
 // Result is what Apply did.
@@ -220,7 +220,7 @@ func (a *Applier) nextPass(snap Snapshot) string {
 	if a.Place == nil {
 		return ""
 	}
-	return a.Place(snap.Input.Observation.ConfigMap).NextPass()
+	return a.Place(snap.Input.Observation).NextPass()
 }
 
 // recordEvent records the Event of a requested pass on hr, naming the pass

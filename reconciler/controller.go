@@ -201,8 +201,8 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 	}
 	if o.Gate != nil {
 		// The Event of a requested pass names it, as the gate places it.
-		c.applier.Place = func(cm *status.Status) *status.Transition {
-			if p := o.Gate(planner.ProgressOf(cm)); p != nil {
+		c.applier.Place = func(obs status.Observation) *status.Transition {
+			if p := o.Gate(planner.ProgressOf(obs)); p != nil {
 				return p.Position.Transition()
 			}
 			return nil
@@ -317,9 +317,9 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	pendingPasses.Set(float64(len(c.pending)))
 	if c.opts.Gate != nil {
 		var p *planner.Plan
-		if cm := res.Snapshot.Input.Observation.ConfigMap; cm != nil {
-			if _, _, ok := cm.Release(); ok {
-				p = c.opts.Gate(planner.ProgressOf(cm))
+		if obs := res.Snapshot.Input.Observation; obs.ConfigMap != nil {
+			if _, _, ok := obs.ConfigMap.Release(); ok {
+				p = c.opts.Gate(planner.ProgressOf(obs))
 			}
 		}
 		setGateGauges(req.Namespace, p)

@@ -121,7 +121,12 @@ type Report struct {
 	// Transition is where the cluster stands in the plan to a target
 	// release; the caller fills it (status --to), nil otherwise.
 	Transition *Transition `json:"transition,omitempty"`
+
+	obs Observation
 }
+
+// Observation is what the report interprets.
+func (r Report) Observation() Observation { return r.obs }
 
 // Transition is the cluster's place in the plan to a target release, as
 // plain values (this package does not plan).
@@ -181,6 +186,7 @@ func Interpret(obs Observation) Report {
 		FreshInstall:  obs.ConfigMap == nil,
 
 		HelmReleaseName: obs.HelmReleaseOf(),
+		obs:             obs,
 	}
 	ns := obs.Namespace
 	if ns == "" {

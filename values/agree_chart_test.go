@@ -48,7 +48,7 @@ func TestOverlayAndLocateAgreeOnEveryPassOfAThreePassPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr := planner.ProgressOf(cm)
+		pr := planner.ProgressOf(status.Observation{ConfigMap: cm})
 		if pr.Installed.IsZero() {
 			// A 1.1 status names no release (sylva_release came later):
 			// the operator says it with --from.
