@@ -95,7 +95,8 @@ func (d *CatalogRelease) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "Management cluster Kubernetes: %s\n", r.Kubernetes.Management.Short())
-	fmt.Fprintf(w, "Supported upgrade sources:     %s\n\n", cell.OrDash(versionList(r.UpgradeFrom)))
+	fmt.Fprintf(w, "Supported upgrade sources:     %s\n", cell.OrDash(versionList(r.UpgradeFrom)))
+	fmt.Fprintf(w, "Holds the workers back:        %s\n\n", holdWorkers(r))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "KUBERNETES\tKUBEADM\tRKE2")
 	for _, k := range r.Kubernetes.Versions {
@@ -246,4 +247,18 @@ func (t ToolVersion) String() string {
 func (v Version) WriteTable(w io.Writer) error {
 	_, err := fmt.Fprintf(w, "sylva-planner %s\ncatalog %s (updated %s, releases %s … %s)\n", v.Tool, v.Catalog.Version, v.Catalog.Updated, v.Catalog.Oldest, v.Catalog.Newest)
 	return err
+}
+
+// holdWorkers says whether the release's chart holds the MachineDeployments
+// back during a pass, and where that was read; unknown is read by the
+// planner as no, and says so.
+func holdWorkers(r *catalog.Release) string {
+	if r.Capabilities == nil || r.Capabilities.HoldWorkers == nil {
+		return "unknown (planned as no: the workers roll on every pass that changes Kubernetes)"
+	}
+	c := r.Capabilities.HoldWorkers
+	if c.Value {
+		return "yes (read from " + c.Source + ")"
+	}
+	return "no (read from " + c.Source + ")"
 }
