@@ -44,27 +44,20 @@ func (g ControllerGate) Gate(ctx context.Context) (func(planner.Progress) *plann
 	}, nil
 }
 
-// ControllerRequest is the controller command: the release namespaces
-// it watches, how it serves its metrics and probes, its log, and with
-// Gate.To the upgrade gate it exports. The command line runs the
-// controller its Options describe on the cluster client it builds
+// ControllerRequest is the controller command: the controller's options
+// as the flags give them (Controller: the namespaces it watches, its
+// leader election, where it serves its metrics and probes), its scope, its
+// log, and with Gate.To the upgrade gate it exports. The command line runs
+// the controller Options describe on the cluster client it builds
 // (reconciler.Run).
 type ControllerRequest struct {
-	// Namespace is one release namespace or several separated by commas;
-	// AllNamespaces watches every namespace. Exactly one is given.
-	Namespace     string
+	// Controller holds the options as given; Options completes them.
+	// Controller.Namespace is one release namespace or several separated
+	// by commas; AllNamespaces watches every namespace. Exactly one is
+	// given. An empty Controller.MetricsBindAddress is the default of
+	// MetricsSecure (MetricsAddress).
+	Controller    reconciler.ControllerOptions
 	AllNamespaces bool
-	HelmRelease   string
-	// LeaderElection elects one active replica on the Lease
-	// LeaderElectionID in LeaderElectionNamespace.
-	LeaderElection          bool
-	LeaderElectionID        string
-	LeaderElectionNamespace string
-	// MetricsBindAddress serves /metrics ("0" disables it); empty is the
-	// default of MetricsSecure (MetricsAddress).
-	MetricsBindAddress     string
-	MetricsSecure          bool
-	HealthProbeBindAddress string
 	// LogLevel is that of the JSON log written to Log: debug, info, warn
 	// or error.
 	LogLevel string
@@ -72,18 +65,17 @@ type ControllerRequest struct {
 	// Gate exports the upgrade gate's gauges when its To is set.
 	Gate ControllerGate
 	// Context names the kubeconfig context of the cluster in the log;
-	// empty when none. Now is the clock.
+	// empty when none.
 	Context string
-	Now     func() time.Time
 }
 
 // Validate refuses a request that cannot run (BadRequestError): both or
 // neither of the namespaces and all of them, an unknown log level.
 func (r ControllerRequest) Validate() error {
-	switch {
-	case r.Namespace != "" && r.AllNamespaces:
+	switch ns := r.Controller.Namespace; {
+	case ns != "" && r.AllNamespaces:
 		return badRequest("give --namespace or --all-namespaces, not both")
-	case r.Namespace == "" && !r.AllNamespaces:
+	case ns == "" && !r.AllNamespaces:
 		return badRequest("give --namespace NAMESPACE or --all-namespaces")
 	}
 	_, err := r.level()
@@ -98,24 +90,24 @@ func (r ControllerRequest) level() (slog.Level, error) {
 	return l, nil
 }
 
-// MetricsAddress is where /metrics is served: MetricsBindAddress, or by
+// MetricsAddress is where /metrics is served: the address given, or by
 // default every interface for HTTPS behind the API server's
 // authentication, loopback only for plain HTTP.
 func (r ControllerRequest) MetricsAddress() string {
 	switch {
-	case r.MetricsBindAddress != "":
-		return r.MetricsBindAddress
-	case r.MetricsSecure:
+	case r.Controller.MetricsBindAddress != "":
+		return r.Controller.MetricsBindAddress
+	case r.Controller.MetricsSecure:
 		return ":8443"
 	default:
 		return "127.0.0.1:8080"
 	}
 }
 
-// Options are the options of the controller the request describes: its
-// JSON log on Log (with the context), the metrics address, and the gate
-// of Gate.To (none without it; an error names --to when it is no
-// release).
+// Options are the options of the controller the request describes: those
+// given, with the metrics address, the JSON log on Log (with the context),
+// and the gate of Gate.To (none without it; an error names --to when it
+// is no release).
 func (r ControllerRequest) Options(ctx context.Context) (reconciler.ControllerOptions, error) {
 	if err := r.Validate(); err != nil {
 		return reconciler.ControllerOptions{}, err
@@ -125,20 +117,11 @@ func (r ControllerRequest) Options(ctx context.Context) (reconciler.ControllerOp
 	if err != nil {
 		return reconciler.ControllerOptions{}, err
 	}
-	log := logr.FromSlogHandler(slog.NewJSONHandler(r.Log, &slog.HandlerOptions{Level: level}))
-	return reconciler.ControllerOptions{
-		Namespace:               r.Namespace,
-		HelmRelease:             r.HelmRelease,
-		LeaderElection:          r.LeaderElection,
-		LeaderElectionID:        r.LeaderElectionID,
-		LeaderElectionNamespace: r.LeaderElectionNamespace,
-		MetricsBindAddress:      r.MetricsAddress(),
-		MetricsSecure:           r.MetricsSecure,
-		HealthProbeBindAddress:  r.HealthProbeBindAddress,
-		Logger:                  log.WithValues("context", r.Context),
-		Now:                     r.Now,
-		Gate:                    gate,
-	}, nil
+	o := r.Controller
+	o.MetricsBindAddress = r.MetricsAddress()
+	o.Logger = logr.FromSlogHandler(slog.NewJSONHandler(r.Log, &slog.HandlerOptions{Level: level})).WithValues("context", r.Context)
+	o.Gate = gate
+	return o, nil
 }
 
 // Where names the cluster of a kubeconfig context in errors

@@ -58,9 +58,9 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 		{"plan -A --workers", fleet(PlanRequest{Workers: "1.30", To: "1.6"}).Validate(), "--workers does not go with --all-namespaces: each release is planned from its own status"},
 		{"plan -A --to", fleet(PlanRequest{To: "1.6"}).Validate(), ""},
 		{"controller without a scope", ControllerRequest{LogLevel: "info"}.Validate(), "give --namespace NAMESPACE or --all-namespaces"},
-		{"controller -n -A", ControllerRequest{Namespace: "a", AllNamespaces: true, LogLevel: "info"}.Validate(), "give --namespace or --all-namespaces, not both"},
+		{"controller -n -A", ControllerRequest{Controller: reconciler.ControllerOptions{Namespace: "a"}, AllNamespaces: true, LogLevel: "info"}.Validate(), "give --namespace or --all-namespaces, not both"},
 		{"controller --log-level loud", ControllerRequest{AllNamespaces: true, LogLevel: "loud"}.Validate(), `--log-level "loud": want debug, info, warn or error`},
-		{"controller -n a,b --log-level debug", ControllerRequest{Namespace: "a,b", LogLevel: "debug"}.Validate(), ""},
+		{"controller -n a,b --log-level debug", ControllerRequest{Controller: reconciler.ControllerOptions{Namespace: "a,b"}, LogLevel: "debug"}.Validate(), ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.want == "" {
@@ -127,7 +127,7 @@ func TestMetricsBindAddressDefaultsToLoopbackForPlainHTTP(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := (ControllerRequest{MetricsBindAddress: tt.flag, MetricsSecure: tt.secure}).MetricsAddress(); got != tt.want {
+			if got := (ControllerRequest{Controller: reconciler.ControllerOptions{MetricsBindAddress: tt.flag, MetricsSecure: tt.secure}}).MetricsAddress(); got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})

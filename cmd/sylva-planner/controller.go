@@ -44,12 +44,14 @@ func controllerCommand() *cli.Command {
 func controllerAction(c *cli.Context) error {
 	e := cliapp.EnvOf(c)
 	req := action.ControllerRequest{
-		Namespace: c.String("namespace"), AllNamespaces: c.Bool("all-namespaces"), HelmRelease: c.String("helmrelease"),
-		LeaderElection: c.Bool("leader-elect"), LeaderElectionID: c.String("leader-election-id"), LeaderElectionNamespace: c.String("leader-election-namespace"),
-		MetricsBindAddress: c.String("metrics-bind-address"), MetricsSecure: c.Bool("metrics-secure"), HealthProbeBindAddress: c.String("health-probe-bind-address"),
-		LogLevel: c.String("log-level"), Log: e.Stderr,
+		Controller: reconciler.ControllerOptions{
+			Namespace: c.String("namespace"), HelmRelease: c.String("helmrelease"),
+			LeaderElection: c.Bool("leader-elect"), LeaderElectionID: c.String("leader-election-id"), LeaderElectionNamespace: c.String("leader-election-namespace"),
+			MetricsBindAddress: c.String("metrics-bind-address"), MetricsSecure: c.Bool("metrics-secure"), HealthProbeBindAddress: c.String("health-probe-bind-address"),
+			Now: time.Now,
+		},
+		AllNamespaces: c.Bool("all-namespaces"), LogLevel: c.String("log-level"), Log: e.Stderr,
 		Gate: action.ControllerGate{To: c.String("to"), ToolVersion: version, Now: time.Now},
-		Now:  time.Now,
 	}
 	if err := req.Validate(); err != nil {
 		return err
