@@ -223,6 +223,53 @@ type lookupGuard struct {
 	// distinct one apart by a hash, to count the rest.
 	denied    map[string]bool
 	deniedAll map[uint64]bool
+	// missed names the first maxMissedNamed lookups that found nothing,
+	// refused or absent (sorted), and why (empty when nothing is
+	// served); served is false when no Source serves any object. They
+	// explain a template that then failed.
+	missed map[string]string
+	served bool
+}
+
+// maxMissedNamed bounds the lookups that found nothing named in the
+// explanation of a failed template.
+const maxMissedNamed = 3
+
+// miss records a lookup that found nothing. Called with g.mu held.
+func (g *lookupGuard) miss(what, why string) {
+	if g.missed == nil {
+		g.missed = map[string]string{}
+	}
+	if _, ok := g.missed[what]; ok || len(g.missed) < maxMissedNamed {
+		g.missed[what] = why
+		return
+	}
+	if last := slices.Max(slices.Collect(maps.Keys(g.missed))); what < last {
+		delete(g.missed, last)
+		g.missed[what] = why
+	}
+}
+
+// explain says which lookups found nothing and how to serve them; empty
+// when every lookup found what it asked for.
+func (g *lookupGuard) explain() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.missed) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(g.missed))
+	for _, k := range sortedKeys(g.missed) {
+		if why := g.missed[k]; why != "" {
+			k += " (" + why + ")"
+		}
+		parts = append(parts, k)
+	}
+	s := "the lookups of this render that found nothing: " + strings.Join(parts, ", ")
+	if !g.served {
+		s += "; no object is served to lookup: give them with --status or --object, or read a cluster with --live, --kubeconfig or --context"
+	}
+	return s
 }
 
 // maxDeniedListed bounds the refused lookups listed one per warning; the
@@ -283,6 +330,7 @@ func (g *lookupGuard) check(apiVersion, kind, namespace, name string) bool {
 	what := fmt.Sprintf("%s %s %s/%s", apiVersion, kind, orAll(namespace), orAll(name))
 	g.mu.Lock()
 	g.deny(what)
+	g.miss(what, "not allowed: widen with --allow-lookup")
 	g.mu.Unlock()
 	return false
 }
@@ -321,6 +369,13 @@ func (r *guardedResource) Get(_ context.Context, name string, _ metav1.GetOption
 		return nil, fmt.Errorf("lookup %s %s %s/%s: %w", r.apiVersion, r.kind, r.namespace, name, err)
 	}
 	if !found {
+		why := "not found"
+		if !r.g.served {
+			why = ""
+		}
+		r.g.mu.Lock()
+		r.g.miss(fmt.Sprintf("%s %s %s/%s", r.apiVersion, r.kind, orAll(r.namespace), name), why)
+		r.g.mu.Unlock()
 		return nil, apierrors.NewNotFound(gvr, name)
 	}
 	return &unstructured.Unstructured{Object: obj}, nil

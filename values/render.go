@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -141,7 +142,7 @@ func Render(ctx context.Context, vals map[string]any, opts RenderOptions) (*Resu
 	r := newRenderer(ctx, deepCopy(vals), opts)
 	out, err := r.render(slots)
 	if err != nil {
-		return nil, err
+		return nil, r.explainLookups(slots, err)
 	}
 	next := 0
 	return &Result{
@@ -149,6 +150,25 @@ func Render(ctx context.Context, vals map[string]any, opts RenderOptions) (*Resu
 		Templates: len(slots),
 		Warnings:  r.guard.warnings(),
 	}, nil
+}
+
+// explainLookups adds to the execution error of a string that calls
+// lookup which lookups found nothing, and how to serve them: a template
+// that reads a field of an object lookup did not find fails on a nil
+// value, with a message that says nothing of the lookup.
+func (r *renderer) explainLookups(slots []slot, err error) error {
+	var te *TemplateError
+	if !errors.As(err, &te) || te.Parse {
+		return err
+	}
+	i := slices.IndexFunc(slots, func(s slot) bool { return s.path == te.Path })
+	if i < 0 || !strings.Contains(slots[i].text, "lookup") {
+		return err
+	}
+	if why := r.guard.explain(); why != "" {
+		te.Reason += "; " + why
+	}
+	return err
 }
 
 type renderer struct {
@@ -193,10 +213,16 @@ func newLookupGuard(ctx context.Context, ns string, src Source, allow []AllowRul
 	if allow == nil {
 		allow = DefaultAllowList(ns)
 	}
+	// An empty set of objects serves nothing either (no --status or
+	// --object given).
+	served := src != nil
+	if o, ok := src.(*Objects); ok && o.Len() == 0 {
+		served = false
+	}
 	if src == nil {
 		src = NewObjects()
 	}
-	return &lookupGuard{ctx: ctx, src: src, allow: allow}
+	return &lookupGuard{ctx: ctx, src: src, allow: allow, served: served}
 }
 
 var kubeVersionRE = regexp.MustCompile(`^v?([0-9]+)\.([0-9]+)(\.[0-9]+)?([-+].*)?$`)

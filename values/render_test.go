@@ -377,3 +377,52 @@ func TestRenderIsDeterministic(t *testing.T) {
 		t.Error("two renders differ")
 	}
 }
+
+// A template that reads a field of an object lookup did not find fails on
+// a nil value; the error says which lookups of the render found nothing,
+// and why: nothing served, not found, or not allowed.
+func TestRenderErrorsExplainTheLookupsThatFoundNothing(t *testing.T) {
+	reads := `c: '{{ (lookup "v1" "ConfigMap" .Release.Namespace "sylva-units-status").data.sylva_release }}'`
+	other := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "other", "namespace": DefaultNamespace}}
+	tests := []struct {
+		name, vals string
+		source     Source
+		want       string
+	}{
+		{
+			name: "nothing served", vals: reads,
+			want: "; the lookups of this render that found nothing: v1 ConfigMap sylva-system/sylva-units-status; no object is served to lookup: give them with --status or --object, or read a cluster with --live, --kubeconfig or --context",
+		},
+		{
+			name: "an empty set of objects serves nothing either", vals: reads, source: NewObjects(),
+			want: "; the lookups of this render that found nothing: v1 ConfigMap sylva-system/sylva-units-status; no object is served to lookup",
+		},
+		{
+			name: "not among the objects served", vals: reads, source: NewObjects(other),
+			want: "; the lookups of this render that found nothing: v1 ConfigMap sylva-system/sylva-units-status (not found)",
+		},
+		{
+			name: "refused by the allow list", vals: `s: '{{ (lookup "v1" "Secret" "kube-system" "k").data.key }}'`, source: NewObjects(other),
+			want: "; the lookups of this render that found nothing: v1 Secret kube-system/k (not allowed: widen with --allow-lookup)",
+		},
+		{
+			name: "a failing string without lookup is not explained by the others", vals: "d: '{{ fail \"no\" }}'\ne: '{{ lookup \"v1\" \"ConfigMap\" \"x\" \"y\" }}'",
+			want: "no",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Render(context.Background(), mustParse(t, tt.vals), RenderOptions{Source: tt.source})
+			var te *TemplateError
+			if !errors.As(err, &te) {
+				t.Fatalf("Render error = %v, want a *TemplateError", err)
+			}
+			if !strings.Contains(te.Reason, tt.want) {
+				t.Errorf("reason %q, want it to contain %q", te.Reason, tt.want)
+			}
+			if strings.HasPrefix(tt.name, "a failing string without") && strings.Contains(te.Reason, "lookup") {
+				t.Errorf("reason %q explains lookups of other strings", te.Reason)
+			}
+		})
+	}
+}
