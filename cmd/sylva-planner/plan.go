@@ -86,8 +86,8 @@ func gateFlags() []cli.Flag {
 		severityFailOnFlag(),
 		&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}},
 		&cli.StringFlag{Name: "baseline", Usage: "a previous JSON report (`FILE`): findings it already had do not fail the gate again", EnvVars: []string{"SYLVA_PLANNER_BASELINE"}, TakesFile: true},
-		&cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true},
 		&cli.StringFlag{Name: "suppressions", Usage: "a YAML `FILE` of suppression rules (code, subject glob, reason, expires)", EnvVars: []string{"SYLVA_PLANNER_SUPPRESSIONS"}, TakesFile: true},
+		&cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true},
 	)
 }
 
