@@ -1,6 +1,7 @@
 package status
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -152,6 +153,13 @@ func (r Report) next() string {
 	case r.PassPending && r.CanStartNow:
 		// reconcile acts on a cluster: a status file is not repeated.
 		return sel.Command("reconcile")
+	case (r.PassPending || r.InProgress) && len(r.suspended()) > 0:
+		// Waiting would not help: nothing runs until it is resumed.
+		then := sel.Command("status")
+		if r.PassPending {
+			then = sel.Command("reconcile")
+		}
+		return "resume " + strings.Join(r.suspended(), " and ") + ", then: " + then
 	case r.PassPending || r.InProgress:
 		return "wait, then check again: " + sel.Command("status")
 	case r.Transition != nil && r.Transition.Done() && StateOf(r) == StateDone:
@@ -264,3 +272,20 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
+
+// suspended names the Flux objects of r that are suspended, each with the
+// flux command that resumes it.
+func (r Report) suspended() []string {
+	var out []string
+	for _, o := range []struct {
+		f     *FluxObject
+		short string
+	}{{r.Kustomization, "ks"}, {r.HelmRelease, "hr"}} {
+		if o.f == nil || !o.f.Suspended {
+			continue
+		}
+		ns := cmp.Or(o.f.Namespace, r.Namespace, DefaultNamespace)
+		out = append(out, fmt.Sprintf("%s %s (flux resume %s %s -n %s)", o.f.Kind, o.f.Name, o.short, o.f.Name, ns))
+	}
+	return out
+}
