@@ -145,14 +145,14 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 	case p.midway():
 		pos := p.Position
 		if pos.Next.Trigger == TriggerReconciliation {
-			return fmt.Sprintf("pass %d of %d is pending (an additional reconciliation of sylva-units, requested by the status): sylva-units-operator passes it on, or run `%s`; then follow the passes with: %s", pos.Next.Index, pos.Passes, sel.Command("reconcile"), follow)
+			return resumeFirst(p) + fmt.Sprintf("pass %d of %d is pending (an additional reconciliation of sylva-units, requested by the status): sylva-units-operator passes it on, or run `%s`; then follow the passes with: %s", pos.Next.Index, pos.Passes, sel.Command("reconcile"), follow)
 		}
-		return fmt.Sprintf("pass %d of %d: upgrade the sylva-units HelmRelease to Sylva %s, then follow the passes with: %s", pos.Next.Index, pos.Passes, pos.Next.Release, follow)
+		return resumeFirst(p) + fmt.Sprintf("pass %d of %d: upgrade the sylva-units HelmRelease to Sylva %s, then follow the passes with: %s", pos.Next.Index, pos.Passes, pos.Next.Release, follow)
 	case len(p.Passes) == 0:
 		return "no pass can be planned; see the findings and checks, then run again: " + planCmd
 	}
 	first := p.Passes[0]
-	msg := ""
+	msg := resumeFirst(p)
 	if slices.ContainsFunc(p.Findings, func(f Finding) bool { return f.Code == CodeOverlayUnavailable }) {
 		msg = "give values generate what the overlay-unavailable finding names; then "
 	}
@@ -163,6 +163,16 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 		msg += fmt.Sprintf(", hop 1 of %d", len(p.Route)-1)
 	}
 	return msg + "), then follow the passes with: " + follow
+}
+
+// resumeFirst is what comes before any pass of a plan whose status says
+// Flux objects of the release are suspended: resuming them, since nothing
+// runs until then; empty otherwise.
+func resumeFirst(p *Plan) string {
+	if p.Position == nil || p.Position.Suspended == "" {
+		return ""
+	}
+	return "resume " + p.Position.Suspended + " first: nothing runs while it is suspended; then "
 }
 
 // generateFlags are the flags of a plan command that values generate

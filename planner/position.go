@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -28,6 +29,11 @@ type Progress struct {
 	// objects were not read. The status then describes the release before
 	// it.
 	Applying string
+	// Suspended names the Flux objects of the release that are suspended,
+	// with the flux command that resumes each (status.Suspended, joined);
+	// empty when none is, or they were not read. Nothing runs until they
+	// are resumed.
+	Suspended string
 }
 
 // ProgressOf reads the Progress of what a release namespace holds: its
@@ -46,6 +52,7 @@ func ProgressOf(obs status.Observation) Progress {
 	if rd := status.Assess(obs); rd.Progress == status.ProgressInProgress {
 		pr.Applying = rd.ProgressWhy
 	}
+	pr.Suspended = strings.Join(status.Suspended(obs), " and ")
 	return pr
 }
 
@@ -71,6 +78,9 @@ type Position struct {
 	// the position is that of the status, which describes the release
 	// before it. Empty when none is.
 	Applying string `json:"applying,omitempty"`
+	// Suspended names the Flux objects that are suspended, each with the
+	// flux command that resumes it (Progress.Suspended); empty when none is.
+	Suspended string `json:"suspended,omitempty"`
 	// Summary says it in one sentence.
 	Summary string `json:"summary"`
 }
@@ -132,6 +142,7 @@ func startOf(pr Progress) (from skew.Version, key string, placeable bool) {
 // from startOf(pr); while a release is being applied, the summary says so.
 func (p *Plan) place(pr Progress, placeable bool) {
 	p.placeStatus(pr, placeable)
+	p.Position.Suspended = pr.Suspended
 	if pos := p.Position; pr.Applying != "" {
 		pos.Applying = pr.Applying
 		pos.Summary += "; a release is being applied now (" + pr.Applying + "), so the status still describes the one before it"

@@ -273,18 +273,22 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
 
-// suspended names the Flux objects of r that are suspended, each with the
-// flux command that resumes it.
-func (r Report) suspended() []string {
+// suspended names the Flux objects of r that are suspended (Suspended).
+func (r Report) suspended() []string { return Suspended(r.obs) }
+
+// Suspended names the Flux objects of obs that are suspended, each with the
+// flux command that resumes it: nothing of sylva-units runs until they are
+// resumed.
+func Suspended(obs Observation) []string {
 	var out []string
 	for _, o := range []struct {
 		f     *FluxObject
 		short string
-	}{{r.Kustomization, "ks"}, {r.HelmRelease, "hr"}} {
+	}{{obs.Kustomization, "ks"}, {obs.HelmRelease, "hr"}} {
 		if o.f == nil || !o.f.Suspended {
 			continue
 		}
-		ns := cmp.Or(o.f.Namespace, r.Namespace, DefaultNamespace)
+		ns := cmp.Or(o.f.Namespace, obs.Namespace, DefaultNamespace)
 		out = append(out, fmt.Sprintf("%s %s (flux resume %s %s -n %s)", o.f.Kind, o.f.Name, o.short, o.f.Name, ns))
 	}
 	return out
