@@ -144,7 +144,7 @@ func (r Report) WriteTable(w io.Writer) error {
 // namespace, catalog and target (a placeholder RELEASE where none was
 // given).
 func (r Report) next() string {
-	sel := r.Selection
+	sel, suspended := r.Selection, Suspended(r.obs)
 	to := sel.To
 	if to == "" {
 		to = "RELEASE"
@@ -153,13 +153,13 @@ func (r Report) next() string {
 	case r.PassPending && r.CanStartNow:
 		// reconcile acts on a cluster: a status file is not repeated.
 		return sel.Command("reconcile")
-	case (r.PassPending || r.InProgress) && len(r.suspended()) > 0:
+	case (r.PassPending || r.InProgress) && len(suspended) > 0:
 		// Waiting would not help: nothing runs until it is resumed.
 		then := sel.Command("status")
 		if r.PassPending {
 			then = sel.Command("reconcile")
 		}
-		return "resume " + strings.Join(r.suspended(), " and ") + ", then: " + then
+		return "resume " + strings.Join(suspended, " and ") + ", then: " + then
 	case r.PassPending || r.InProgress:
 		return "wait, then check again: " + sel.Command("status")
 	case r.Transition != nil && r.Transition.Done() && StateOf(r) == StateDone:
@@ -272,9 +272,6 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 func (e *errWriter) printf(format string, args ...any) { fmt.Fprintf(e, format, args...) }
-
-// suspended names the Flux objects of r that are suspended (Suspended).
-func (r Report) suspended() []string { return Suspended(r.obs) }
 
 // Suspended names the Flux objects of obs that are suspended, each with the
 // flux command that resumes it: nothing of sylva-units runs until they are

@@ -240,13 +240,19 @@ func (g *lookupGuard) miss(what, why string) {
 	if g.missed == nil {
 		g.missed = map[string]string{}
 	}
-	if _, ok := g.missed[what]; ok || len(g.missed) < maxMissedNamed {
-		g.missed[what] = why
+	putSmallest(g.missed, what, why, maxMissedNamed)
+}
+
+// putSmallest puts k in m, which keeps the limit smallest keys: so what m
+// lists does not depend on the order in which (parallel) templates asked.
+func putSmallest[V any](m map[string]V, k string, v V, limit int) {
+	if _, ok := m[k]; ok || len(m) < limit {
+		m[k] = v
 		return
 	}
-	if last := slices.Max(slices.Collect(maps.Keys(g.missed))); what < last {
-		delete(g.missed, last)
-		g.missed[what] = why
+	if last := slices.Max(slices.Collect(maps.Keys(m))); k < last {
+		delete(m, last)
+		m[k] = v
 	}
 }
 
@@ -297,17 +303,7 @@ func (g *lookupGuard) deny(what string) {
 	h := fnv.New64a()
 	h.Write([]byte(what))
 	g.deniedAll[h.Sum64()] = true
-	if g.denied[what] || len(g.denied) < maxDeniedListed {
-		g.denied[what] = true
-		return
-	}
-	// Keep the smallest names: the list does not depend on the order in
-	// which (parallel) templates asked.
-	last := slices.Max(slices.Collect(maps.Keys(g.denied)))
-	if what < last {
-		delete(g.denied, last)
-		g.denied[what] = true
-	}
+	putSmallest(g.denied, what, true, maxDeniedListed)
 }
 
 // orAll names an empty namespace or name of a lookup: every one.
