@@ -149,21 +149,58 @@ func unknownCommand(path []string, name string, cmds []*cli.Command) error {
 // closest returns the visible command name nearest to name: one it starts,
 // or one within two edits; "" when none is close.
 func closest(name string, cmds []*cli.Command) string {
-	best, bestDist := "", 3
+	var names [][]string
 	for _, c := range cmds {
-		if c.Hidden {
-			continue
+		if !c.Hidden {
+			names = append(names, c.Names())
 		}
-		for _, n := range c.Names() {
+	}
+	return nearest(name, names)
+}
+
+// nearest returns the first name of the entry of names (a name and its
+// aliases) nearest to name: one that name starts (of two characters or
+// more), or one within two edits; "" when none is close.
+func nearest(name string, names [][]string) string {
+	best, bestDist := "", 3
+	for _, ns := range names {
+		for _, n := range ns {
 			if strings.HasPrefix(n, name) && len(name) >= 2 {
-				return c.Name
+				return ns[0]
 			}
 			if d := editDistance(name, n); d < bestDist {
-				best, bestDist = c.Name, d
+				best, bestDist = ns[0], d
 			}
 		}
 	}
 	return best
+}
+
+// notDefined finds the flag of the parser's error for a flag the command
+// does not declare, once written with two dashes.
+var notDefined = regexp.MustCompile(`^flag provided but not defined: --?([A-Za-z0-9][A-Za-z0-9-]*)$`)
+
+// didYouMean is "; did you mean --NAME?" for the visible flag of flags
+// nearest to the undeclared flag of msg, or "" when msg is another error,
+// the flag is shorter than three letters or no flag is close.
+func didYouMean(msg string, flags []cli.Flag) string {
+	m := notDefined.FindStringSubmatch(msg)
+	if m == nil || len(m[1]) < 3 {
+		// Two edits turn any short flag into another.
+		return ""
+	}
+	var names [][]string
+	for _, f := range flags {
+		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
+			continue
+		}
+		names = append(names, f.Names())
+	}
+	s := nearest(m[1], names)
+	if s == "" || s == m[1] {
+		return ""
+	}
+	return "; did you mean --" + s + "?"
 }
 
 // editDistance is the Damerau–Levenshtein distance (adjacent swaps count
@@ -202,9 +239,11 @@ var singleDash = regexp.MustCompile(`(^|[\s:])-([A-Za-z][A-Za-z0-9-]+)`)
 func FlagError(c *cli.Context, err error) *UsageError {
 	msg := singleDash.ReplaceAllString(err.Error(), "$1--$2")
 	hint := cmp.Or(c.App.HelpName, c.App.Name)
+	flags := c.App.Flags
 	if c.Command != nil && c.Command.Name != "" {
-		hint = c.Command.HelpName
+		hint, flags = c.Command.HelpName, c.Command.Flags
 	}
+	msg += didYouMean(msg, flags)
 	return &UsageError{Msg: msg, Hint: hint}
 }
 
