@@ -160,6 +160,12 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What every scenario starts from (the values merged and checked
+	// against the schema) fails alike in all of them: one finding says so.
+	if err := c.prepare(); err != nil {
+		c.unprepared(todo, err)
+		return c.finish(), nil
+	}
 	for i, m := range c.renderAll(todo) {
 		c.compare(todo[i], m.got, m.err)
 	}
@@ -171,12 +177,54 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	if !c.longhornSeen {
 		rep.Notes = append(rep.Notes, "longhorn_version: not checked; the longhorn unit is not deployed with these values")
 	}
-	if rep.Findings == nil {
-		rep.Findings = []planner.Finding{}
+	return c.finish(), nil
+}
+
+// finish is the report, its findings in the order it promises, as values
+// check without --chart.
+func (c *chartChecker) finish() *Report {
+	if c.rep.Findings == nil {
+		c.rep.Findings = []planner.Finding{}
 	}
-	// In the order the report promises, as values check without --chart.
-	slices.SortStableFunc(rep.Findings, planner.CompareFindings)
-	return rep, nil
+	slices.SortStableFunc(c.rep.Findings, planner.CompareFindings)
+	return c.rep
+}
+
+// prepare prepares what every scenario renders from: the values merged,
+// coalesced and checked against the chart's schema, and, when only the
+// units are rendered, the chart's unit templates found.
+func (c *chartChecker) prepare() error {
+	if !c.in.WholeChart {
+		if err := c.in.Chart.canRenderUnits(); err != nil {
+			return err
+		}
+	}
+	_, err := c.input()
+	return err
+}
+
+// unprepared reports the scenarios of todo, none rendered, when what they
+// all start from fails: one finding, the error once.
+func (c *chartChecker) unprepared(todo []planScenario, err error) {
+	for _, s := range todo {
+		c.rep.Scenarios = append(c.rep.Scenarios, Scenario{Name: s.name, Status: s.status, Expected: s.want, Got: map[string]string{}, Errors: []string{err.Error()}})
+	}
+	c.rep.Findings = append(c.rep.Findings, renderError(fmt.Sprintf("any of the %d scenarios", len(todo)), "every scenario", err))
+}
+
+// renderError is the finding of a chart that does not render in where
+// (named subject in the table), with the values path of err when it names
+// one.
+func renderError(where, subject string, err error) planner.Finding {
+	var ce *ChartError
+	if errors.As(err, &ce) && ce.Path != "" {
+		subject += ": " + ce.Path
+	}
+	return planner.Finding{
+		Code: CodeChartRenderError, Severity: planner.SeverityBlocker, Subject: subject,
+		Message:     fmt.Sprintf("the chart does not render in %s: %v", where, err),
+		Remediation: "render the same files with `sylva-planner values render --chart` to see the failing value; `values generate` prints helper values for the plan",
+	}
 }
 
 type chartChecker struct {
@@ -290,11 +338,6 @@ func (c *chartChecker) render(sc planScenario) (*Manifests, error) {
 	if opts.IsUpgrade {
 		opts.Revision = 2
 	}
-	if !c.in.WholeChart {
-		if err := c.in.Chart.canRenderUnits(); err != nil {
-			return nil, err
-		}
-	}
 	in, err := c.input()
 	if err != nil {
 		return nil, err
@@ -317,16 +360,7 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 	if err != nil {
 		sc.Errors = append(sc.Errors, err.Error())
 		c.rep.Scenarios = append(c.rep.Scenarios, sc)
-		subject := name
-		var ce *ChartError
-		if errors.As(err, &ce) && ce.Path != "" {
-			subject += ": " + ce.Path
-		}
-		c.rep.Findings = append(c.rep.Findings, planner.Finding{
-			Code: CodeChartRenderError, Severity: planner.SeverityBlocker, Subject: subject,
-			Message:     fmt.Sprintf("the chart does not render in %s: %v", name, err),
-			Remediation: "render the same files with `sylva-planner values render --chart` to see the failing value; `values generate` prints helper values for the plan",
-		})
+		c.rep.Findings = append(c.rep.Findings, renderError(name, name, err))
 		return
 	}
 	sc.Got = got

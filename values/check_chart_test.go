@@ -409,3 +409,44 @@ func wholeManagementRender(t *testing.T, tr sylvacore.Tree) *managementRender {
 	}))
 	return f.(func() *managementRender)()
 }
+
+// TestCheckChartReportsValuesEveryScenarioFailsOnOnce checks values that
+// do not meet main's schema: what every scenario starts from fails, so the
+// report has one finding for all of them, each scenario listed as not
+// rendered, and nothing rendered to be compared.
+func TestCheckChartReportsValuesEveryScenarioFailsOnOnce(t *testing.T) {
+	tr := sylvacore.At(t, "main")
+	c, err := LoadChart(tr.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := planner.Input{Catalog: catalogWith14From12(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	files := append(readValuesFiles(t, tr.Chart(), "values.yaml", "management.values.yaml"), File{Name: "bad.yaml", Data: []byte("units: 3\n")})
+	rep, err := CheckChart(context.Background(), ChartCheckInput{Plan: in, Chart: c, Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("%d findings, want 1: %v", len(rep.Findings), rep.Findings)
+	}
+	f := rep.Findings[0]
+	want := fmt.Sprintf("the chart does not render in any of the %d scenarios: values do not meet the schema of chart sylva-units", len(rep.Scenarios))
+	if f.Code != CodeChartRenderError || f.Subject != "every scenario" || !strings.HasPrefix(f.Message, want) {
+		t.Errorf("finding %s %s: %s; want %s every scenario: %s…", f.Code, f.Subject, f.Message, CodeChartRenderError, want)
+	}
+	if len(rep.Scenarios) < 2 {
+		t.Fatalf("%d scenarios, want every scenario of the plan", len(rep.Scenarios))
+	}
+	for _, s := range rep.Scenarios {
+		if len(s.Errors) != 1 || len(s.Got) != 0 {
+			t.Errorf("scenario %s: errors %q, got %v; want the one error and nothing rendered", s.Name, s.Errors, s.Got)
+		}
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if head := fmt.Sprintf("%d scenarios, none rendered:", len(rep.Scenarios)); !strings.Contains(b.String(), head) || strings.Contains(b.String(), "Not checked") {
+		t.Errorf("table:\n%s\nwant %q and no note of what was not checked (nothing was)", b.String(), head)
+	}
+}

@@ -37,9 +37,27 @@ func (r *Report) WriteTable(w io.Writer) error { return r.WriteTableSelected(w, 
 func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Values check %s → %s (values: %s; catalog %s)\n\n", r.From, r.To, strings.Join(r.Values, ", "), r.Metadata.CatalogVersion)
-	fmt.Fprintf(&b, "%d scenarios rendered:", len(r.Scenarios))
+	// A scenario of the chart with an error did not render (without
+	// --chart, an error is one value's, the others rendered).
+	failed := 0
+	for _, s := range r.Scenarios {
+		if r.Chart != "" && len(s.Errors) > 0 {
+			failed++
+		}
+	}
+	switch failed {
+	case 0:
+		fmt.Fprintf(&b, "%d scenarios rendered:", len(r.Scenarios))
+	case len(r.Scenarios):
+		fmt.Fprintf(&b, "%d scenarios, none rendered:", len(r.Scenarios))
+	default:
+		fmt.Fprintf(&b, "%d scenarios, %d rendered:", len(r.Scenarios), len(r.Scenarios)-failed)
+	}
 	for _, s := range r.Scenarios {
 		fmt.Fprintf(&b, "\n  - %s", s.Name)
+		if r.Chart != "" && len(s.Errors) > 0 && failed < len(r.Scenarios) {
+			b.WriteString(" (does not render)")
+		}
 	}
 	b.WriteString("\n\n")
 	if len(r.Findings) == 0 {

@@ -56,3 +56,32 @@ func TestCheckTableNextFitsTheFindings(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckTableSaysWhichScenariosRendered checks the head of the values
+// check table: with --chart, a scenario with an error did not render;
+// without, an error is one value's and the scenario rendered the others.
+func TestCheckTableSaysWhichScenariosRendered(t *testing.T) {
+	ok, failed := Scenario{Name: "fresh install of 1.4"}, Scenario{Name: "pass 1 of 1 (1.3 → 1.4)", Errors: []string{"boom"}}
+	for _, tc := range []struct {
+		name      string
+		chart     string
+		scenarios []Scenario
+		want      string
+	}{
+		{"all rendered", "charts/sylva-units", []Scenario{ok, ok}, "2 scenarios rendered:\n  - fresh install of 1.4\n  - fresh install of 1.4\n"},
+		{"one did not", "charts/sylva-units", []Scenario{ok, failed}, "2 scenarios, 1 rendered:\n  - fresh install of 1.4\n  - pass 1 of 1 (1.3 → 1.4) (does not render)\n"},
+		{"none did", "charts/sylva-units", []Scenario{failed, failed}, "2 scenarios, none rendered:\n  - pass 1 of 1 (1.3 → 1.4)\n  - pass 1 of 1 (1.3 → 1.4)\n"},
+		{"a value's error without --chart", "", []Scenario{ok, failed}, "2 scenarios rendered:\n  - fresh install of 1.4\n  - pass 1 of 1 (1.3 → 1.4)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Report{From: "1.3", To: "1.4", Chart: tc.chart, Scenarios: tc.scenarios}
+			var b strings.Builder
+			if err := r.WriteTable(&b); err != nil {
+				t.Fatal(err)
+			}
+			if _, head, _ := strings.Cut(b.String(), "\n\n"); !strings.HasPrefix(head, tc.want) {
+				t.Errorf("table:\n%s\nwant after its title:\n%s", b.String(), tc.want)
+			}
+		})
+	}
+}
