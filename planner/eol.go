@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
@@ -105,12 +106,19 @@ func shippedEOL(cat *catalog.Catalog, target *catalog.Release, code, name string
 		Message: fmt.Sprintf("%s %s, which Sylva %s ships, %s %s", name, v, target.Release, when, eol),
 	}
 	comp, _ := cat.Component(name)
+	// The newer releases the catalog lists no version of name for: they
+	// may ship a supported one.
+	var unlisted []string
 	for _, r := range cat.Releases {
 		if r.Release.Compare(target.Release) <= 0 {
 			continue
 		}
 		rc, ok := r.Component(name)
-		if !ok || rc.Version.Compare(v) <= 0 {
+		if !ok {
+			unlisted = append(unlisted, r.Release.String())
+			continue
+		}
+		if rc.Version.Compare(v) <= 0 {
 			continue
 		}
 		if cv, ok := comp.Version(rc.Version); ok && !cv.EndOfLife.IsZero() && !day.Before(cv.EndOfLife.Time) {
@@ -122,6 +130,10 @@ func shippedEOL(cat *catalog.Catalog, target *catalog.Release, code, name string
 		}
 		f.Message += fmt.Sprintf("; %s ships %s %s", rel, name, rc.Version)
 		f.Remediation = fmt.Sprintf("plan the upgrade to %s after this one (the version a release ships cannot be changed inside it)", rel)
+		return f
+	}
+	if len(unlisted) > 0 {
+		f.Remediation = fmt.Sprintf("the catalog does not list the %s of Sylva %s: check which they ship (sylva-planner catalog import reads it from sylva-core) and plan the upgrade to the first that ships a supported one (the version a release ships cannot be changed inside it)", name, strings.Join(unlisted, ", "))
 		return f
 	}
 	f.Remediation = fmt.Sprintf("no newer Sylva release of the catalog ships a supported %s yet; plan the next release when it does (the version a release ships cannot be changed inside it)", name)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -17,15 +18,16 @@ func TestTheUpgradesSylvaShipsAreReady(t *testing.T) {
 	tests := []struct {
 		name, from, to, asOf string
 		// eolWarning is a component the target ships past its end of
-		// life: a warning naming the release that ships a supported one
-		// ("" when the catalog knows none).
-		eolWarning, fixedIn string
+		// life: a warning naming the release that ships a supported one,
+		// else the newer releases whose version of it the catalog does
+		// not list.
+		eolWarning, fixedIn, unlisted string
 	}{
-		{"1.3 to 1.4 today", "1.3", "1.4", "2026-11-30", "external-secrets", ""},
-		{"1.2 to 1.3 on the day 1.3.10 was tagged", "1.2", "1.3", "2025-03-28", "cert-manager", "Sylva 1.4 (in development)"},
-		{"1.1 to 1.2 on the day 1.2.1 was tagged", "1.1", "1.2", "2024-11-28", "", ""},
-		{"1.2 to 1.4 through 1.3 on the day of main's commit", "1.2", "1.4", "2025-08-04", "external-secrets", ""},
-		{"1.4 to 1.6 today", "1.4", "1.6", "2026-11-30", "", ""},
+		{"1.3 to 1.4 today", "1.3", "1.4", "2026-11-30", "external-secrets", "", "1.5, 1.6, 1.7"},
+		{"1.2 to 1.3 on the day 1.3.10 was tagged", "1.2", "1.3", "2025-03-28", "cert-manager", "Sylva 1.4 (in development)", ""},
+		{"1.1 to 1.2 on the day 1.2.1 was tagged", "1.1", "1.2", "2024-11-28", "", "", ""},
+		{"1.2 to 1.4 through 1.3 on the day of main's commit", "1.2", "1.4", "2025-08-04", "external-secrets", "", "1.5, 1.6, 1.7"},
+		{"1.4 to 1.6 today", "1.4", "1.6", "2026-11-30", "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,10 +59,37 @@ func TestTheUpgradesSylvaShipsAreReady(t *testing.T) {
 			if tt.fixedIn != "" && !strings.Contains(f.Remediation, "plan the upgrade to "+tt.fixedIn) {
 				t.Errorf("remediation %q does not name %s", f.Remediation, tt.fixedIn)
 			}
-			if tt.fixedIn == "" && !strings.Contains(f.Remediation, "no newer Sylva release of the catalog ships a supported") {
-				t.Errorf("remediation %q: want it to say no newer release fixes it", f.Remediation)
+			if want := "the catalog does not list the " + tt.eolWarning + " of Sylva " + tt.unlisted + ":"; tt.fixedIn == "" && !strings.HasPrefix(f.Remediation, want) {
+				t.Errorf("remediation %q: want it to start %q", f.Remediation, want)
 			}
 		})
+	}
+}
+
+// TestAShippedComponentNoNewerReleaseFixes: when every newer release of
+// the catalog lists a version of the component past its end of life too,
+// the warning says no newer release fixes it yet.
+func TestAShippedComponentNoNewerReleaseFixes(t *testing.T) {
+	cat := *defaultCatalog(t) // shared: changed on copies
+	cat.Releases = slices.Clone(cat.Releases)
+	for i := range cat.Releases {
+		r := &cat.Releases[i]
+		if r.Release.Compare(skew.MustParse("1.4")) > 0 {
+			r.Components = append(slices.Clone(r.Components), catalog.ReleaseComponent{Name: "external-secrets", Version: skew.MustParse("0.16.2")})
+		}
+	}
+	p, err := planner.Compute(planner.Input{Catalog: &cat, From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), AsOf: day("2026-11-30")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(p.Findings, func(f planner.Finding) bool {
+		return f.Code == planner.CodeEOLComponent && f.Subject == "external-secrets"
+	})
+	if i < 0 {
+		t.Fatalf("no %s finding for external-secrets; findings %+v", planner.CodeEOLComponent, p.Findings)
+	}
+	if r := p.Findings[i].Remediation; !strings.HasPrefix(r, "no newer Sylva release of the catalog ships a supported external-secrets yet") {
+		t.Errorf("remediation %q: want it to say no newer release fixes it", r)
 	}
 }
 
