@@ -65,11 +65,17 @@ func reportCommand() *cli.Command {
 // planFlags define a plan without a cluster: the flags every command that
 // computes a plan takes.
 func planFlags() []cli.Flag {
+	return planFlagsFrom("Sylva release the cluster runs, for example `1.4`", "Kubernetes `MINOR` the workers run, when it differs from the management minor of --from")
+}
+
+// planFlagsFrom are planFlags with the help of --from and --workers, which
+// say where the transition starts (verify runs once it is done).
+func planFlagsFrom(from, workers string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "from", Usage: "Sylva release the cluster runs, for example `1.4`", EnvVars: []string{"SYLVA_PLANNER_FROM"}},
+		&cli.StringFlag{Name: "from", Usage: from, EnvVars: []string{"SYLVA_PLANNER_FROM"}},
 		&cli.StringFlag{Name: "to", Usage: "Sylva release to go to, for example `1.6`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
 		&cli.StringFlag{Name: "bootstrap-provider", Usage: "Cluster API bootstrap provider: `kubeadm` or rke2 (default: kubeadm, or rke2 when an inventory's nodes run RKE2)", EnvVars: []string{"SYLVA_PLANNER_BOOTSTRAP_PROVIDER"}},
-		&cli.StringFlag{Name: "workers", Usage: "Kubernetes `MINOR` the workers run, when it differs from the management minor of --from"},
+		&cli.StringFlag{Name: "workers", Usage: workers},
 		cliapp.AsOfFlag(),
 		catalogFlag(),
 	}

@@ -20,7 +20,8 @@ func verifyCommand() *cli.Command {
 			"Exit codes: 0 every check passed; 2 a check failed; 1 bad input or an unreachable cluster.\n\n" +
 			"Example: sylva-planner verify --from 1.4 --to 1.6 -n sylva-system",
 		ArgsUsage: " ",
-		Flags: append(planFlags(),
+		Flags: append(planFlagsFrom("Sylva release the cluster ran before the transition, for example `1.4`",
+			"Kubernetes `MINOR` the workers ran before the transition, when it differed from the management minor of --from"),
 			cliapp.KubeconfigFlag(),
 			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
 			&cli.StringFlag{Name: "status", Usage: "offline: the sylva-units-status ConfigMap `FILE`", TakesFile: true},
