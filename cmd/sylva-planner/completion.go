@@ -25,11 +25,11 @@ func completionCommand() *cli.Command {
 			"kubectl_complete-sylva_planner on the PATH: kubectl runs it to complete the plugin.",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return &cliapp.UsageError{Msg: "completion takes one shell: bash, zsh or fish", Hint: "sylva-planner completion"}
+				return &cliapp.UsageError{Msg: "completion takes one shell: bash, zsh or fish", Hint: c.Command.HelpName}
 			}
 			script, ok := cliapp.Script(c.Args().First())
 			if !ok {
-				return &cliapp.UsageError{Msg: fmt.Sprintf("unknown shell %q (valid: bash, zsh, fish)", c.Args().First()), Hint: "sylva-planner completion"}
+				return &cliapp.UsageError{Msg: fmt.Sprintf("unknown shell %q (valid: bash, zsh, fish)", c.Args().First()), Hint: c.Command.HelpName}
 			}
 			_, err := io.WriteString(cliapp.EnvOf(c).Stdout, script)
 			return err
