@@ -162,6 +162,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 		return nil, err
 	}
 	c.finish(lintTemplates(vals))
+	rep.Notes = append(rep.Notes, earlierHops(plan)...)
 	return rep, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -15,9 +16,14 @@ func hopSource(p *planner.Plan) string {
 	if len(p.Route) < 2 {
 		return ""
 	}
-	v, err := skew.Parse(p.Route[len(p.Route)-2])
+	return routeRelease(p, len(p.Route)-2)
+}
+
+// routeRelease is the release at index i of p's route, as major.minor.
+func routeRelease(p *planner.Plan, i int) string {
+	v, err := skew.Parse(p.Route[i])
 	if err != nil {
-		return p.Route[len(p.Route)-2]
+		return p.Route[i]
 	}
 	return v.Short()
 }
@@ -31,6 +37,31 @@ func lastHop(p *planner.Plan) []planner.Pass {
 		}
 	}
 	return out
+}
+
+// earlierHops are the notes of the hops of p before its last, which the
+// charts of their own releases run, not the chart of its target: one per
+// hop, naming its passes and the check of its chart.
+func earlierHops(p *planner.Plan) []string {
+	var notes []string
+	for i := 0; i+1 < len(p.Route)-1; i++ {
+		from, to := routeRelease(p, i), routeRelease(p, i+1)
+		var passes []string
+		for _, pass := range p.Passes {
+			if pass.Release == to {
+				passes = append(passes, strconv.Itoa(pass.Index))
+			}
+		}
+		if len(passes) == 0 {
+			continue
+		}
+		word, them := "pass", "it"
+		if len(passes) > 1 {
+			word, them = "passes", "them"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s (%s → %s): not checked; the chart of Sylva %s runs %s, not the chart of %s: check %s with values check --from %s --to %s (and --chart of %s's sylva-units)", word, strings.Join(passes, ", "), from, to, to, them, p.To.Release, them, from, to, to))
+	}
+	return notes
 }
 
 // finalValues are the helper values the chart of the plan's target must

@@ -436,3 +436,33 @@ func TestReportTableSaysWhatWasNotChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNamesTheHopsAnotherChartRuns: a route of several chart
+// upgrades simulates only the hop the chart of --to runs; the report
+// names each earlier hop's passes as not checked, with the check of that
+// hop, and has no such note for a route of one hop.
+func TestCheckNamesTheHopsAnotherChartRuns(t *testing.T) {
+	for _, tc := range []struct {
+		from, to string
+		want     []string
+	}{
+		{"1.2", "1.6", []string{
+			"pass 1 (1.2 → 1.3): not checked; the chart of Sylva 1.3 runs it, not the chart of 1.6: check it with values check --from 1.2 --to 1.3 (and --chart of 1.3's sylva-units)",
+			"pass 2 (1.3 → 1.4): not checked; the chart of Sylva 1.4 runs it, not the chart of 1.6: check it with values check --from 1.3 --to 1.4 (and --chart of 1.4's sylva-units)",
+		}},
+		{"1.4", "1.7", []string{
+			"passes 1, 2 (1.4 → 1.6): not checked; the chart of Sylva 1.6 runs them, not the chart of 1.7: check them with values check --from 1.4 --to 1.6 (and --chart of 1.6's sylva-units)",
+		}},
+		{"1.4", "1.6", nil},
+	} {
+		in := input(t, tc.from, tc.to)
+		in.Catalog = catalogWithLonghornCharts(t)
+		rep, err := Check(context.Background(), CheckInput{Plan: in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(tc.want, rep.Notes); diff != "" {
+			t.Errorf("%s → %s: notes (-want +got):\n%s", tc.from, tc.to, diff)
+		}
+	}
+}
