@@ -123,6 +123,14 @@ func (s Selection) Kubectl() string {
 // HasState reports whether s reads the cluster's state from a file.
 func (s Selection) HasState() bool { return s.State != "" }
 
+// Live is s without its state file: the selection of a command that
+// follows the cluster over time (wait, then check again; follow the
+// passes), which a file read once cannot show.
+func (s Selection) Live() Selection {
+	s.State = ""
+	return s
+}
+
 func (s Selection) program() string {
 	if s.Program == "" {
 		return DefaultProgram

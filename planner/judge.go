@@ -128,7 +128,8 @@ func (p *Plan) alreadyOn() bool {
 // with the selecting flags of sel.
 func next(p *Plan, rerun string, sel envelope.Selection) string {
 	planCmd := cmp.Or(rerun, sel.Command("plan", "--from", p.From.Release, "--to", p.To.Release))
-	follow := sel.Command("status", "--to", p.To.Release)
+	// Following the passes reads the cluster: a state file does not change.
+	follow := sel.Live().Command("status", "--to", p.To.Release)
 	switch {
 	case p.Verdict == VerdictBlocked:
 		return "resolve the blockers above, then run again: " + planCmd

@@ -136,7 +136,7 @@ func TestInterpretFleetFromAFile(t *testing.T) {
 	sel := envelope.Selection{State: "fleet.yaml"}
 	want := map[string]string{
 		"wc1": "sylva-planner plan --to RELEASE -n wc1 --status fleet.yaml",
-		"wc4": "wait, then check again: sylva-planner status -n wc4 -f fleet.yaml",
+		"wc4": "wait, then read the cluster: sylva-planner status -n wc4",
 		"wc3": "fix configmap/sylva-units-status of wc3",
 	}
 	for _, r := range status.InterpretFleet(readFleet(t), sel).Releases {

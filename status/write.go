@@ -155,11 +155,14 @@ func (r Report) next() string {
 		return sel.Command("reconcile")
 	case (r.PassPending || r.InProgress) && len(suspended) > 0:
 		// Waiting would not help: nothing runs until it is resumed.
-		then := sel.Command("status")
+		then := sel.Live().Command("status")
 		if r.PassPending {
 			then = sel.Command("reconcile")
 		}
 		return "resume " + strings.Join(suspended, " and ") + ", then: " + then
+	case (r.PassPending || r.InProgress) && sel.HasState():
+		// A file read once does not change while the cluster moves on.
+		return "wait, then read the cluster: " + sel.Live().Command("status")
 	case r.PassPending || r.InProgress:
 		return "wait, then check again: " + sel.Command("status")
 	case r.Transition != nil && r.Transition.Done() && StateOf(r) == StateDone:
