@@ -48,9 +48,14 @@ func Compute(in Input) (*Plan, error) {
 		return nil, errors.New("no catalog")
 	}
 	placeable := true
-	if pr := in.Progress; pr != nil {
+	if in.Progress != nil {
+		pr := *in.Progress
+		if pr.Pending && pr.TransitionFrom == "" && pr.TransitionPass == "" && !pr.Installed.IsZero() {
+			pr = inferPass(in, pr)
+		}
+		in.Progress = &pr
 		var key string
-		in.From, key, placeable = startOf(*pr)
+		in.From, key, placeable = startOf(pr)
 		if key != "" {
 			in.FromSource = key
 		}

@@ -34,6 +34,11 @@ type Progress struct {
 	// empty when none is, or they were not read. Nothing runs until they
 	// are resumed.
 	Suspended string
+	// inferred says how TransitionFrom and TransitionPass were inferred
+	// from the catalog (inferPass) when the status records neither; why
+	// says why they could not be, then. Both empty when the status was
+	// read as it is.
+	inferred, why string
 }
 
 // ProgressOf reads the Progress of what a release namespace holds: its
@@ -81,6 +86,11 @@ type Position struct {
 	// Suspended names the Flux objects that are suspended, each with the
 	// flux command that resumes it (Progress.Suspended); empty when none is.
 	Suspended string `json:"suspended,omitempty"`
+	// Inferred says how the pass was placed when the status records no
+	// transition_from and transition_pass (a transition the chart runs
+	// itself): the only hop of the catalog into the installed release
+	// that takes a further pass. Empty when the status placed it.
+	Inferred string `json:"inferred,omitempty"`
 	// Summary says it in one sentence.
 	Summary string `json:"summary"`
 }
@@ -135,13 +145,93 @@ func startOf(pr Progress) (from skew.Version, key string, placeable bool) {
 		// back), the pass cannot be placed.
 		return pr.Installed, "", false
 	}
+	if pr.inferred != "" {
+		return v, status.KeySylvaRelease + ", its hop inferred from the catalog", true
+	}
 	return v, status.KeyTransitionFrom, true
+}
+
+// Unkeyed is where a pass pending in a release stands when its status
+// records neither transition_from nor transition_pass, as a chart that
+// runs its own transition writes it (sylva_release and
+// additional_reconciliation_required only): UnkeyedOf.
+type Unkeyed struct {
+	// From is the source of the one hop of the catalog into the release
+	// that takes a further pass, after exactly one of its passes (a hop of
+	// two passes): pass 1 from From is done, and the pass pending is the
+	// hop's last. Zero when no such hop is the only one.
+	From skew.Version
+	// Ambiguous is true when several hops, or several passes of one hop,
+	// could be in flight.
+	Ambiguous bool
+	// Why says, when From is zero, why the pass cannot be placed.
+	Why string
+}
+
+// UnkeyedOf is the one rule that places a pass pending in release to
+// whose status records no transition_from and transition_pass, from the
+// hops of the catalog into to (each from a release to supports upgrading
+// from, planned with the provider of in): the plan, status, reconcile,
+// verify and the controller place it with it (Compute), and values
+// generate's overlay renders the same pass.
+func UnkeyedOf(in Input, to skew.Version) Unkeyed {
+	rel, ok := in.Catalog.Release(to)
+	if !ok {
+		return Unkeyed{Why: fmt.Sprintf("the catalog does not have release %s", to.Short())}
+	}
+	type hop struct {
+		from   skew.Version
+		passes int
+	}
+	var hops []hop
+	for _, from := range rel.UpgradeFrom {
+		p, err := Compute(Input{Catalog: in.Catalog, From: from, To: rel.Release, Provider: in.Provider, AsOf: in.AsOf})
+		if err != nil || len(p.Route) != 2 || len(p.Passes) < 2 {
+			continue
+		}
+		hops = append(hops, hop{from, len(p.Passes)})
+	}
+	switch {
+	case len(hops) == 1 && hops[0].passes == 2:
+		return Unkeyed{From: hops[0].from}
+	case len(hops) == 0:
+		return Unkeyed{Why: fmt.Sprintf("no hop of the catalog into %s takes more than one pass", rel.Release.Short())}
+	}
+	var may []string
+	for _, h := range hops {
+		done := "1"
+		if h.passes > 2 {
+			done = fmt.Sprintf("1 to %d", h.passes-1)
+		}
+		may = append(may, fmt.Sprintf("after pass %s of %d from %s", done, h.passes, h.from.Short()))
+	}
+	return Unkeyed{Ambiguous: true, Why: "the catalog leaves several passes possible: " + strings.Join(may, "; ")}
+}
+
+// inferPass is pr with the pass UnkeyedOf places, its transition_from and
+// transition_pass set and how they were inferred said; or pr with why it
+// cannot be placed.
+func inferPass(in Input, pr Progress) Progress {
+	u := UnkeyedOf(in, pr.Installed)
+	if u.From.IsZero() {
+		pr.why = u.Why
+		return pr
+	}
+	to := pr.Installed.Short()
+	pr.TransitionFrom, pr.TransitionPass = u.From.Short(), "1"
+	pr.inferred = fmt.Sprintf("the status records no %s/%s; the only hop of the catalog into %s that takes a further pass is %s → %s (2 passes), so pass 1 is done",
+		status.KeyTransitionFrom, status.KeyTransitionPass, to, u.From.Short(), to)
+	return pr
 }
 
 // place sets p.Position from what the status says, pr, on the plan computed
 // from startOf(pr); while a release is being applied, the summary says so.
 func (p *Plan) place(pr Progress, placeable bool) {
 	p.placeStatus(pr, placeable)
+	if pos := p.Position; pr.inferred != "" && pos.PassKnown {
+		pos.Inferred = pr.inferred
+		pos.Summary += " (" + pr.inferred + ")"
+	}
 	p.Position.Suspended = pr.Suspended
 	if pos := p.Position; pr.Applying != "" {
 		pos.Applying = pr.Applying
@@ -159,6 +249,9 @@ func (p *Plan) placeStatus(pr Progress, placeable bool) {
 	case !placeable:
 		pos.PassKnown, pos.Route, pos.Passes = false, nil, 0
 		pos.Summary = fmt.Sprintf("a further pass of the hop to %s is pending, but the status records no %s/%s: the pass cannot be placed", pr.Installed.Short(), status.KeyTransitionFrom, status.KeyTransitionPass)
+		if pr.why != "" {
+			pos.Summary = fmt.Sprintf("a further pass of the hop to %s is pending, but the status records no %s/%s and %s: the pass cannot be placed", pr.Installed.Short(), status.KeyTransitionFrom, status.KeyTransitionPass, pr.why)
+		}
 		if v, ok := parseOK(pr.TransitionFrom); ok && pr.TransitionPass != "" {
 			pos.Summary = fmt.Sprintf("the status is inconsistent: it asks for a further pass of a hop from %s to %s (%s %s, %s %s), and no hop goes from a release to itself or back: the pass cannot be placed",
 				v.Short(), pr.Installed.Short(), status.KeyTransitionFrom, pr.TransitionFrom, status.KeyTransitionPass, pr.TransitionPass)

@@ -65,9 +65,22 @@ func TestLocate(t *testing.T) {
 			0, 0, true, "", "done",
 		},
 		{
-			"a pending pass without transition keys cannot be placed", "1.6",
+			// As a chart that runs its own transition writes the status
+			// (the epic's illustration): 1.6 takes two passes from 1.4,
+			// one from 1.5.
+			"a pending pass without transition keys is placed when one hop of the catalog takes a further pass", "1.6",
 			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true},
-			0, 0, false, "", "cannot be placed",
+			1, 2, true, "1.33", "pass 1 of 2 done; next: pass 2, an additional reconciliation of sylva-units: control plane 1.32 → 1.33, k8s_version_short 1.33 (the status records no transition_from/transition_pass; the only hop of the catalog into 1.6 that takes a further pass is 1.4 → 1.6 (2 passes), so pass 1 is done)",
+		},
+		{
+			"a pending pass without transition keys cannot be placed when several hops take a further pass", "1.7",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.7"), Pending: true},
+			0, 0, false, "", "the status records no transition_from/transition_pass and the catalog leaves several passes possible: after pass 1 to 2 of 3 from 1.5; after pass 1 of 2 from 1.6: the pass cannot be placed",
+		},
+		{
+			"a pending pass without transition keys cannot be placed when no hop takes a further pass", "1.5",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.5"), Pending: true},
+			0, 0, false, "", "the status records no transition_from/transition_pass and no hop of the catalog into 1.5 takes more than one pass: the pass cannot be placed",
 		},
 		{
 			"a fresh install has no transition", "1.6",
@@ -104,6 +117,7 @@ func TestLocate(t *testing.T) {
 func TestPlanFromAHalfDoneTransition(t *testing.T) {
 	tests := []struct {
 		name     string
+		to       string
 		pr       planner.Progress
 		from     string
 		done     int
@@ -112,25 +126,30 @@ func TestPlanFromAHalfDoneTransition(t *testing.T) {
 		position string
 	}{
 		{
-			"pass 1 of 2 done on the way to 1.6",
+			"pass 1 of 2 done on the way to 1.6", "1.6",
 			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
 			"1.4", 1, "pass 2 of 2 is pending", false, "assessed",
 		},
 		{
-			"a finished transition is already on 1.6",
+			"a finished transition is already on 1.6", "1.6",
 			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), TransitionFrom: "1.4", TransitionPass: "2"},
 			"1.6", 0, "nothing to do", true, "assessed",
 		},
 		{
-			"a pending pass without transition keys is not judged",
+			"a pending pass without transition keys is placed from the one hop that takes a further pass", "1.6",
 			planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true},
-			"1.6", 0, "cannot be placed", false, "not-assessed",
+			"1.4", 1, "pass 2 of 2 is pending", false, "assessed",
+		},
+		{
+			"a pending pass without transition keys that several hops could take is not judged", "1.7",
+			planner.Progress{Found: true, Installed: skew.MustParse("1.7"), Pending: true},
+			"1.7", 0, "cannot be placed", false, "not-assessed",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pr := tt.pr
-			p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: pr.Installed, To: skew.MustParse("1.6"), Progress: &pr, AsOf: asOf})
+			p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: pr.Installed, To: skew.MustParse(tt.to), Progress: &pr, AsOf: asOf})
 			if err != nil {
 				t.Fatal(err)
 			}

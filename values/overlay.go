@@ -63,6 +63,11 @@ type Generated struct {
 	// overlay of an earlier hop.
 	source string
 	isHop  bool
+	// unkeyed is the pass state a pending pass is read as when the status
+	// records no transition_from and transition_pass (planner.UnkeyedOf),
+	// "" when none is; unkeyedFail, when several could be, why the render
+	// fails then.
+	unkeyed, unkeyedFail string
 }
 
 // addHops adds the overlay of every earlier hop of plan that takes
@@ -205,6 +210,7 @@ func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, erro
 	for _, name := range sortedKeys(states) {
 		g.States = append(g.States, PassState{Name: name, Values: states[name]})
 	}
+	g.readUnkeyed(in, rel, states)
 	if ch != nil {
 		g.Chart = ch.Name
 		if err := g.checkChart(ch); err != nil {
@@ -241,6 +247,24 @@ func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, erro
 			"machine_deployments_paused and the workers follow cluster.k8s_version: they roll on every pass that changes it, as the plan counts.", target, hold))
 	}
 	return g, nil
+}
+
+// readUnkeyed sets how the overlay reads a status of its release that asks
+// for a further pass and records no transition_from and transition_pass
+// (a transition the chart ran itself): as the pass planner.UnkeyedOf
+// places, as every command places it, or, when several could be pending,
+// by failing the render, naming them and the fix. A note says which.
+func (g *Generated) readUnkeyed(in planner.Input, rel *catalog.Release, states map[string]map[string]string) {
+	target := rel.Release.Short()
+	u := planner.UnkeyedOf(in, rel.Release)
+	switch name := passState(u.From.Short(), 2); {
+	case !u.From.IsZero() && states[name] != nil:
+		g.unkeyed = name
+		g.Notes = append(g.Notes, fmt.Sprintf("A status of %s that asks for a further pass but records no transition_from/transition_pass (a transition the chart ran itself) is read as pass 2 from %s, the only hop into %s that takes a further pass, as sylva-planner status and plan read it.", target, u.From.Short(), target))
+	case u.Ambiguous:
+		g.unkeyedFail = fmt.Sprintf("the sylva-units-status ConfigMap asks for a further pass of the hop to %s but records no transition_from/transition_pass, and %s: set both in its data (transition_from: the release the hop started from, transition_pass: the passes done), then reconcile again", target, u.Why)
+		g.Notes = append(g.Notes, fmt.Sprintf("A status of %s that asks for a further pass but records no transition_from/transition_pass fails the render, naming the fix: %s.", target, u.Why))
+	}
 }
 
 // wireLonghorn decides whether the overlay sets Longhorn's chart version

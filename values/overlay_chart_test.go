@@ -21,6 +21,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
@@ -204,6 +205,27 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 		cases = append(cases, overlayCase{
 			name: fmt.Sprintf("pass %d of %d", pass.HopPass, pass.HopPasses), status: st,
 			k8s: pass.Values.K8sVersionShort, longhornChart: chartOf(pass.Values.LonghornVersion), info: infoOf(pass.ExpectedStatus),
+		})
+	}
+	if tr.passes == 2 {
+		// As a chart that runs its own transition writes the status after
+		// pass 1: no pass keys. The overlay renders the pass every command
+		// places (planner.UnkeyedOf): the hop's last.
+		st := map[string]string{"release-revision": "8", "sylva-units-chart-version": "0.0.0-git", "values-checksum": "x", KeySylvaRelease: tr.to, KeyAdditionalReconciliationRequired: "true"}
+		cm, err := status.Decode(configMapYAML(t, st))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos, err := planner.Locate(in, planner.ProgressOf(status.Observation{ConfigMap: cm}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pos.Next == nil || pos.Next.Index != last.Index || pos.Next.Values.K8sVersionShort != last.Values.K8sVersionShort {
+			t.Errorf("Locate on a status without pass keys says %q, want pass %d (Kubernetes %s)", pos.Summary, last.Index, last.Values.K8sVersionShort)
+		}
+		cases = append(cases, overlayCase{
+			name: "pass 2 of 2 from a status without pass keys", status: st,
+			k8s: last.Values.K8sVersionShort, longhornChart: chartOf(last.Values.LonghornVersion), info: infoOf(last.ExpectedStatus),
 		})
 	}
 	reduced := NewChart(ch)

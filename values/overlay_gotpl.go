@@ -71,10 +71,20 @@ func (g *Generated) machineLines() []string {
 		`{{-   $installed := get $st "sylva_release" | default (get $data "sylva-units-chart-version" | toString | regexFind "^[1-9][0-9]*[.][0-9]+") | default $branch | default "` + g.Legacy + `" | regexFind "[0-9]+[.][0-9]+" }}`,
 		`{{-   if ne $installed "` + target + `" }}`,
 		`{{-     $state = printf "%s/1" $installed }}`,
+	}...)
+	// A pass pending with neither pass key: the pass every command places
+	// (planner.UnkeyedOf), or a failure naming why none can be.
+	unkeyed := `{{-   else if and (eq (get $st "additional_reconciliation_required") "true") (not (or (get $st "transition_from") (get $st "transition_pass"))) }}`
+	switch {
+	case g.unkeyed != "":
+		lines = append(lines, unkeyed, `{{-     $state = "`+g.unkeyed+`" }}`)
+	case g.unkeyedFail != "":
+		lines = append(lines, unkeyed, `{{-     fail `+strconv.Quote("sylva-planner's overlay for "+target+": "+g.unkeyedFail)+` }}`)
+	}
+	lines = append(lines,
 		`{{-   else if eq (get $st "additional_reconciliation_required") "true" }}`,
 		`{{-     $state = printf "%s/%d" (get $st "transition_from" | regexFind "[0-9]+[.][0-9]+") (get $st "transition_pass" | atoi | add1) }}`,
-		`{{-   end }}`,
-	}...)
+		`{{-   end }}`)
 	// A pass of a source the overlay leaves out fails the render rather
 	// than take the final values.
 	for _, src := range sortedKeys(g.Uncovered) {

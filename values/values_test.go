@@ -3,8 +3,11 @@ package values
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +17,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 func defaultCatalog(t testing.TB) *catalog.Catalog {
@@ -463,6 +467,64 @@ func TestCheckNamesTheHopsAnotherChartRuns(t *testing.T) {
 		}
 		if diff := cmp.Diff(tc.want, rep.Notes); diff != "" {
 			t.Errorf("%s → %s: notes (-want +got):\n%s", tc.from, tc.to, diff)
+		}
+	}
+}
+
+// TestOverlayReadsAStatusWithoutPassKeysAsTheCommandsDo: a status that
+// asks for a further pass and records no transition_from/transition_pass
+// (a transition the chart ran itself) renders the pass planner.Locate
+// places: pass 2 from 1.4 in 1.6, the only hop into 1.6 that takes a
+// further pass. In 1.7, where a hop from 1.5 (3 passes) and one from 1.6
+// (2 passes) could be in flight, Locate places none and the render fails,
+// naming them and the fix, rather than take the final values (which would
+// skip a Kubernetes minor after pass 1 from 1.5).
+func TestOverlayReadsAStatusWithoutPassKeysAsTheCommandsDo(t *testing.T) {
+	unkeyed := map[string]string{KeySylvaRelease: "", KeyAdditionalReconciliationRequired: "true"}
+	for _, tc := range []struct {
+		from, to string
+		wantK8s  string
+		wantErr  string
+	}{
+		{"1.4", "1.6", "1.33", ""},
+		{"1.6", "1.7", "", "several passes possible: after pass 1 to 2 of 3 from 1.5; after pass 1 of 2 from 1.6: set both in its data"},
+	} {
+		in := input(t, tc.from, tc.to)
+		g, err := Generate(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := maps.Clone(unkeyed)
+		data[KeySylvaRelease] = tc.to
+		vals := map[string]any{"sylva_release": tc.to, "_internal": map[string]any{"state": map[string]any{StateKey: g.stateTemplate()}}}
+		res, err := Render(context.Background(), vals, RenderOptions{Source: NewObjects(statusObject(DefaultNamespace, data))})
+		cm, derr := status.Decode(configMapYAML(t, data))
+		if derr != nil {
+			t.Fatal(derr)
+		}
+		pos, lerr := planner.Locate(in, planner.ProgressOf(status.Observation{ConfigMap: cm}))
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: render error %v, want one saying %q", tc.to, err, tc.wantErr)
+			}
+			if pos.PassKnown || pos.Next != nil {
+				t.Errorf("%s: Locate places %q, want no pass", tc.to, pos.Summary)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.to, err)
+		}
+		var st map[string]string
+		if err := json.Unmarshal([]byte(res.Values["_internal"].(map[string]any)["state"].(map[string]any)[StateKey].(string)), &st); err != nil {
+			t.Fatal(err)
+		}
+		if pos.Next == nil || pos.Next.Values.K8sVersionShort != st[KeyK8sVersionShort] || st[KeyK8sVersionShort] != tc.wantK8s ||
+			st[KeyTransitionPass] != strconv.Itoa(pos.Next.HopPass) || st[KeyTransitionFrom] != tc.from {
+			t.Errorf("%s: the overlay renders %v; Locate says %q; want both on pass 2 from %s (Kubernetes %s)", tc.to, st, pos.Summary, tc.from, tc.wantK8s)
 		}
 	}
 }
