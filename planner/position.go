@@ -102,7 +102,7 @@ func (pos *Position) Transition() *status.Transition {
 	if pos == nil {
 		return nil
 	}
-	return &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Summary: pos.Summary}
+	return &status.Transition{Target: pos.Target, Route: pos.Route, PassesDone: pos.PassesDone, Passes: pos.Passes, PassKnown: pos.PassKnown, Inferred: pos.Inferred, Summary: pos.Summary}
 }
 
 // Locate places a cluster in the plan to the target in.To: not started

@@ -136,8 +136,12 @@ type Transition struct {
 	PassesDone int      `json:"passesDone"`
 	Passes     int      `json:"passes"`
 	// PassKnown is false when the status cannot tell which pass completed.
-	PassKnown bool   `json:"passKnown"`
-	Summary   string `json:"summary"`
+	PassKnown bool `json:"passKnown"`
+	// Inferred says how the pass was placed when the status records no
+	// transition_from and transition_pass (planner.Position.Inferred);
+	// empty when the status placed it.
+	Inferred string `json:"inferred,omitempty"`
+	Summary  string `json:"summary"`
 	// NextValues are the helper values of the next pass, by value name.
 	NextValues map[string]string `json:"nextValues,omitempty"`
 	// Findings are the plan's findings that say why the cluster is not
