@@ -95,6 +95,21 @@ func TestOverlayAndLocateAgreeOnEveryPassOfAThreePassPlan(t *testing.T) {
 	}
 }
 
+// locateStatus places a release whose status ConfigMap has data in the
+// plan of in, as every command does (planner.ProgressOf, planner.Locate).
+func locateStatus(t *testing.T, in planner.Input, data map[string]string) *planner.Position {
+	t.Helper()
+	cm, err := status.Decode(configMapYAML(t, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos, err := planner.Locate(in, planner.ProgressOf(status.Observation{ConfigMap: cm}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pos
+}
+
 // configMapYAML is the status ConfigMap with data, as kubectl prints it.
 func configMapYAML(t *testing.T, data map[string]string) []byte {
 	t.Helper()

@@ -21,7 +21,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
-	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
@@ -212,15 +211,7 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 		// pass 1: no pass keys. The overlay renders the pass every command
 		// places (planner.UnkeyedOf): the hop's last.
 		st := map[string]string{"release-revision": "8", "sylva-units-chart-version": "0.0.0-git", "values-checksum": "x", KeySylvaRelease: tr.to, KeyAdditionalReconciliationRequired: "true"}
-		cm, err := status.Decode(configMapYAML(t, st))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pos, err := planner.Locate(in, planner.ProgressOf(status.Observation{ConfigMap: cm}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if pos.Next == nil || pos.Next.Index != last.Index || pos.Next.Values.K8sVersionShort != last.Values.K8sVersionShort {
+		if pos := locateStatus(t, in, st); pos.Next == nil || pos.Next.Index != last.Index || pos.Next.Values.K8sVersionShort != last.Values.K8sVersionShort {
 			t.Errorf("Locate on a status without pass keys says %q, want pass %d (Kubernetes %s)", pos.Summary, last.Index, last.Values.K8sVersionShort)
 		}
 		cases = append(cases, overlayCase{

@@ -17,7 +17,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
-	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 func defaultCatalog(t testing.TB) *catalog.Catalog {
@@ -498,14 +497,7 @@ func TestOverlayReadsAStatusWithoutPassKeysAsTheCommandsDo(t *testing.T) {
 		data[KeySylvaRelease] = tc.to
 		vals := map[string]any{"sylva_release": tc.to, "_internal": map[string]any{"state": map[string]any{StateKey: g.stateTemplate()}}}
 		res, err := Render(context.Background(), vals, RenderOptions{Source: NewObjects(statusObject(DefaultNamespace, data))})
-		cm, derr := status.Decode(configMapYAML(t, data))
-		if derr != nil {
-			t.Fatal(derr)
-		}
-		pos, lerr := planner.Locate(in, planner.ProgressOf(status.Observation{ConfigMap: cm}))
-		if lerr != nil {
-			t.Fatal(lerr)
-		}
+		pos := locateStatus(t, in, data)
 		if tc.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 				t.Errorf("%s: render error %v, want one saying %q", tc.to, err, tc.wantErr)
