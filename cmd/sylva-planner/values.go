@@ -88,7 +88,9 @@ func valuesCommand() *cli.Command {
 				Usage: "simulate the chart across the plan's passes and lint the helper values",
 				Description: "Renders the values (-f files, or the generated ones) for a fresh install of --to and before\n" +
 					"each pass against the status ConfigMap as it will be, compares with the plan's values, and\n" +
-					"lints the templates. Exit 2 on a finding at or above --fail-on (default blocker).\n\n" +
+					"lints the templates. Exit 2 on a finding at or above --fail-on (default blocker). Only the passes\n" +
+					"the chart of --to runs are simulated: the earlier hops of a multi-hop route are listed under\n" +
+					"Not checked, each with its own check.\n\n" +
 					"With --chart DIR, renders the sylva-units chart of --to instead, with Helm's engine as helm-controller\n" +
 					"would (each scenario only what the comparison reads: the cluster and Longhorn units, the values\n" +
 					"Secret and the status Kustomization; scenarios in parallel),\n" +
