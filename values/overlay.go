@@ -262,7 +262,7 @@ func (g *Generated) readUnkeyed(in planner.Input, rel *catalog.Release, states m
 		g.unkeyed = name
 		g.Notes = append(g.Notes, fmt.Sprintf("A status of %s that asks for a further pass but records no transition_from/transition_pass (a transition the chart ran itself) is read as pass 2 from %s, the only hop into %s that takes a further pass, as sylva-planner status and plan read it.", target, u.From.Short(), target))
 	case u.Ambiguous:
-		g.unkeyedFail = fmt.Sprintf("the sylva-units-status ConfigMap asks for a further pass of the hop to %s but records no transition_from/transition_pass, and %s: set both in its data (transition_from: the release the hop started from, transition_pass: the passes done), then reconcile again", target, u.Why)
+		g.unkeyedFail = fmt.Sprintf("the sylva-units-status ConfigMap asks for a further pass of the hop to %s but records no transition_from/transition_pass, and %s: the transition in flight was started without this overlay, which cannot tell its next pass; remove the overlay from the values and let that transition finish, then apply the overlay again for the next one", target, u.Why)
 		g.Notes = append(g.Notes, fmt.Sprintf("A status of %s that asks for a further pass but records no transition_from/transition_pass fails the render, naming the fix: %s.", target, u.Why))
 	}
 }

@@ -486,7 +486,7 @@ func TestOverlayReadsAStatusWithoutPassKeysAsTheCommandsDo(t *testing.T) {
 		wantErr  string
 	}{
 		{"1.4", "1.6", "1.33", ""},
-		{"1.6", "1.7", "", "several passes possible: after pass 1 to 2 of 3 from 1.5; after pass 1 of 2 from 1.6: set both in its data"},
+		{"1.6", "1.7", "", "several passes possible: after pass 1 to 2 of 3 from 1.5; after pass 1 of 2 from 1.6: the transition in flight was started without this overlay, which cannot tell its next pass; remove the overlay"},
 	} {
 		in := input(t, tc.from, tc.to)
 		g, err := Generate(in)
