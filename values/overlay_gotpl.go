@@ -23,7 +23,9 @@ import (
 //     final values;
 //   - the target's minor with additional_reconciliation_required "true":
 //     the pass after transition_pass of the transition from
-//     transition_from;
+//     transition_from; with neither key, the pass planner.UnkeyedOf
+//     places (readUnkeyed), or, when several could be pending, a failed
+//     render naming them;
 //   - otherwise the cluster is settled: final values;
 //   - a pass from a source the overlay leaves out (Uncovered) fails the
 //     render, naming why.
