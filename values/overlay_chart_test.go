@@ -127,8 +127,10 @@ type overlayTransition struct {
 // the Kubernetes version in the values of the cluster unit, Longhorn's
 // chart version in the longhorn and longhorn-crd HelmReleases (when the
 // overlay sets it), and the status keys in the additional-info the
-// sylva-units-status Kustomization writes. main is the 1.4 line and
-// 1.3.10 a 1.3 release; test catalogs let them run two passes.
+// sylva-units-status Kustomization writes, also from a status without
+// pass keys. Every ref of the bundle that a transition can go to: main
+// (the 1.4 line), release-1.3 and 1.3.10 (1.3), 1.2.1 (1.2); 1.0.0 has no
+// older release to come from. Test catalogs let them run two passes.
 func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
 	for _, tr := range []overlayTransition{
 		{ref: "main", from: "1.2", to: "1.4", passes: 2, widen: [2]string{
@@ -136,6 +138,12 @@ func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
 		}},
 		{ref: "1.3.10", from: "1.1", to: "1.3", passes: 2, widen: [2]string{
 			"  - release: \"1.3\"\n    upgrade_from: [\"1.2\"]\n", "  - release: \"1.3\"\n    upgrade_from: [\"1.1\", \"1.2\"]\n",
+		}},
+		{ref: "release-1.3", from: "1.1", to: "1.3", passes: 2, widen: [2]string{
+			"  - release: \"1.3\"\n    upgrade_from: [\"1.2\"]\n", "  - release: \"1.3\"\n    upgrade_from: [\"1.1\", \"1.2\"]\n",
+		}},
+		{ref: "1.2.1", from: "1.0", to: "1.2", passes: 2, widen: [2]string{
+			"  - release: \"1.2\"\n    upgrade_from: [\"1.1\"]\n", "  - release: \"1.2\"\n    upgrade_from: [\"1.0\", \"1.1\"]\n",
 		}},
 	} {
 		t.Run(tr.ref, func(t *testing.T) { runOverlayTransition(t, tr) })
