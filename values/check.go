@@ -162,7 +162,6 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 		return nil, err
 	}
 	c.finish(lintTemplates(vals))
-	rep.Notes = append(rep.Notes, earlierHops(plan)...)
 	return rep, nil
 }
 
@@ -499,7 +498,8 @@ func scenarioMessage(e *TemplateError, scenario string) string {
 }
 
 // planAndReport computes the plan a check compares with, and the report
-// header both checks share.
+// header both checks share, with the notes of the hops before the last,
+// which neither simulates (earlierHops).
 func planAndReport(in planner.Input) (*planner.Plan, *Report, error) {
 	plan, err := planner.Compute(in)
 	if err != nil {
@@ -509,6 +509,7 @@ func planAndReport(in planner.Input) (*planner.Plan, *Report, error) {
 		APIVersion: planner.APIVersion, Kind: ReportKind,
 		Metadata: envelope.NewMetadata(in.ToolVersion, in.Catalog.Version, in.AsOf),
 		From:     in.From.String(), To: in.To.String(),
+		Notes: earlierHops(plan),
 	}, nil
 }
 

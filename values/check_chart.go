@@ -177,7 +177,6 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	if !c.longhornSeen {
 		rep.Notes = append(rep.Notes, "longhorn_version: not checked; the longhorn unit is not deployed with these values")
 	}
-	rep.Notes = append(rep.Notes, earlierHops(plan)...)
 	return c.finish(), nil
 }
 

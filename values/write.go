@@ -39,9 +39,10 @@ func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 	fmt.Fprintf(&b, "Values check %s → %s (values: %s; catalog %s)\n\n", r.From, r.To, strings.Join(r.Values, ", "), r.Metadata.CatalogVersion)
 	// A scenario of the chart with an error did not render (without
 	// --chart, an error is one value's, the others rendered).
+	unrendered := func(s Scenario) bool { return r.Chart != "" && len(s.Errors) > 0 }
 	failed := 0
 	for _, s := range r.Scenarios {
-		if r.Chart != "" && len(s.Errors) > 0 {
+		if unrendered(s) {
 			failed++
 		}
 	}
@@ -55,7 +56,7 @@ func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 	}
 	for _, s := range r.Scenarios {
 		fmt.Fprintf(&b, "\n  - %s", s.Name)
-		if r.Chart != "" && len(s.Errors) > 0 && failed < len(r.Scenarios) {
+		if unrendered(s) && failed < len(r.Scenarios) {
 			b.WriteString(" (does not render)")
 		}
 	}
