@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -91,9 +92,15 @@ type overlayCase struct {
 	// status is the data of the sylva-units-status ConfigMap served to
 	// lookup; nil means none (a fresh install).
 	status map[string]string
-	// want are the values of the pass the render must apply.
+	// install renders as a fresh install (helm install), not an upgrade.
+	install bool
+	// objects are other objects served to lookup.
+	objects []map[string]any
+	// want are the values of the pass the render must apply, or the
+	// error it must fail with (wantErr, a substring).
 	k8s, longhornChart string
 	info               map[string]string
+	wantErr            string
 }
 
 // statusAfter is the ConfigMap data the chart's status Kustomization
@@ -200,9 +207,25 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 	}
 	last := hop[len(hop)-1]
 	cases := []overlayCase{{
-		name: "a fresh install applies the release's own versions and records no transition",
-		k8s:  last.Values.K8sVersionShort, longhornChart: chartOf(last.Values.LonghornVersion),
+		name: "a fresh install applies the release's own versions and records no transition", install: true,
+		k8s: last.Values.K8sVersionShort, longhornChart: chartOf(last.Values.LonghornVersion),
 		info: map[string]string{KeySylvaRelease: tr.to, KeyAdditionalReconciliationRequired: "false", KeyTransitionFrom: "", KeyTransitionPass: ""},
+	}, {
+		// An install not finished yet (its status unit never applied) runs
+		// the final values; an upgrade goes on with them.
+		name:    "an upgrade before the status unit ever applied keeps the install's final values",
+		objects: []map[string]any{statusKustomization(DefaultNamespace, "")},
+		k8s:     last.Values.K8sVersionShort, longhornChart: chartOf(last.Values.LonghornVersion),
+		info: map[string]string{KeySylvaRelease: tr.to, KeyAdditionalReconciliationRequired: "false", KeyTransitionFrom: "", KeyTransitionPass: ""},
+	}, {
+		// The ConfigMap deleted (mid-transition or not): the final values
+		// could skip a minor, so nothing renders.
+		name:    "an upgrade whose status ConfigMap vanished fails, naming the status unit",
+		objects: []map[string]any{statusKustomization(DefaultNamespace, "main@sha1:0123")},
+		wantErr: "cannot read its sylva-units-status ConfigMap",
+	}, {
+		name:    "an upgrade with no status at all (helm template --is-upgrade) fails, naming the status unit",
+		wantErr: "flux reconcile kustomization sylva-units-status -n sylva-system",
 	}}
 	for i, pass := range hop {
 		st := map[string]string{"release-revision": "7", "sylva-units-chart-version": tr.from + ".1", "values-checksum": "x", AdditionalInfo: "{}\n"}
@@ -235,16 +258,24 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			var objs []map[string]any
+			objs := slices.Clone(tc.objects)
 			if tc.status != nil {
 				objs = append(objs, statusObject(DefaultNamespace, tc.status))
+			}
+			opts := ChartOptions{KubeVersion: "v1.31.8", IsUpgrade: true, Revision: 2, Source: NewObjects(objs...), SkipSchemaValidation: true}
+			if tc.install {
+				opts.IsUpgrade, opts.Revision = false, 1
 			}
 			// Only what the facts are read from: the cluster and Longhorn
 			// units, the values Secret and the status Kustomization, each
 			// as a whole render gives it (TestRenderUnitsRendersWhatTheWholeChartRenders).
-			m, err := reduced.RenderUnits(context.Background(), []File{{Name: "values", Data: valsYAML}}, ChartOptions{
-				KubeVersion: "v1.31.8", IsUpgrade: true, Revision: 2, Source: NewObjects(objs...), SkipSchemaValidation: true,
-			}, chartUnits...)
+			m, err := reduced.RenderUnits(context.Background(), []File{{Name: "values", Data: valsYAML}}, opts, chartUnits...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("render: %v, want an error with %q", err, tc.wantErr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatalf("render: %v", err)
 			}
@@ -261,6 +292,22 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 				t.Errorf("sylva-units-status additional-info (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// statusKustomization is the chart's sylva-units-status Kustomization as
+// kustomize-controller leaves it: applied at revision applied ("" for
+// never).
+func statusKustomization(ns, applied string) map[string]any {
+	st := map[string]any{"observedGeneration": int64(1)}
+	if applied != "" {
+		st["lastAppliedRevision"] = applied
+	}
+	return map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+		"metadata": map[string]any{"name": StatusConfigMap, "namespace": ns},
+		"spec":     map[string]any{"path": statusKustomizationPath},
+		"status":   st,
 	}
 }
 

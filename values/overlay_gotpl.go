@@ -95,6 +95,7 @@ func (g *Generated) machineLines() []string {
 			`{{-     fail `+strconv.Quote("sylva-planner's overlay for "+target+" does not cover upgrades from "+src+": "+g.Uncovered[src]+"; generate it with --from "+src+" and a catalog that has it")+` }}`,
 			`{{-   end }}`)
 	}
+	lines = append(lines, missingStatusLines(target)...)
 	lines = append(lines, `{{- end }}`, `{{- $passes := dict }}`)
 	for _, s := range g.States {
 		lines = append(lines, fmt.Sprintf(`{{- $_ := set $passes %s %s }}`, strconv.Quote(s.Name), dictLiteral(s.Values)))
@@ -117,10 +118,46 @@ func passRef(key string) string {
 	return `get (.Values._internal.state.` + StateKey + ` | fromJson) "` + key + `"`
 }
 
+// missingStatusLines end the status reading of the state template: on
+// an upgrade whose status ConfigMap cannot be read, the pass to run
+// cannot be told, and the final values could move the cluster several
+// minors at once. The render fails, naming the fix, unless the release's
+// sylva-units-status Kustomization never applied (the install still in
+// progress, which runs the final values). A fresh install (helm install,
+// helm template) has no status and takes the final values.
+func missingStatusLines(target string) []string {
+	msg := "sylva-planner's overlay for " + target + ": this upgrade of release %s in namespace %s cannot read its sylva-units-status ConfigMap, " +
+		"so the pass to run cannot be told (the final values could skip a Kubernetes or Longhorn minor); nothing was applied. " +
+		"Let the sylva-units-status unit write the ConfigMap back (flux reconcile kustomization " + StatusConfigMap + " -n %s), " +
+		"then retry this release (flux reconcile helmrelease %s -n %s --force)"
+	return []string{
+		`{{- else if .Release.IsUpgrade }}`,
+		`{{-   $ks := lookup "kustomize.toolkit.fluxcd.io/v1" "Kustomization" .Release.Namespace "` + StatusConfigMap + `" | default dict }}`,
+		`{{-   if or (not $ks) (dig "status" "lastAppliedRevision" "" $ks) }}`,
+		`{{-     fail (printf ` + strconv.Quote(msg) + ` .Release.Name .Release.Namespace .Release.Namespace .Release.Name .Release.Namespace) }}`,
+		`{{-   end }}`,
+	}
+}
+
+// k8sVersionTemplate is the overlay's cluster.k8s_version: the full
+// version of the pass's minor, or of the cluster's own k8s_version_short
+// when that is older. A cluster whose values choose an older minor than
+// the pass (a workload cluster pinned inside the release's window) keeps
+// its choice: the overlay never moves it past what its own values ask,
+// and so never more than the chart alone would.
 func (g *Generated) k8sVersionTemplate() string {
 	return strings.Join([]string{
 		`{{- $short := ` + passRef(KeyK8sVersionShort) + ` }}`,
-		`{{- .Values._internal.k8s_version_map | dig $short "" | required (printf "no k8s version defined for %s (_internal.state.` + StateKey + `)" $short) }}`,
+		`{{- $own := .Values.k8s_version_short | default "" | toString }}`,
+		`{{- $minor := "^[0-9][0-9]*[.][0-9][0-9]*$" }}`,
+		`{{- if and (regexMatch $minor $own) (regexMatch $minor $short) }}`,
+		`{{-   $o := splitList "." $own }}`,
+		`{{-   $p := splitList "." $short }}`,
+		`{{-   if or (lt (index $o 0 | atoi) (index $p 0 | atoi)) (and (eq (index $o 0) (index $p 0)) (lt (index $o 1 | atoi) (index $p 1 | atoi))) }}`,
+		`{{-     $short = $own }}`,
+		`{{-   end }}`,
+		`{{- end }}`,
+		`{{- .Values._internal.k8s_version_map | dig $short "" | required (printf "no k8s version defined for %s (_internal.state.` + StateKey + ` with k8s_version_short %s: a cluster whose minor is outside the window of this chart steps into it on the chart of the release it runs first)" $short $own) }}`,
 	}, "\n")
 }
 

@@ -1,0 +1,132 @@
+package values
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
+	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
+)
+
+// workloadNamespace is the namespace of the workload cluster's release in
+// these tests (the cluster's name, as workload-cluster.values.yaml sets it).
+const workloadNamespace = "wl1"
+
+// workloadFiles are main's workload test values (those of
+// test-values/upgrade-workload-cabpk, each read at the file its link
+// names), then k8s_version_short pinned to minor.
+func workloadFiles(t *testing.T, chartDir, minor string) []File {
+	t.Helper()
+	files := readValuesFiles(t, chartDir, "workload-cluster.values.yaml", "test-values/upgrade/upgrade.yaml", "test-values/workload-cluster/shared-settings-mock.values.yaml")
+	return append(files, File{Name: "k8s-" + minor + ".yaml", Data: fmt.Appendf(nil, "k8s_version_short: %q\n", minor)})
+}
+
+// The overlay never moves a cluster past the minor its own values choose.
+// A workload cluster of main's chart (the 1.4 line, window 1.29–1.31)
+// pinned below the target's management minor keeps its minor on every
+// pass, as the chart alone renders it; pinned to 1.31 it gets 1.31. Before,
+// the 1.3 → 1.4 overlay rendered v1.31.8 for a cluster pinned to 1.29: the
+// control plane would have jumped two minors.
+func TestOverlayKeepsTheMinorAWorkloadClusterPins(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	tree := sylvacore.At(t, "main")
+	c, err := LoadChart(tree.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	overlayOf := func(in planner.Input) File {
+		t.Helper()
+		g, err := Generate(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var y bytes.Buffer
+		if err := g.WriteYAML(&y); err != nil {
+			t.Fatal(err)
+		}
+		return File{Name: "overlay-" + in.From.Short() + "-to-" + in.To.Short() + ".yaml", Data: y.Bytes()}
+	}
+	oneHop := overlayOf(planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"})
+	twoPass := input12To14(t)
+	twoPassOverlay := overlayOf(twoPass)
+	plan, err := planner.Compute(twoPass)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan.Passes) != 2 {
+		t.Fatalf("plan 1.2 → 1.4 has %d passes, want 2", len(plan.Passes))
+	}
+	from13 := map[string]string{"release-revision": "7", "sylva-units-chart-version": "1.3.10", "values-checksum": "x", AdditionalInfo: "{}\n"}
+	from12 := map[string]string{"release-revision": "7", "sylva-units-chart-version": "1.2.1", "values-checksum": "x", AdditionalInfo: "{}\n"}
+	for _, tc := range []struct {
+		name    string
+		pin     string
+		overlay *File
+		status  map[string]string
+		want    string
+	}{
+		{name: "the chart alone keeps a cluster pinned to 1.29 on 1.29", pin: "1.29", status: from13, want: "v1.29.15"},
+		{name: "the overlay of 1.3 → 1.4 keeps a cluster pinned to 1.29 on 1.29", pin: "1.29", overlay: &oneHop, status: from13, want: "v1.29.15"},
+		{name: "the overlay of 1.3 → 1.4 keeps a cluster pinned to 1.30 on 1.30", pin: "1.30", overlay: &oneHop, status: from13, want: "v1.30.12"},
+		{name: "the overlay of 1.3 → 1.4 moves a cluster pinned to 1.31 to 1.31", pin: "1.31", overlay: &oneHop, status: from13, want: "v1.31.8"},
+		{name: "pass 1 of 1.2 → 1.4 keeps a cluster pinned to 1.29 on 1.29", pin: "1.29", overlay: &twoPassOverlay, status: from12, want: "v1.29.15"},
+		{name: "pass 2 of 1.2 → 1.4 keeps a cluster pinned to 1.29 on 1.29", pin: "1.29", overlay: &twoPassOverlay, status: statusAfter(t, plan.Passes[0]), want: "v1.29.15"},
+		{name: "pass 1 of 1.2 → 1.4 moves a cluster pinned to 1.31 only to 1.30", pin: "1.31", overlay: &twoPassOverlay, status: from12, want: "v1.30.12"},
+		{name: "pass 2 of 1.2 → 1.4 moves a cluster pinned to 1.31 to 1.31", pin: "1.31", overlay: &twoPassOverlay, status: statusAfter(t, plan.Passes[0]), want: "v1.31.8"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			files := workloadFiles(t, tree.Chart(), tc.pin)
+			if tc.overlay != nil {
+				files = append(files, *tc.overlay)
+			}
+			m, err := c.RenderUnits(context.Background(), files, ChartOptions{
+				Namespace: workloadNamespace, KubeVersion: "v1.31.8", IsUpgrade: true, Revision: 2,
+				Source: NewObjects(statusObject(workloadNamespace, tc.status)), SkipSchemaValidation: true,
+			}, chartUnits...)
+			if err != nil {
+				t.Fatalf("render: %v", err)
+			}
+			if got := overlayFacts(t, m.Objects).k8s; got != tc.want {
+				t.Errorf("cluster unit k8s_version = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// A workload cluster pinned to a minor outside the chart's window fails
+// the render with the overlay as without it, and the overlay's message
+// says which minor and what to do.
+func TestOverlayOnAWorkloadClusterOutsideTheWindowFailsNamingTheMinor(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	tree := sylvacore.At(t, "main")
+	c, err := LoadChart(tree.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Generate(planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y bytes.Buffer
+	if err := g.WriteYAML(&y); err != nil {
+		t.Fatal(err)
+	}
+	files := append(workloadFiles(t, tree.Chart(), "1.28"), File{Name: "overlay.yaml", Data: y.Bytes()})
+	_, err = c.RenderUnits(context.Background(), files, ChartOptions{
+		Namespace: workloadNamespace, KubeVersion: "v1.31.8", IsUpgrade: true, Revision: 2,
+		Source:               NewObjects(statusObject(workloadNamespace, map[string]string{"release-revision": "7", "sylva-units-chart-version": "1.3.10", "values-checksum": "x"})),
+		SkipSchemaValidation: true,
+	}, chartUnits...)
+	if err == nil || !strings.Contains(err.Error(), "no k8s version defined for 1.28") || !strings.Contains(err.Error(), "outside the window of this chart") {
+		t.Fatalf("render: %v, want the chart's no k8s version defined for 1.28, with the overlay's fix", err)
+	}
+}
