@@ -36,8 +36,10 @@ type PlanRequest struct {
 	// empty From is read from Status, an empty Workers and Provider from
 	// the inventory's nodes.
 	From, To, Workers, Provider string
-	AsOf                        time.Time
-	ToolVersion                 string
+	// ClusterFlags say which cluster of the fleet the plan is for.
+	ClusterFlags
+	AsOf        time.Time
+	ToolVersion string
 	// Status gives the installed release when From is empty.
 	Status StatusSource
 	// Progress, when set, is a status already read (the controller's
@@ -121,6 +123,9 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	}
 	in, err := Input(r.Catalog, r.From, r.To, r.Workers, r.Provider)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.ClusterFlags.apply(&in); err != nil {
 		return nil, err
 	}
 	in.FromSource, in.Observed, in.Progress = fromSource, observed, progress
@@ -318,4 +323,45 @@ func removedAPIFindings(kb *removedapis.KB, uses []removedapis.Use, targets []re
 		check.Detail += fmt.Sprintf("; the target %s is newer than the knowledge base: run `go generate ./removedapis` with a newer k8s.io/api", targets[len(targets)-1].ControlPlane.Short())
 	}
 	return findings, check
+}
+
+// ClusterFlags are the flags that say which cluster of the fleet a plan is
+// for (--cluster, --kubernetes, --kubernetes-to), unparsed.
+type ClusterFlags struct {
+	Cluster, Kubernetes, KubernetesTo string
+}
+
+// apply sets the cluster of in from the flags, refusing what does not
+// parse with the flag's name and the fix. --kubernetes or --kubernetes-to
+// without --cluster plan a workload cluster; --workers must be within the
+// kubelet skew of --kubernetes.
+func (f ClusterFlags) apply(in *planner.Input) error {
+	var err error
+	if f.Kubernetes != "" {
+		if in.Kubernetes, err = skew.Parse(f.Kubernetes); err != nil {
+			return fmt.Errorf("--kubernetes: %w; give the Kubernetes minor the control plane runs, such as 1.30", err)
+		}
+		in.Kubernetes = in.Kubernetes.MinorOnly()
+	}
+	if f.KubernetesTo != "" {
+		if in.KubernetesTo, err = skew.Parse(f.KubernetesTo); err != nil {
+			return fmt.Errorf("--kubernetes-to: %w; give the Kubernetes minor to end on, such as 1.32", err)
+		}
+		in.KubernetesTo = in.KubernetesTo.MinorOnly()
+	}
+	switch {
+	case f.Cluster != "":
+		if in.Cluster, err = planner.ParseClusterKind(f.Cluster); err != nil {
+			return fmt.Errorf("--cluster: %w", err)
+		}
+	case f.Kubernetes != "" || f.KubernetesTo != "":
+		in.Cluster = planner.ClusterWorkload
+	}
+	if !in.Workers.IsZero() && !in.Kubernetes.IsZero() {
+		if v := skew.KubeletSkew(in.Kubernetes, in.Workers); v != nil {
+			return fmt.Errorf("--workers %s: %s (the control plane runs Kubernetes %s, --kubernetes); give the Kubernetes minor the workers run, from %s to %s",
+				in.Workers.Short(), v.Message, in.Kubernetes.Short(), in.Kubernetes.AddMinor(-skew.KubeletMaxLag(in.Kubernetes)).Short(), in.Kubernetes.Short())
+		}
+	}
+	return nil
 }

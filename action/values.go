@@ -26,15 +26,27 @@ import (
 type Releases struct {
 	Catalog                     *catalog.Catalog
 	From, To, Workers, Provider string
-	AsOf                        time.Time
-	ToolVersion                 string
+	// ClusterFlags say which cluster of the fleet the plan is for.
+	ClusterFlags
+	AsOf        time.Time
+	ToolVersion string
 }
 
 // input is the planner's input of the flags.
 func (r Releases) input() (planner.Input, error) {
 	in, err := Input(r.Catalog, r.From, r.To, r.Workers, r.Provider)
 	in.ToolVersion, in.AsOf = r.ToolVersion, r.AsOf
-	return in, err
+	if err != nil {
+		return in, err
+	}
+	return in, r.ClusterFlags.apply(&in)
+}
+
+// Check refuses release and cluster flags that do not parse, naming the
+// flag and the fix, as input does.
+func (r Releases) Check() error {
+	_, err := r.input()
+	return err
 }
 
 // ValuesGenerateRequest is what values generate is asked.

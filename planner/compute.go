@@ -100,10 +100,15 @@ func Compute(in Input) (*Plan, error) {
 		Passes:            []Pass{},
 		Findings:          []Finding{},
 	}
-	workers := from.Kubernetes.Management
+	kp, err := kubePathOf(in, from, to)
+	if err != nil {
+		return nil, err
+	}
+	p.Cluster = clusterOf(in, kp, from, to)
+	p.From.Kubernetes, p.To.Kubernetes = p.Cluster.Kubernetes, p.Cluster.KubernetesTo
+	workers := kp.startOf(from)
 	if !in.Workers.IsZero() {
 		workers = in.Workers.MinorOnly()
-		p.From.Kubernetes = from.Kubernetes.Management.Short()
 	}
 	if in.From.IsPrerelease() {
 		p.add(Finding{
@@ -142,7 +147,7 @@ func Compute(in Input) (*Plan, error) {
 		if pending && placeable {
 			via = in.Progress.Installed
 		}
-		best := bestRoute(cat, from, to, via, provider, workers, in.Observed.versions())
+		best := bestRoute(cat, from, to, via, provider, workers, in.Observed.versions(), kp)
 		if best == nil {
 			p.Route = []string{from.Release.String(), to.Release.String()}
 			f := Finding{

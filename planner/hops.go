@@ -13,11 +13,21 @@ import (
 // components step and which jump, how many passes the hop needs and in which
 // pass each component step goes, then each pass (control plane, components,
 // workers, values and expected status).
-func planHop(cat *catalog.Catalog, c *candidate, st *state, to *catalog.Release, provider catalog.Provider) {
-	h := &hop{cat: cat, c: c, to: to, provider: provider, rel: to.Release.String(), from: st.release, cpFrom: st.cp, cpTo: to.Kubernetes.Management}
+//
+// The hop ends the control plane on kp.hopTarget: the management minor of
+// to for the management cluster; for a workload cluster, its own minor
+// while it can keep it, else towards final (next is the release of the
+// route's following hop, nil for the last).
+func planHop(cat *catalog.Catalog, c *candidate, st *state, to, next *catalog.Release, provider catalog.Provider, kp kubePath, final skew.Version) {
+	h := &hop{cat: cat, c: c, to: to, provider: provider, rel: to.Release.String(), from: st.release, cpFrom: st.cp}
 	st.release = to.Release
-	h.countMinors()
 	h.splitComponents(st)
+	free := 1
+	for _, s := range h.stepped {
+		free = max(free, len(s.steps))
+	}
+	h.cpTo = kp.hopTarget(st.cp, to, next, final, free)
+	h.countMinors()
 	h.placeSteps(st)
 	for i := 1; i <= h.n; i++ {
 		h.planPass(st, i)

@@ -154,6 +154,12 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 	}
 	first := p.Passes[0]
 	msg := resumeFirst(p)
+	if first.Trigger == TriggerValues {
+		// A workload cluster below the next release's window steps on the
+		// release it runs first: no overlay, no chart upgrade yet.
+		return msg + fmt.Sprintf("pass 1 of %d: set k8s_version_short: %q in the values of this cluster's sylva-units release (on Sylva %s) and let it settle; then plan the rest with --kubernetes %s: %s",
+			len(p.Passes), first.Values.K8sVersionShort, first.Release, first.Values.K8sVersionShort, planCmd)
+	}
 	if slices.ContainsFunc(p.Findings, func(f Finding) bool { return f.Code == CodeOverlayUnavailable }) {
 		msg = "give values generate what the overlay-unavailable finding names; then "
 	}
@@ -178,7 +184,7 @@ func resumeFirst(p *Plan) string {
 
 // generateFlags are the flags of a plan command that values generate
 // takes too and that change the overlay, beside the selecting flags.
-var generateFlags = []string{"--bootstrap-provider", "--workers"}
+var generateFlags = []string{"--bootstrap-provider", "--workers", "--cluster", "--kubernetes", "--kubernetes-to"}
 
 // generateCommand is the values generate command that writes the overlay
 // of p as a kustomize Component into the directory transition: p's

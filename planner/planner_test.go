@@ -35,6 +35,10 @@ type scenario struct {
 	Provider string `json:"provider"`
 	Workers  string `json:"workers"`
 	Catalog  string `json:"catalog"`
+	// Cluster, Kubernetes and KubernetesTo plan a workload cluster.
+	Cluster      string `json:"cluster"`
+	Kubernetes   string `json:"kubernetes"`
+	KubernetesTo string `json:"kubernetesTo"`
 }
 
 func loadScenario(t *testing.T, dir string) planner.Input {
@@ -53,6 +57,13 @@ func loadScenario(t *testing.T, dir string) planner.Input {
 	}
 	if s.Workers != "" {
 		in.Workers = skew.MustParse(s.Workers)
+	}
+	in.Cluster = planner.ClusterKind(s.Cluster)
+	if s.Kubernetes != "" {
+		in.Kubernetes = skew.MustParse(s.Kubernetes)
+	}
+	if s.KubernetesTo != "" {
+		in.KubernetesTo = skew.MustParse(s.KubernetesTo)
 	}
 	if s.Catalog != "" {
 		in.Catalog, err = catalog.LoadFile(os.DirFS(dir), s.Catalog)

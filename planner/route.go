@@ -24,7 +24,7 @@ type candidate struct {
 // worker rollouts, then the smallest longest hop (in passes), then the
 // newest intermediate releases (better supported); a total order, so the
 // choice is deterministic.
-func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, via skew.Version, provider catalog.Provider, workers skew.Version, running map[string]skew.Version) *candidate {
+func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, via skew.Version, provider catalog.Provider, workers skew.Version, running map[string]skew.Version, kp kubePath) *candidate {
 	var best *candidate
 	var walk func(path []*catalog.Release)
 	walk = func(path []*catalog.Release) {
@@ -33,7 +33,7 @@ func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, via skew.Version
 			return
 		}
 		if last == to {
-			c := planRoute(cat, path, provider, workers, running)
+			c := planRoute(cat, path, provider, workers, running, kp)
 			if best == nil || better(c, best) {
 				best = c
 			}
@@ -86,9 +86,14 @@ type state struct {
 
 // planRoute plans the passes along path. running holds the component
 // versions an inventory saw; they replace what the source release ships.
-func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version) *candidate {
+//
+// kp decides the control plane's minor along the route: a workload
+// cluster steps on the chart of the release it runs (windowSteps) when the
+// next release's chart cannot take it in one minor.
+func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version, kp kubePath) *candidate {
 	c := &candidate{}
-	st := state{release: path[0].Release, cp: path[0].Kubernetes.Management, workers: workers, components: map[string]skew.Version{}}
+	st := state{release: path[0].Release, cp: kp.startOf(path[0]), workers: workers, components: map[string]skew.Version{}}
+	final, _ := kp.finalFor(path[len(path)-1], st.cp)
 	for _, rc := range path[0].Components {
 		st.components[rc.Name] = rc.Version
 	}
@@ -100,7 +105,14 @@ func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.P
 		if i == 0 {
 			continue
 		}
-		planHop(cat, c, &st, r, provider)
+		var next *catalog.Release
+		if i+1 < len(path) {
+			next = path[i+1]
+		}
+		if kp.workload {
+			windowSteps(cat, c, &st, path[i-1], r, provider)
+		}
+		planHop(cat, c, &st, r, next, provider, kp, final)
 	}
 	for _, f := range c.findings {
 		if f.Severity == SeverityBlocker {

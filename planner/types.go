@@ -28,8 +28,20 @@ type Input struct {
 	// Provider selects the full Kubernetes versions; empty means kubeadm.
 	Provider catalog.Provider
 	// Workers is the Kubernetes minor the workers run, when known; zero means
-	// the management minor of From.
+	// the control plane's (Kubernetes).
 	Workers skew.Version
+	// Cluster is the kind of cluster planned; empty means management.
+	Cluster ClusterKind
+	// Kubernetes is the minor the control plane runs; zero means the
+	// management minor of From. KubernetesSource says where it was read
+	// ("--kubernetes", "values k8s_version_short"); empty means the flag.
+	Kubernetes       skew.Version
+	KubernetesSource string
+	// KubernetesTo is the minor a workload cluster ends on; zero keeps its
+	// minor when the target's window holds it, else takes the window's
+	// nearest minor. KubernetesToSource says where it was read.
+	KubernetesTo       skew.Version
+	KubernetesToSource string
 	// AsOf is the date the plan is computed for; it only appears in the
 	// header here, and drives calendar rules.
 	AsOf        time.Time
@@ -71,16 +83,19 @@ type Input struct {
 // Plan is the result of Compute. Its JSON field names are a public contract
 // documented in docs/cli.md.
 type Plan struct {
-	APIVersion        string    `json:"apiVersion"`
-	Kind              string    `json:"kind"`
-	Metadata          Metadata  `json:"metadata"`
-	From              Endpoint  `json:"from"`
-	To                Endpoint  `json:"to"`
-	BootstrapProvider string    `json:"bootstrapProvider"`
-	Route             []string  `json:"route"`
-	Passes            []Pass    `json:"passes"`
-	Summary           Summary   `json:"summary"`
-	Findings          []Finding `json:"findings"`
+	APIVersion        string   `json:"apiVersion"`
+	Kind              string   `json:"kind"`
+	Metadata          Metadata `json:"metadata"`
+	From              Endpoint `json:"from"`
+	To                Endpoint `json:"to"`
+	BootstrapProvider string   `json:"bootstrapProvider"`
+	// Cluster says which cluster of the fleet the plan is for and its
+	// Kubernetes minors.
+	Cluster  Cluster   `json:"cluster"`
+	Route    []string  `json:"route"`
+	Passes   []Pass    `json:"passes"`
+	Summary  Summary   `json:"summary"`
+	Findings []Finding `json:"findings"`
 	// Suppressed are the findings a suppression silenced; they count for
 	// nothing.
 	Suppressed []SuppressedFinding `json:"suppressed,omitempty"`

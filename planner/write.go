@@ -149,7 +149,7 @@ func (p *Plan) title() string {
 }
 
 func (p *Plan) header() string {
-	h := fmt.Sprintf("%s · %s · catalog %s · as of %s", p.BootstrapProvider, p.routeLine(), p.Metadata.CatalogVersion, p.Metadata.AsOf)
+	h := fmt.Sprintf("%s · %s · %s · catalog %s · as of %s", p.Cluster.line(), p.BootstrapProvider, p.routeLine(), p.Metadata.CatalogVersion, p.Metadata.AsOf)
 	if p.Metadata.FromSource != "" && p.Metadata.FromSource != "flag" {
 		h += fmt.Sprintf(" · source release read from the status ConfigMap (%s)", p.Metadata.FromSource)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -150,6 +151,13 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 			rep.Findings = append(rep.Findings, unreadPause(rel))
 		}
 	}
+	f, err := pinnedMinor(in.Files, plan, rel)
+	if err != nil {
+		return nil, fmt.Errorf("check values: %w", err)
+	}
+	if f != nil {
+		rep.Findings = append(rep.Findings, *f)
+	}
 	// The chart's scenarios render in parallel: the status before a pass
 	// is the one the plan expects, not the previous render's.
 	var todo []planScenario
@@ -244,6 +252,59 @@ type chartChecker struct {
 }
 
 // setsTopLevel reports whether any of files sets key at the top level.
+// CodeKubernetesPin: the values pin k8s_version_short to a minor that is
+// not the one the plan's last pass sets, or that the target's chart does
+// not map: the overlay never moves the cluster past the values' own minor
+// (the render keeps it, or fails), so the plan cannot run as planned.
+const CodeKubernetesPin = "kubernetes-pin"
+
+// pinnedMinor is a kubernetes-pin finding when files set a plain
+// k8s_version_short (the last one wins, as Helm merges them) that is not
+// the minor plan ends on, or is outside the window of rel (the target);
+// nil when they set none, or the one planned.
+func pinnedMinor(files []File, plan *planner.Plan, rel *catalog.Release) (*planner.Finding, error) {
+	var pin, from string
+	for _, f := range files {
+		d, err := Parse(f.Data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f.Name, err)
+		}
+		if v, ok := d[KeyK8sVersionShort].(string); ok && !isTemplate(v) {
+			pin, from = v, f.Name
+		}
+	}
+	hop := lastHop(plan)
+	if pin == "" || len(hop) == 0 || rel == nil {
+		return nil, nil
+	}
+	want := hop[len(hop)-1].Values.K8sVersionShort
+	pv, err := skew.Parse(pin)
+	if err != nil || pv.Short() == want {
+		return nil, nil
+	}
+	target := rel.Release.Short()
+	rerun := fmt.Sprintf("sylva-planner plan --from %s --to %s --cluster workload --kubernetes %s", plan.From.Release, plan.To.Release, plan.Cluster.Kubernetes)
+	f := planner.Finding{
+		Code: CodeKubernetesPin, Severity: planner.SeverityBlocker, Class: planner.ClassActionable, Subject: from + ": " + KeyK8sVersionShort,
+		Message:     fmt.Sprintf("the values pin k8s_version_short %q and the plan ends the control plane on %s: the overlay never moves a cluster past its values' own minor, so the passes would render %s, not the plan's", pin, want, pin),
+		Remediation: fmt.Sprintf("set k8s_version_short: %q in the values for %s, or plan the cluster's own minors (%s, with --kubernetes-to %s) and check again with the same flags", want, target, rerun, pv.Short()),
+	}
+	if _, ok := rel.KubeVersion(pv); !ok {
+		f.Message = fmt.Sprintf("the values pin k8s_version_short %q, which the chart of %s does not map (its window is %s): every render fails", pin, target, windowOf(rel))
+		f.Remediation = fmt.Sprintf("step the cluster into the window of %s on the release it runs first, as `%s` lists, then set k8s_version_short: %q in the values for %s", target, rerun, want, target)
+	}
+	return &f, nil
+}
+
+// windowOf is the minors release r maps, "1.29–1.31".
+func windowOf(r *catalog.Release) string {
+	vs := r.Kubernetes.Versions
+	if len(vs) == 0 {
+		return "none"
+	}
+	return vs[0].Minor.Short() + "–" + vs[len(vs)-1].Minor.Short()
+}
+
 func setsTopLevel(files []File, key string) (bool, error) {
 	for _, f := range files {
 		d, err := Parse(f.Data)

@@ -168,6 +168,9 @@ func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, erro
 		if src == hopSource(plan) && in.From.Short() == src {
 			sin.From = in.From
 		}
+		if in.Cluster == planner.ClusterWorkload {
+			sin.Kubernetes = sourceMinor(in, plan, src)
+		}
 		p, err := planner.Compute(sin)
 		if err != nil {
 			return nil, fmt.Errorf("generate values for %s → %s: %w", src, target, err)
@@ -412,4 +415,21 @@ func (g *Generated) checkChart(ch *TargetChart) error {
 		}
 	}
 	return nil
+}
+
+// sourceMinor is the minor a workload cluster's control plane runs when
+// the last hop of its plan starts from src: where the plan's own passes
+// leave it (after the steps on earlier releases), else its minor brought
+// into src's window (the nearest minor src maps).
+func sourceMinor(in planner.Input, plan *planner.Plan, src string) skew.Version {
+	if hop := lastHop(plan); src == hopSource(plan) && len(hop) > 0 {
+		if v, err := skew.Parse(hop[0].ControlPlane.From); err == nil {
+			return v
+		}
+	}
+	rel, ok := in.Catalog.Release(skew.MustParse(src))
+	if !ok {
+		return in.Kubernetes
+	}
+	return planner.NearestInWindow(rel, in.Kubernetes)
 }

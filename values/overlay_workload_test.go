@@ -130,3 +130,74 @@ func TestOverlayOnAWorkloadClusterOutsideTheWindowFailsNamingTheMinor(t *testing
 		t.Fatalf("render: %v, want the chart's no k8s version defined for 1.28, with the overlay's fix", err)
 	}
 }
+
+// values check --chart proves a workload cluster's plan on main's chart
+// with main's workload test values: the plan of a cluster that keeps its
+// minor (1.3 on 1.29 → 1.4; 1.2 on 1.29 → 1.4 in two passes, a test
+// catalog) renders that minor in the cluster unit on every pass, with no
+// finding; a cluster on 1.28, which 1.4's chart does not map, is caught
+// before anything renders by a kubernetes-pin blocker naming the step.
+func TestCheckChartProvesWorkloadPlansOnTheRealChart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	tree := sylvacore.At(t, "main")
+	c, err := LoadChart(tree.Chart())
+	if err != nil {
+		t.Fatal(err)
+	}
+	workload := func(in planner.Input, kube string) planner.Input {
+		in.Cluster, in.Kubernetes = planner.ClusterWorkload, skew.MustParse(kube)
+		return in
+	}
+	from13 := planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	for _, tc := range []struct {
+		name      string
+		in        planner.Input
+		pin       string
+		passes    int
+		wantCodes []string
+	}{
+		{name: "a 1.3 workload cluster on 1.29 keeps it in 1.4", in: workload(from13, "1.29"), pin: "1.29", passes: 1},
+		{name: "a 1.2 workload cluster on 1.29 keeps it through both passes into 1.4", in: workload(input12To14(t), "1.29"), pin: "1.29", passes: 2},
+		{name: "a 1.3 workload cluster on 1.28 is told to step into 1.4's window first", in: workload(from13, "1.28"), pin: "1.28", wantCodes: []string{CodeKubernetesPin}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rep, err := CheckChart(context.Background(), ChartCheckInput{
+				Plan: tc.in, Chart: c, Files: workloadFiles(t, tree.Chart(), tc.pin), Namespace: workloadNamespace, SkipSchemaValidation: true,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			codes := map[string]bool{}
+			for _, f := range rep.Findings {
+				codes[f.Code] = true
+				if len(tc.wantCodes) == 0 {
+					t.Errorf("%s %s: %s", f.Code, f.Subject, f.Message)
+				}
+			}
+			for _, code := range tc.wantCodes {
+				if !codes[code] {
+					t.Errorf("no %s finding", code)
+				}
+			}
+			if tc.passes == 0 {
+				return
+			}
+			seen := 0
+			for _, sc := range rep.Scenarios {
+				if !strings.HasPrefix(sc.Name, "pass ") {
+					continue
+				}
+				seen++
+				if got := sc.Got["cluster.k8s_version"]; !strings.HasPrefix(got, "v"+tc.pin+".") {
+					t.Errorf("%s: cluster.k8s_version %q, want Kubernetes %s", sc.Name, got, tc.pin)
+				}
+			}
+			if seen < tc.passes {
+				t.Errorf("%d pass scenarios rendered, want %d at least", seen, tc.passes)
+			}
+		})
+	}
+}

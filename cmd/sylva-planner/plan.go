@@ -76,6 +76,9 @@ func planFlagsFrom(from, workers string) []cli.Flag {
 		&cli.StringFlag{Name: "to", Usage: "Sylva release to go to, for example `1.6`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
 		&cli.StringFlag{Name: "bootstrap-provider", Usage: "Cluster API bootstrap provider: `kubeadm` or rke2 (default: kubeadm, or rke2 when an inventory's nodes run RKE2)", EnvVars: []string{"SYLVA_PLANNER_BOOTSTRAP_PROVIDER"}},
 		&cli.StringFlag{Name: "workers", Usage: workers},
+		&cli.StringFlag{Name: "cluster", Usage: "which cluster of the fleet: `management` (the release in sylva-system, on each release's management minor) or workload (its own minor, inside each release's window; implied by --kubernetes)"},
+		&cli.StringFlag{Name: "kubernetes", Usage: "Kubernetes `MINOR` a workload cluster's control plane runs (its values' k8s_version_short), when it differs from the management minor of --from"},
+		&cli.StringFlag{Name: "kubernetes-to", Usage: "Kubernetes `MINOR` a workload cluster ends on, in --to's window (default: its own minor when the window holds it, else the window's nearest)"},
 		cliapp.AsOfFlag(),
 		catalogFlag(),
 	}
@@ -144,6 +147,7 @@ func writeMetrics(c *cli.Context, write func(io.Writer) error) error {
 func planRequest(c *cli.Context) (action.PlanRequest, action.PlanInputs, error) {
 	req := action.PlanRequest{
 		From: c.String("from"), To: c.String("to"), Workers: c.String("workers"), Provider: c.String("bootstrap-provider"),
+		ClusterFlags: clusterFlagsOf(c),
 		CatalogInput: catalogFile(c).Input(), ToolVersion: version, Rerun: rerunCommand(c), Selection: selectionOf(c),
 		Gate: planner.GateOptions{FailOn: failOnOf(c), AllowIncomplete: c.Bool("allow-incomplete")},
 	}
@@ -177,4 +181,9 @@ func planWriters(p *planner.Plan, report bool) cliapp.Writers {
 		return cliapp.Writers{cliapp.FormatMarkdown: p.WriteReportMarkdown, cliapp.FormatHTML: p.WriteReportHTML, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML}
 	}
 	return cliapp.Writers{cliapp.FormatTable: p.WriteTable, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML, cliapp.FormatMarkdown: p.WriteMarkdown}
+}
+
+// clusterFlagsOf are the flags that say which cluster a plan is for.
+func clusterFlagsOf(c *cli.Context) action.ClusterFlags {
+	return action.ClusterFlags{Cluster: c.String("cluster"), Kubernetes: c.String("kubernetes"), KubernetesTo: c.String("kubernetes-to")}
 }

@@ -118,14 +118,14 @@ func valuesCommand() *cli.Command {
 
 // releasesOf are the release flags of a command that plans offline.
 func releasesOf(c *cli.Context) (action.Releases, error) {
-	r := action.Releases{From: c.String("from"), To: c.String("to"), Workers: c.String("workers"), Provider: c.String("bootstrap-provider"), ToolVersion: version}
+	r := action.Releases{From: c.String("from"), To: c.String("to"), Workers: c.String("workers"), Provider: c.String("bootstrap-provider"), ClusterFlags: clusterFlagsOf(c), ToolVersion: version}
 	var err error
 	if r.Catalog, err = loadCatalog(c); err != nil {
 		return r, err
 	}
 	// The release flags are refused before --as-of, as every command
 	// that plans refuses them.
-	if _, err := action.Input(r.Catalog, r.From, r.To, r.Workers, r.Provider); err != nil {
+	if err := r.Check(); err != nil {
 		return r, err
 	}
 	r.AsOf, err = cliapp.AsOfOf(c)
