@@ -166,8 +166,8 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	in.Inputs = inputs
 	// The plan's Next writes the helper values: it says when values
 	// generate cannot.
-	in.Overlay = func(in planner.Input) error {
-		_, err := values.GenerateFor(in, nil)
+	in.Overlay = func(in planner.Input, p *planner.Plan) error {
+		_, err := values.GenerateFromPlan(in, p, nil)
 		return err
 	}
 	p, err := planner.Compute(in)

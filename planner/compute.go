@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
@@ -43,6 +44,7 @@ const longhorn = "longhorn"
 // when no plan can be computed (an unknown release, a downgrade); anything
 // that blocks the upgrade itself is a Finding of the returned plan.
 func Compute(in Input) (*Plan, error) {
+	computations.Add(1)
 	cat := in.Catalog
 	if cat == nil || len(cat.Releases) == 0 {
 		return nil, errors.New("no catalog")
@@ -218,7 +220,14 @@ func Compute(in Input) (*Plan, error) {
 		// where it starts (in.From is transition_from mid-hop).
 		sub := in
 		sub.Overlay, sub.Progress, sub.Observed, sub.Suppressions, sub.Baseline = nil, nil, nil, nil, nil
-		if err := in.Overlay(sub); err != nil {
+		// The plan is sub's own when nothing but sub was read: what runs
+		// (Observed) and a transition in flight (Progress) may change its
+		// route and passes, and the overlay then plans sub again.
+		var own *Plan
+		if in.Progress == nil && in.Observed == nil {
+			own = p
+		}
+		if err := in.Overlay(sub, own); err != nil {
 			p.add(Finding{
 				Code: CodeOverlayUnavailable, Severity: SeverityWarning, Subject: to.Release.String(),
 				Message:     "values generate cannot write the helper values of this plan: " + err.Error(),
@@ -229,6 +238,14 @@ func Compute(in Input) (*Plan, error) {
 	p.finish(in)
 	return p, nil
 }
+
+// computations counts the calls of Compute in this process.
+var computations atomic.Int64
+
+// Computations is the number of plans Compute computed in this process: a
+// diagnostic for tests and benchmarks that check a command computes each
+// plan once.
+func Computations() int64 { return computations.Load() }
 
 // CodeOverlayUnavailable is the finding of a plan whose helper values
 // values generate cannot write (Input.Overlay).

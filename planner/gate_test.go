@@ -353,8 +353,8 @@ func TestGateOutcomeExitCodes(t *testing.T) {
 // pass.
 func TestOverlayUnavailableIsAWarningAndNextSaysSo(t *testing.T) {
 	var asked []planner.Input
-	overlay := func(err error) func(planner.Input) error {
-		return func(in planner.Input) error { asked = append(asked, in); return err }
+	overlay := func(err error) func(planner.Input, *planner.Plan) error {
+		return func(in planner.Input, _ *planner.Plan) error { asked = append(asked, in); return err }
 	}
 	in := planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running()}
 	in.Overlay = overlay(errors.New("no chart version for Longhorn 9.9"))

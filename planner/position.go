@@ -175,6 +175,13 @@ type Unkeyed struct {
 // verify and the controller place it with it (Compute), and values
 // generate's overlay renders the same pass.
 func UnkeyedOf(in Input, to skew.Version) Unkeyed {
+	return UnkeyedOfPlans(in, to, nil)
+}
+
+// UnkeyedOfPlans is UnkeyedOf with the plans of some hops into to
+// already computed, by source minor ("1.4"), each with in's catalog,
+// provider and date and no other option: they are not computed again.
+func UnkeyedOfPlans(in Input, to skew.Version, plans map[string]*Plan) Unkeyed {
 	rel, ok := in.Catalog.Release(to)
 	if !ok {
 		return Unkeyed{Why: fmt.Sprintf("the catalog does not have release %s", to.Short())}
@@ -185,8 +192,14 @@ func UnkeyedOf(in Input, to skew.Version) Unkeyed {
 	}
 	var hops []hop
 	for _, from := range rel.UpgradeFrom {
-		p, err := Compute(Input{Catalog: in.Catalog, From: from, To: rel.Release, Provider: in.Provider, AsOf: in.AsOf})
-		if err != nil || len(p.Route) != 2 || len(p.Passes) < 2 {
+		p := plans[from.Short()]
+		if p == nil {
+			var err error
+			if p, err = Compute(Input{Catalog: in.Catalog, From: from, To: rel.Release, Provider: in.Provider, AsOf: in.AsOf}); err != nil {
+				continue
+			}
+		}
+		if len(p.Route) != 2 || len(p.Passes) < 2 {
 			continue
 		}
 		hops = append(hops, hop{from, len(p.Passes)})

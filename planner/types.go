@@ -54,10 +54,12 @@ type Input struct {
 	// Observed is what an inventory saw running; nil plans from the catalog.
 	Observed *Observed
 	// Overlay, when set, says why the helper values of the plan cannot be
-	// generated (values generate's error for the same input), nil when
-	// they can; a plan with passes then carries an overlay-unavailable
-	// warning and its Next says to fix that first.
-	Overlay func(Input) error
+	// generated (values generate's error for the same input; the plan
+	// computed is given, so as not to compute it again, when it is the
+	// input's own: nil when Progress or Observed shaped it), nil when
+	// they can; a plan with passes then carries an
+	// overlay-unavailable warning and its Next says to fix that first.
+	Overlay func(Input, *Plan) error
 	// Suppressions silence findings until they expire.
 	Suppressions []Suppression
 	// Baseline holds the findings of a previous report; nil means none.

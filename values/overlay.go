@@ -88,7 +88,7 @@ func (g *Generated) addHops(in planner.Input, plan *planner.Plan) error {
 		}
 		hin := in
 		hin.To = skew.MustParse(r)
-		h, err := generateFor(hin, nil, false)
+		h, err := generateFor(hin, nil, nil, false)
 		if err != nil {
 			return fmt.Errorf("generate values for the hop to %s: %w", r, err)
 		}
@@ -131,13 +131,20 @@ func Generate(in planner.Input) (*Generated, error) { return GenerateFor(in, nil
 // checks that the chart has what the overlay is wired to, and takes
 // Longhorn's chart version of the release from it.
 func GenerateFor(in planner.Input, ch *TargetChart) (*Generated, error) {
-	return generateFor(in, ch, true)
+	return generateFor(in, nil, ch, true)
+}
+
+// GenerateFromPlan is GenerateFor with the plan of in already computed
+// (planner.Compute(in)): it is not computed again, nor the plan of a
+// source whose input is in's.
+func GenerateFromPlan(in planner.Input, plan *planner.Plan, ch *TargetChart) (*Generated, error) {
+	return generateFor(in, plan, ch, true)
 }
 
 // generateFor is GenerateFor; with hops, the overlay also runs every
 // earlier hop of the plan that takes several passes, in the chart of that
 // hop's release (Hops).
-func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, error) {
+func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops bool) (*Generated, error) {
 	if in.Catalog == nil {
 		return nil, errors.New("generate values: no catalog")
 	}
@@ -146,9 +153,11 @@ func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, erro
 		return nil, fmt.Errorf("generate values: --to: release %s is not in catalog %s (known: %s … %s); give one of them, or a newer catalog with --catalog", in.To, in.Catalog.Version, in.Catalog.Oldest(), in.Catalog.Newest())
 	}
 	target := rel.Release.Short()
-	plan, err := planner.Compute(in)
-	if err != nil {
-		return nil, fmt.Errorf("generate values for %s → %s: %w", in.From, in.To, err)
+	var err error
+	if plan == nil {
+		if plan, err = planner.Compute(in); err != nil {
+			return nil, fmt.Errorf("generate values for %s → %s: %w", in.From, in.To, err)
+		}
 	}
 	sources := map[string]bool{}
 	for _, s := range rel.UpgradeFrom {
@@ -158,6 +167,8 @@ func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, erro
 		sources[hs] = true
 	}
 	states := map[string]map[string]string{}
+	// direct are the plans of each source, by source.
+	direct := map[string]*planner.Plan{}
 	var final map[string]string
 	for _, src := range sortedKeys(sources) {
 		sin := in
@@ -171,10 +182,13 @@ func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, erro
 		if in.Cluster == planner.ClusterWorkload {
 			sin.Kubernetes = sourceMinor(in, plan, src)
 		}
-		p, err := planner.Compute(sin)
-		if err != nil {
-			return nil, fmt.Errorf("generate values for %s → %s: %w", src, target, err)
+		p := plan
+		if !sameInput(sin, in) || len(plan.Route) != 2 {
+			if p, err = planner.Compute(sin); err != nil {
+				return nil, fmt.Errorf("generate values for %s → %s: %w", src, target, err)
+			}
 		}
+		direct[src] = p
 		for _, pass := range lastHop(p) {
 			vals, err := passValues(pass)
 			if err != nil {
@@ -213,7 +227,7 @@ func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, erro
 	for _, name := range sortedKeys(states) {
 		g.States = append(g.States, PassState{Name: name, Values: states[name]})
 	}
-	g.readUnkeyed(in, rel, states)
+	g.readUnkeyed(in, rel, states, direct)
 	if ch != nil {
 		g.Chart = ch.Name
 		if err := g.checkChart(ch); err != nil {
@@ -257,9 +271,16 @@ func generateFor(in planner.Input, ch *TargetChart, hops bool) (*Generated, erro
 // (a transition the chart ran itself): as the pass planner.UnkeyedOf
 // places, as every command places it, or, when several could be pending,
 // by failing the render, naming them and the fix. A note says which.
-func (g *Generated) readUnkeyed(in planner.Input, rel *catalog.Release, states map[string]map[string]string) {
+func (g *Generated) readUnkeyed(in planner.Input, rel *catalog.Release, states map[string]map[string]string, direct map[string]*planner.Plan) {
 	target := rel.Release.Short()
-	u := planner.UnkeyedOf(in, rel.Release)
+	var u planner.Unkeyed
+	if plain := (planner.Input{Catalog: in.Catalog, From: in.From, To: in.To, Provider: in.Provider, AsOf: in.AsOf, FromSource: in.FromSource, ToolVersion: in.ToolVersion}); sameInput(plain, in) {
+		// The plans of the sources were computed as UnkeyedOf computes
+		// them: they are not computed again.
+		u = planner.UnkeyedOfPlans(in, rel.Release, direct)
+	} else {
+		u = planner.UnkeyedOf(in, rel.Release)
+	}
 	switch name := passState(u.From.Short(), 2); {
 	case !u.From.IsZero() && states[name] != nil:
 		g.unkeyed = name
@@ -432,4 +453,13 @@ func sourceMinor(in planner.Input, plan *planner.Plan, src string) skew.Version 
 		return in.Kubernetes
 	}
 	return planner.NearestInWindow(rel, in.Kubernetes)
+}
+
+// sameInput reports whether a and b plan alike but for their source
+// release's patch or pre-release part: same releases' minors and options.
+func sameInput(a, b planner.Input) bool {
+	return a.Catalog == b.Catalog && a.From.Short() == b.From.Short() && a.To.Short() == b.To.Short() &&
+		a.Provider == b.Provider && a.Workers.Equal(b.Workers) && a.Cluster == b.Cluster &&
+		a.Kubernetes.Equal(b.Kubernetes) && a.KubernetesTo.Equal(b.KubernetesTo) && a.AsOf.Equal(b.AsOf) &&
+		a.Progress == nil && b.Progress == nil && a.Observed == nil && b.Observed == nil
 }
