@@ -109,9 +109,13 @@ func (r ReconcileRequest) Run(ctx context.Context) (*ReconcileDocument, Outcome,
 		DryRun: r.DryRun || r.Applier == nil, Decisions: []reconciler.Decision{},
 	}
 	if r.Applier == nil {
-		err := r.decideFile(ctx, doc)
+		d, err := r.decideFile(ctx, doc)
 		if err != nil {
 			return doc, "", err
+		}
+		if d.Outcome == reconciler.OutcomeFailed {
+			// The decision, printed, says which pass failed and the fix.
+			return doc, OutcomeFail, fmt.Errorf("namespace %s%s: %w", r.Target.Namespace, r.Where, reconciler.ErrPassFailed)
 		}
 		return doc, OutcomePass, nil
 	}
@@ -120,10 +124,10 @@ func (r ReconcileRequest) Run(ctx context.Context) (*ReconcileDocument, Outcome,
 
 // decideFile decides, as a dry run, from the objects of a file: the
 // decision reconcile would take on a cluster holding them.
-func (r ReconcileRequest) decideFile(ctx context.Context, doc *ReconcileDocument) error {
+func (r ReconcileRequest) decideFile(ctx context.Context, doc *ReconcileDocument) (reconciler.Decision, error) {
 	obs, err := r.Status.Observation(ctx)
 	if err != nil {
-		return err
+		return reconciler.Decision{}, err
 	}
 	if obs.Namespace == "" {
 		obs.Namespace = r.Target.Namespace
@@ -131,11 +135,11 @@ func (r ReconcileRequest) decideFile(ctx context.Context, doc *ReconcileDocument
 	res := reconciler.Result{Decision: reconciler.Decide(reconciler.Input{Observation: obs})}
 	if r.Locate != nil {
 		if doc.Transition, err = r.Locate(obs); err != nil {
-			return err
+			return res.Decision, err
 		}
 	}
 	if missingOrInvalid(res.Decision) {
-		return fmt.Errorf("--file %s: %s", r.File, res.Decision)
+		return res.Decision, fmt.Errorf("--file %s: %s", r.File, res.Decision)
 	}
 	if r.Document {
 		doc.Decisions = append(doc.Decisions, res.Decision.DryRun())
@@ -143,7 +147,7 @@ func (r ReconcileRequest) decideFile(ctx context.Context, doc *ReconcileDocument
 	if r.OnDecision != nil {
 		r.OnDecision(res, doc.Transition)
 	}
-	return nil
+	return res.Decision, nil
 }
 
 // drive requests the passes on the cluster, following them with Wait.
@@ -214,6 +218,10 @@ func (r ReconcileRequest) drive(ctx context.Context, doc *ReconcileDocument) (*R
 	}
 	if missingOrInvalid(res.Decision) {
 		return doc, "", fmt.Errorf("%s%s", res.Decision, r.Where)
+	}
+	if res.Decision.Outcome == reconciler.OutcomeFailed {
+		// The decision, printed, says which pass failed and the fix.
+		return doc, OutcomeFail, fmt.Errorf("namespace %s%s: %w", r.Target.Namespace, r.Where, reconciler.ErrPassFailed)
 	}
 	return doc, OutcomePass, nil
 }

@@ -62,6 +62,8 @@ func (r StatusRequest) Locate(obs status.Observation) (*status.Transition, error
 		// say).
 		return nil, statusSourceError(err, pr.Installed, r.To)
 	}
+	// A pass that failed is said to have failed, wherever it is placed.
+	t.MarkFailed(obs)
 	return t, nil
 }
 

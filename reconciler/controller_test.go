@@ -157,7 +157,7 @@ func TestControllerReportsBadNamespacesAndKeepsRunning(t *testing.T) {
 		t.Fatal(err)
 	}
 	cm.Data[status.KeyAdditionalReconciliationRequired] = "true"
-	if _, err := c.core.CoreV1().ConfigMaps(nsMalformed).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+	if _, err := c.core.CoreV1().ConfigMaps(nsMalformed).Update(ctx, cm, metav1.UpdateOptions{FieldManager: status.ChartWriter}); err != nil {
 		t.Fatal(err)
 	}
 	ks, err := c.dyn.Resource(kustomizations).Namespace(nsNotReady).Get(ctx, status.KustomizationName, metav1.GetOptions{})

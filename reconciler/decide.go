@@ -70,6 +70,14 @@ const (
 	// OutcomeInvalid: an object could not be decoded, or the status asks for
 	// a pass without the values that identify it.
 	OutcomeInvalid Outcome = "invalid"
+	// OutcomeFailed: the request was passed on and helm-controller ran the
+	// pass and ended it failed (status.PassFailure); it does not run it
+	// again until the cause is fixed and the pass is requested again.
+	OutcomeFailed Outcome = "failed"
+	// OutcomeNotFromChart: the status asks for a pass, but keys of its
+	// data were written by someone other than the chart
+	// (status.ChartWriter): no pass is requested.
+	OutcomeNotFromChart Outcome = "not-from-chart"
 )
 
 // RequestSource says where a request value comes from.
@@ -150,6 +158,9 @@ func Decide(in Input) Decision {
 	if err != nil {
 		return Decision{Outcome: OutcomeInvalid, Reason: err.Error()}
 	}
+	if req.Foreign != "" {
+		return Decision{Outcome: OutcomeNotFromChart, Source: req.Source, Reason: NotFromChartReason(req.Foreign)}
+	}
 	if req.Value == "" {
 		why := "the Kustomization carries no request annotation and the status ConfigMap does not set " + status.KeyAdditionalReconciliationRequired + ` to "true"`
 		if obs.ConfigMap == nil {
@@ -160,6 +171,10 @@ func Decide(in Input) Decision {
 	v := req.Token
 	d := Decision{Request: v, Source: req.Source}
 
+	if req.Failed != "" {
+		d.Outcome, d.Reason = OutcomeFailed, FailedReason(req, hr.Name, ns)
+		return d
+	}
 	if req.Handled() {
 		d.Outcome, d.Reason = OutcomeAlreadyHandled, fmt.Sprintf("request %q was already passed on to HelmRelease %s (%s)", v, hr.Name, req.HandledBy)
 		return d
@@ -190,4 +205,18 @@ func RequestValue(obs status.Observation) (string, RequestSource, error) {
 		return "", "", err
 	}
 	return r.Value, r.Source, nil
+}
+
+// NotFromChartReason is the reason of OutcomeNotFromChart: which keys of
+// the status data someone other than the chart wrote, and who.
+func NotFromChartReason(foreign string) string {
+	return fmt.Sprintf("the status ConfigMap asks for a pass, but not as the chart wrote it: %s written by another field manager than %s (which applies the chart's sylva-units-status unit); only the chart's own write of the status data requests a pass",
+		foreign, status.ChartWriter)
+}
+
+// FailedReason is the reason of OutcomeFailed: which request failed, why,
+// and the fix.
+func FailedReason(req status.Request, hr, ns string) string {
+	return fmt.Sprintf("request %q was passed on to HelmRelease %s and the pass failed: %s; helm-controller does not run it again until the HelmRelease changes: %s",
+		req.Token, hr, req.Failed, status.FailedPassFix(hr, ns))
 }

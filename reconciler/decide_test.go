@@ -289,11 +289,21 @@ func TestDecideBindsADerivedRequestToTheStatusWrite(t *testing.T) {
 	if got, _, _ := RequestValue(observation(written).Observation); got != v {
 		t.Errorf("RequestValue() of the written status = %q, want the unbound value %q", got, v)
 	}
-	if other := Decide(observation(writtenAt("5d1c0b9e-uid", "4712"))).Request; other == token {
-		t.Errorf("a new write of the status gives the same token %q", token)
+	if other := Decide(observation(writtenAt("5d1c0b9e-uid", "4712"))).Request; other != token {
+		t.Errorf("a write of the ConfigMap's metadata alone (resourceVersion 4712) gives a new token %q, want %q", other, token)
 	}
-	if got := Decide(observation(writtenAt("5d1c0b9e-uid", ""))).Request; got != v {
-		t.Errorf("Decide().Request = %q for a status whose resourceVersion is unknown, want the value %q", got, v)
+	rewritten := func(in *Input) { in.Observation.ConfigMap.ReleaseTime = "2026-01-02 03:04:05.6 +0000 UTC" }
+	if other := Decide(observation(writtenAt("5d1c0b9e-uid", "4712"), rewritten)).Request; other == token {
+		t.Errorf("a new write of the status data gives the same token %q", token)
+	}
+	if got := Decide(observation(writtenAt("", "4711"))).Request; got != v {
+		t.Errorf("Decide().Request = %q for a status whose UID is unknown, want the value %q", got, v)
+	}
+	foreign := func(in *Input) {
+		in.Observation.ConfigMap.DataWriters = map[string][]string{status.KeyAdditionalReconciliationRequired: {"kubectl-edit"}}
+	}
+	if d := Decide(observation(written, foreign)); d.Outcome != OutcomeNotFromChart || d.Trigger() || !strings.Contains(d.Reason, "kubectl-edit") {
+		t.Errorf("Decide() of a status whose request kubectl-edit wrote = %s, want %s naming the writer", d, OutcomeNotFromChart)
 	}
 	tests := []struct {
 		name    string

@@ -112,7 +112,7 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	// The cluster runs 1.2: its status ConfigMap, as the 1.2.1 chart wrote it.
 	if _, err := core.CoreV1().ConfigMaps(ns).Create(ctx, configMap(ns, map[string]string{
 		status.KeyReleaseRevision: "9", status.KeyChartVersion: "1.2.1", status.KeyValuesChecksum: "from-1.2", status.KeyAdditionalInfo: "{}\n",
-	}), metav1.CreateOptions{}); err != nil {
+	}), metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -304,7 +304,7 @@ func (k *kustomizePlayer) step(ctx context.Context, handled int64) (int64, error
 	}
 	// The Kustomization owns the whole data of the ConfigMap.
 	cm.Data = data
-	if _, err := k.core.CoreV1().ConfigMaps(k.ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+	if _, err := k.core.CoreV1().ConfigMaps(k.ns).Update(ctx, cm, metav1.UpdateOptions{FieldManager: status.ChartWriter}); err != nil {
 		return 0, err
 	}
 	ks.Object["status"] = map[string]any{

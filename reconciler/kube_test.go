@@ -112,7 +112,7 @@ func (c *cluster) setupIn(t testing.TB, ns string, f fixture) {
 		for k, v := range f.configMapData {
 			cm.Data[k] = v
 		}
-		if _, err := c.core.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+		if _, err := c.core.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
 			t.Fatalf("create ConfigMap: %v", err)
 		}
 	}

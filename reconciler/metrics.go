@@ -45,7 +45,8 @@ func registerMetrics() {
 		metrics.Registry.MustRegister(requestsTotal, pendingPasses, lastTrigger, gate)
 		for _, r := range []string{
 			string(OutcomeTrigger), string(OutcomeNothingRequested), string(OutcomeAlreadyHandled),
-			string(OutcomeWaiting), string(OutcomeSuspended), string(OutcomeMissing), string(OutcomeInvalid), ResultError,
+			string(OutcomeWaiting), string(OutcomeSuspended), string(OutcomeMissing), string(OutcomeInvalid),
+			string(OutcomeFailed), string(OutcomeNotFromChart), ResultError,
 		} {
 			requestsTotal.WithLabelValues(r)
 		}

@@ -159,7 +159,7 @@ func (c *cluster) createState(t *testing.T, ns string, data []byte) {
 				t.Fatal(err)
 			}
 			cm.Namespace, cm.ResourceVersion = ns, ""
-			if _, err := c.core.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			if _, err := c.core.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
 				t.Fatal(err)
 			}
 		case "Kustomization":

@@ -11,7 +11,8 @@ import (
 )
 
 // ErrPassFailed is returned by Drive when helm-controller handled a request
-// and stalled on it.
+// and ended it failed (status.PassFailure: stalled, or not Ready for a
+// failed install, upgrade, test or remediation).
 var ErrPassFailed = errors.New("the pass failed")
 
 // ErrWaitTimeout ends a Drive with Wait whose context reached its deadline
@@ -113,9 +114,13 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 		}
 		d := res.Decision
 		switch d.Outcome {
-		case OutcomeNothingRequested, OutcomeMissing, OutcomeInvalid:
+		case OutcomeNothingRequested, OutcomeMissing, OutcomeInvalid, OutcomeNotFromChart:
 			report(res)
 			return res, nil
+		case OutcomeFailed:
+			// helm-controller will not run it again: waiting cannot help.
+			report(res)
+			return res, fmt.Errorf("%s: %w", d.Reason, ErrPassFailed)
 		case OutcomeAlreadyHandled:
 			if d.Request == waited {
 				// The pass just followed is done and nothing new is asked.
@@ -130,7 +135,7 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 			if d.Outcome == OutcomeTrigger {
 				report(res)
 			}
-			if err := a.waitPass(ctx, t, d.Request, res.Snapshot.ConfigMapVersion, interval, p); err != nil {
+			if err := a.waitPass(ctx, t, d.Request, chartWrite(res.Snapshot), interval, p); err != nil {
 				return res, err
 			}
 			waited = d.Request
@@ -144,8 +149,19 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 	}
 }
 
-// waitPass polls until request v finished well and the status ConfigMap
-// changed from resourceVersion cmBefore.
+// chartWrite identifies the chart's write of the status data of snap
+// (status.Status.Write): a write of the ConfigMap's metadata alone does
+// not change it. The resourceVersion when the write is unknown; empty
+// when there is no status ConfigMap.
+func chartWrite(snap Snapshot) string {
+	if w := snap.Input.Observation.ConfigMap.Write(); w != "" {
+		return w
+	}
+	return snap.ConfigMapVersion
+}
+
+// waitPass polls until request v finished well and the chart wrote the
+// status data anew (its write differs from cmBefore, chartWrite).
 func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, interval time.Duration, p *progressPrinter) error {
 	reader := a.LiveReader
 	if reader == nil {
@@ -168,7 +184,7 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 			}
 			if done {
 				ks := snap.Input.Observation.Kustomization
-				switch snap.ConfigMapVersion {
+				switch chartWrite(snap) {
 				case "", cmBefore:
 					state += "; waiting for the status ConfigMap to be rewritten" + kustomizationState(ks)
 				default:
@@ -186,7 +202,8 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 
 // passState says where request v stands on hr: done when helm-controller
 // handled it and the HelmRelease is Ready at its generation, neither
-// reconciling nor stalled; failed when it handled it and stalled.
+// reconciling nor stalled; failed when it handled it and ended it failed
+// (status.PassFailure).
 func passState(hr *status.FluxObject, v string) (state string, done, failed bool) {
 	if hr == nil {
 		return "the HelmRelease is absent", false, false
@@ -198,8 +215,8 @@ func passState(hr *status.FluxObject, v string) (state string, done, failed bool
 	if hr.Suspended {
 		return name + " is suspended", false, false
 	}
-	if hr.Stalled.IsTrue() && hr.Stalled.ObservedGeneration == hr.Generation {
-		return name + " is stalled" + hr.Stalled.Text(), false, true
+	if f := status.PassFailure(hr); f != "" {
+		return "the pass failed: " + f + "; " + status.FailedPassFix(hr.Name, hr.Namespace), false, true
 	}
 	if why := status.NotReady("HelmRelease", hr); len(why) > 0 {
 		return strings.Join(why, "; "), false, false

@@ -76,7 +76,7 @@ func (c *cluster) fakeFlux(t *testing.T, ctx context.Context, ns string, passes 
 			if _, err := c.dyn.Resource(kustomizations).Namespace(ns).Update(ctx, ks, metav1.UpdateOptions{}); err != nil {
 				continue
 			}
-			if _, err := c.core.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+			if _, err := c.core.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{FieldManager: status.ChartWriter}); err != nil {
 				continue
 			}
 		}

@@ -1,9 +1,11 @@
 package status_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -61,16 +63,26 @@ func TestRequestOfBindsADerivedRequestToTheStatusWrite(t *testing.T) {
 	if bound.Token == bound.Value || !strings.HasPrefix(bound.Token, status.DerivedRequestPrefix) || len(bound.Token) != len(bound.Value) {
 		t.Fatalf("RequestOf().Token = %q for value %q, want another token of the same form", bound.Token, bound.Value)
 	}
-	for _, w := range []struct{ name, uid, rv string }{
-		{"a new write of the status", "5d1c0b9e-uid", "4712"},
-		{"a ConfigMap created anew", "77aa0000-uid", "4711"},
+	for _, w := range []struct {
+		name   string
+		obs    status.Observation
+		change bool
+	}{
+		{"a write of the metadata alone (label, annotation: a new resourceVersion)", boundObservation("5d1c0b9e-uid", "4712", nil), false},
+		{"a new write of the status data", func() status.Observation {
+			o := boundObservation("5d1c0b9e-uid", "4712", nil)
+			o.ConfigMap.ReleaseTime = "2026-01-01 10:00:00.1 +0000 UTC"
+			return o
+		}(), true},
+		{"a ConfigMap created anew", boundObservation("77aa0000-uid", "4711", nil), true},
 	} {
-		if r, _ := status.RequestOf(boundObservation(w.uid, w.rv, nil)); r.Token == bound.Token {
-			t.Errorf("%s gives the same token %q", w.name, r.Token)
+		r, _ := status.RequestOf(w.obs)
+		if got := r.Token != bound.Token; got != w.change {
+			t.Errorf("%s: token changed = %v, want %v", w.name, got, w.change)
 		}
 	}
-	if r, _ := status.RequestOf(boundObservation("5d1c0b9e-uid", "", nil)); r.Token != r.Value {
-		t.Errorf("RequestOf().Token = %q with an empty resourceVersion, want the value %q (the write is unknown)", r.Token, r.Value)
+	if r, _ := status.RequestOf(boundObservation("", "4711", nil)); r.Token != r.Value {
+		t.Errorf("RequestOf().Token = %q without the ConfigMap's UID, want the value %q (the write is unknown)", r.Token, r.Value)
 	}
 	annotated := boundObservation("5d1c0b9e-uid", "4711", nil)
 	annotated.Kustomization.Annotations[status.AnnotationReconciliationRequested] = "req-2"
@@ -202,5 +214,174 @@ func TestDecodeReadsTheStatusWrite(t *testing.T) {
 	}
 	if _, err := status.Decode([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: sylva-units-status\n  resourceVersion: 4711\n")); err == nil || !strings.Contains(err.Error(), "metadata.resourceVersion") {
 		t.Errorf("Decode of a numeric resourceVersion: %v, want an error naming metadata.resourceVersion", err)
+	}
+}
+
+func TestAStatusNotWrittenByTheChartRequestsNoPass(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		writers map[string][]string
+		foreign string
+	}{
+		{"managedFields unknown (a file printed without them)", nil, ""},
+		{"every key written by the chart", map[string][]string{
+			"sylva_release": {status.ChartWriter}, "additional_reconciliation_required": {status.ChartWriter},
+			"release-revision": {status.ChartWriter}, "values-checksum": {status.ChartWriter},
+		}, ""},
+		{"the request written by kubectl", map[string][]string{
+			"sylva_release": {status.ChartWriter}, "additional_reconciliation_required": {"kubectl-patch"},
+			"release-revision": {status.ChartWriter}, "values-checksum": {status.ChartWriter},
+		}, "additional_reconciliation_required (kubectl-patch)"},
+		{"a key no field manager owns", map[string][]string{
+			"sylva_release": {status.ChartWriter}, "additional_reconciliation_required": {status.ChartWriter},
+			"values-checksum": {status.ChartWriter},
+		}, "release-revision (no field manager)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			obs := boundObservation("5d1c0b9e-uid", "4711", nil)
+			obs.ConfigMap.DataWriters = c.writers
+			r, err := status.RequestOf(obs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Foreign != c.foreign {
+				t.Errorf("RequestOf().Foreign = %q, want %q", r.Foreign, c.foreign)
+			}
+			if (r.Value == "") != (c.foreign != "") {
+				t.Errorf("RequestOf().Value = %q; want a request only from the chart's write", r.Value)
+			}
+			rep := status.Interpret(obs)
+			hasFinding := slices.ContainsFunc(rep.Findings, func(f status.Finding) bool { return f.Code == status.CodeRequestNotFromChart })
+			if hasFinding != (c.foreign != "") || (rep.PassPending && c.foreign != "") {
+				t.Errorf("Interpret(): finding %s = %v, passPending %v; want the finding and no pass pending only for a foreign write", status.CodeRequestNotFromChart, hasFinding, rep.PassPending)
+			}
+		})
+	}
+}
+
+func TestDecodeReadsTheWritersOfTheDataFromManagedFields(t *testing.T) {
+	doc := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: sylva-units-status
+  uid: u-1
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    fieldsType: FieldsV1
+    fieldsV1: {"f:data": {"f:release-revision": {}, "f:additional_reconciliation_required": {}}}
+  - manager: kubectl-label
+    operation: Update
+    fieldsType: FieldsV1
+    fieldsV1: {"f:metadata": {"f:labels": {"f:touched": {}}}}
+  - manager: kubectl-edit
+    operation: Update
+    fieldsType: FieldsV1
+    fieldsV1: {"f:data": {"f:additional_reconciliation_required": {}}}
+data:
+  release-revision: "4"
+  additional_reconciliation_required: "true"
+`
+	s, err := status.Decode([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"release-revision": {"kustomize-controller"}, "additional_reconciliation_required": {"kubectl-edit", "kustomize-controller"}}
+	if diff := cmp.Diff(want, s.DataWriters); diff != "" {
+		t.Errorf("Decode().DataWriters (-want +got):\n%s", diff)
+	}
+	if f := s.ForeignWrite(); f != "" {
+		t.Errorf("ForeignWrite() = %q for keys the chart co-owns, want none", f)
+	}
+}
+
+func TestAFailedPassIsSaidToHaveFailed(t *testing.T) {
+	token := func() string {
+		r, _ := status.RequestOf(boundObservation("5d1c0b9e-uid", "4711", nil))
+		return r.Token
+	}()
+	failed := func(hr *status.FluxObject) {
+		hr.Annotations[status.AnnotationReconcileRequestedAt] = token
+		hr.LastHandledReconcileAt = token
+		hr.Ready = &status.Condition{Status: "False", Reason: "UpgradeFailed", Message: "Helm upgrade failed: boom", ObservedGeneration: hr.Generation}
+	}
+	obs := boundObservation("5d1c0b9e-uid", "4711", failed)
+	r, err := status.RequestOf(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Handled() || !strings.Contains(r.Failed, "UpgradeFailed: Helm upgrade failed: boom") {
+		t.Fatalf("RequestOf() = %+v, want the request handled and failed with helm-controller's reason", r)
+	}
+	rd := status.Assess(obs)
+	if rd.Progress != status.ProgressFailed || rd.MayStart() {
+		t.Errorf("Assess() = %+v, want progress failed and no pass may start", rd)
+	}
+	rep := status.Interpret(obs)
+	if rep.PassFailed == "" || rep.PassPending || rep.Progress != status.ProgressFailed {
+		t.Errorf("Interpret(): passFailed %q, passPending %v, progress %s; want the failure said and nothing pending", rep.PassFailed, rep.PassPending, rep.Progress)
+	}
+	if got := strings.Join(rep.Summary, " "); strings.Contains(got, "No further pass is pending") {
+		t.Errorf("Interpret().Summary = %q, want no claim that nothing is pending", got)
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "Next: the last release failed (") || !strings.Contains(b.String(), "flux reconcile helmrelease sylva-units -n sylva-system --force --reset") {
+		t.Errorf("WriteTable() Next does not give the fix:\n%s", b.String())
+	}
+	tr := &status.Transition{Target: "1.6", Route: []string{"1.4", "1.6"}, PassesDone: 1, Passes: 2, PassKnown: true, Summary: "pass 1 of 2 done; next: pass 2"}
+	rep.Place(tr)
+	if !strings.HasPrefix(tr.Failed, "pass 2 of 2 failed: ") || !strings.Contains(tr.Line(), "pass 2 of 2 failed") {
+		t.Errorf("Place(): transition %q, line %q; want pass 2 of 2 failed", tr.Failed, tr.Line())
+	}
+
+	// Still running, or retried by a new request: not failed.
+	for name, change := range map[string]func(*status.FluxObject){
+		"reconciling": func(hr *status.FluxObject) {
+			failed(hr)
+			hr.Reconciling = &status.Condition{Status: "True", Reason: "Progressing"}
+		},
+		"a dependency not ready yet": func(hr *status.FluxObject) {
+			failed(hr)
+			hr.Ready.Reason = "DependencyNotReady"
+		},
+		"ready": nil,
+	} {
+		if r, _ := status.RequestOf(boundObservation("5d1c0b9e-uid", "4711", change)); r.Failed != "" {
+			t.Errorf("%s: RequestOf().Failed = %q, want none", name, r.Failed)
+		}
+	}
+}
+
+func TestASuspendedTransitionSaysToResume(t *testing.T) {
+	token := func() string {
+		r, _ := status.RequestOf(boundObservation("5d1c0b9e-uid", "4711", nil))
+		return r.Token
+	}()
+	// helm-controller records a request it sees while suspended.
+	obs := boundObservation("5d1c0b9e-uid", "4711", func(hr *status.FluxObject) {
+		hr.Suspended = true
+		hr.Annotations[status.AnnotationReconcileRequestedAt] = token
+		hr.LastHandledReconcileAt = token
+	})
+	rep := status.Interpret(obs)
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\nNext: resume HelmRelease sylva-units (flux resume hr sylva-units -n sylva-system), then: sylva-planner status\n") {
+		t.Errorf("WriteTable() of a transition suspended after its pass was passed on, Next is not to resume:\n%s", b.String())
+	}
+	if !strings.Contains(strings.Join(rep.Summary, " "), "which is suspended: it runs once the HelmRelease is resumed") {
+		t.Errorf("Interpret().Summary = %q, want the pass passed on said to wait for the resume", rep.Summary)
+	}
+	// Placed at the end of the plan, a suspended release is still not "none".
+	rep.Place(&status.Transition{Target: "1.6", PassesDone: 1, Passes: 2, PassKnown: true, Summary: "pass 1 of 2 done"})
+	b.Reset()
+	_ = rep.WriteTable(&b)
+	if strings.Contains(b.String(), "Next: none") || strings.Contains(b.String(), "Next: sylva-planner plan") {
+		t.Errorf("WriteTable() --to of a suspended transition:\n%s", b.String())
 	}
 }

@@ -258,6 +258,11 @@ func statusFromMap(obj map[string]any) (*Status, error) {
 			}
 		}
 	}
+	writers, err := dataWriters(nested(obj, "metadata", "managedFields"))
+	if err != nil {
+		return nil, err
+	}
+	s.DataWriters = writers
 	raw, present := obj["data"]
 	if !present || raw == nil {
 		return s, nil

@@ -75,6 +75,9 @@ const (
 	StateUnknown PassState = "unknown"
 	// StateUnreadable means the namespace's objects could not be decoded.
 	StateUnreadable PassState = "unreadable"
+	// StateFailed means the requested pass was passed on and failed
+	// (ProgressFailed).
+	StateFailed PassState = "failed"
 )
 
 // StateOf is the PassState of a Report: a pending pass first, then its
@@ -91,6 +94,8 @@ func StateOf(r Report) PassState {
 		return StateInstalling
 	case r.Progress == ProgressNotInstalled:
 		return StateNotInstalled
+	case r.Progress == ProgressFailed:
+		return StateFailed
 	}
 	return StateUnknown
 }
@@ -229,7 +234,7 @@ func (f Fleet) Counts() string {
 		}
 	}
 	var parts []string
-	for _, s := range []PassState{StateDone, StatePassPending, StateInProgress, StateInstalling, StateNotInstalled, StateUnknown, StateUnreadable} {
+	for _, s := range []PassState{StateDone, StatePassPending, StateInProgress, StateInstalling, StateNotInstalled, StateFailed, StateUnknown, StateUnreadable} {
 		if n[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
 		}

@@ -152,8 +152,9 @@ func fieldError(err error) error {
 
 // FromConfigMap decodes a live sylva-units-status ConfigMap through Decode,
 // so that a ConfigMap read from the API server and one read from a file
-// give the same Status and the same errors; its UID and resourceVersion
-// identify the write of the status (Status.ResourceVersion). On a
+// give the same Status and the same errors; its UID and data identify the
+// write of the status (Status.Write), its managedFields who wrote the data
+// (Status.DataWriters). On a
 // malformed value it returns the error and no Status.
 func FromConfigMap(cm *corev1.ConfigMap) (*Status, error) {
 	doc := map[string]any{
@@ -164,6 +165,9 @@ func FromConfigMap(cm *corev1.ConfigMap) (*Status, error) {
 			"uid": string(cm.UID), "resourceVersion": cm.ResourceVersion,
 		},
 		"data": cm.Data,
+	}
+	if len(cm.ManagedFields) > 0 {
+		doc["metadata"].(map[string]any)["managedFields"] = cm.ManagedFields
 	}
 	b, err := json.Marshal(doc)
 	if err != nil {

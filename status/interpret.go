@@ -71,6 +71,8 @@ const (
 	CodeStaleReady          = "helmrelease-stale-ready"
 	CodeRequestUnverified   = "pass-request-unverified"
 	CodeRequestInvalid      = "pass-request-invalid"
+	CodeRequestNotFromChart = "pass-request-not-from-chart"
+	CodePassFailed          = "pass-failed"
 )
 
 // Report is the interpretation of an Observation.
@@ -105,6 +107,10 @@ type Report struct {
 	// PassRequest is the value of the Kustomization's
 	// additional-reconciliation-requested annotation, if any.
 	PassRequest string `json:"passRequest,omitempty"`
+	// PassFailed says why the requested pass failed, when it was passed
+	// on and helm-controller ended it failed (Progress is then
+	// ProgressFailed); empty otherwise.
+	PassFailed string `json:"passFailed,omitempty"`
 	// CanStartNow is true when a pass may start now, by the readiness rule
 	// (Assess) that reconcile and the controller apply too. Reasons says
 	// why not, in a fixed order.
@@ -149,6 +155,25 @@ type Transition struct {
 	// target newer than the catalog, whose plan cannot be judged
 	// (PassKnown is then false and Route empty). Nil otherwise.
 	Findings []Finding `json:"findings,omitempty"`
+	// Failed says which pass failed and why, when the pass requested
+	// after the passes done was passed on and helm-controller ended it
+	// failed (MarkFailed): "pass 2 of 2 failed: HelmRelease sylva-units is
+	// not Ready (UpgradeFailed: …)". Empty otherwise.
+	Failed string `json:"failed,omitempty"`
+}
+
+// MarkFailed records on t, placed from obs, that the pass after those
+// done failed, when obs shows that the last release failed
+// (Readiness.Failed): the requested pass, or the chart upgrade that
+// starts the transition.
+// A nil t, or one that places no next pass, is left as it is.
+func (t *Transition) MarkFailed(obs Observation) {
+	if t == nil || !t.PassKnown || t.PassesDone >= t.Passes {
+		return
+	}
+	if f := Assess(obs).Failed; f != "" {
+		t.Failed = fmt.Sprintf("pass %d of %d failed: %s", t.PassesDone+1, t.Passes, f)
+	}
 }
 
 // Unjudged reports whether the plan to the target was computed but cannot
@@ -175,6 +200,9 @@ func (t *Transition) Line() string {
 	s := "Transition to " + t.Target
 	if len(t.Route) > 0 {
 		s += " (route " + strings.Join(t.Route, " → ") + ")"
+	}
+	if t.Failed != "" {
+		return fmt.Sprintf("%s: pass %d of %d done; %s", s, t.PassesDone, t.Passes, t.Failed)
 	}
 	return s + ": " + t.Summary
 }
@@ -245,10 +273,15 @@ func Interpret(obs Observation) Report {
 	case reqErr != nil:
 		pending, pendingWhy = true, KeyAdditionalReconciliationRequired+` is "true" in the status`
 		r.add(CodeRequestInvalid, SeverityWarning, KeyAdditionalReconciliationRequired, reqErr.Error()+": reconcile refuses to pass it on")
+	case req.Foreign != "":
+		r.add(CodeRequestNotFromChart, SeverityWarning, KeyAdditionalReconciliationRequired,
+			fmt.Sprintf("the status asks for a pass, but not as the chart wrote it: %s written by another field manager than %s (which applies the chart's sylva-units-status unit); no pass is requested: reconcile and the controller pass nothing on", req.Foreign, ChartWriter))
 	case req.Value == "":
 	case hr == nil && req.Source == SourceAnnotation:
 		r.add(CodeRequestUnverified, SeverityInfo, KustomizationName,
 			fmt.Sprintf("a pass is requested (%q) but the HelmRelease was not read, so whether it was handled is unknown", req.Value))
+	case req.Failed != "":
+		pendingWhy = fmt.Sprintf("the requested pass %q failed", req.Token)
 	case req.Handled():
 		// Not pending; while it runs the summary says it is the pass in progress.
 		pendingWhy = "the requested pass was passed on (" + req.HandledBy + ")"
@@ -259,7 +292,16 @@ func Interpret(obs Observation) Report {
 		pending, pendingWhy = true, KeyAdditionalReconciliationRequired+` is "true" in the status`
 	}
 	// While a pass runs, the status still shows the request that started it.
-	r.PassPending = pending && !r.InProgress
+	r.PassPending = pending && !r.InProgress && req.Failed == ""
+	if rd.Failed != "" {
+		r.PassFailed = rd.Failed
+		what := "the last release"
+		if req.Failed != "" {
+			what = fmt.Sprintf("the requested pass %q", req.Token)
+		}
+		r.add(CodePassFailed, SeverityWarning, hr.Name,
+			fmt.Sprintf("%s failed: %s; helm-controller does not run it again until the HelmRelease changes: %s", what, rd.Failed, FailedPassFix(hr.Name, cmp.Or(hr.Namespace, obs.Namespace))))
+	}
 
 	// Can a pass start now?
 	r.Reasons = rd.Blockers
@@ -272,6 +314,11 @@ func Interpret(obs Observation) Report {
 	}
 
 	r.Summary = r.summary(cm, progressWhy, pendingWhy, ns)
+	if reqErr == nil && req.Handled() && req.Failed == "" && hr != nil && hr.Suspended {
+		// helm-controller records a request it sees while suspended, and
+		// runs it only once resumed: the pass is neither pending nor done.
+		r.Summary[2] = fmt.Sprintf("The pass asked for (%q) was passed on to HelmRelease %s, which is suspended: it runs once the HelmRelease is resumed.", req.Token, hr.Name)
+	}
 	sortFindings(r.Findings)
 	return r
 }
@@ -282,6 +329,12 @@ func Interpret(obs Observation) Report {
 // report as it is of the plan. A nil t places nothing.
 func (r *Report) Place(t *Transition) {
 	r.Transition = t
+	if t != nil && r.PassFailed != "" {
+		t.MarkFailed(r.obs)
+		if t.Failed != "" {
+			r.Summary[2] = fmt.Sprintf("Pass %d of %d of the transition to %s failed, and helm-controller does not run it again until the HelmRelease changes.", t.PassesDone+1, t.Passes, t.Target)
+		}
+	}
 	if t == nil || len(t.Findings) == 0 {
 		return
 	}
@@ -373,8 +426,12 @@ func (r *Report) summary(cm *Status, progressWhy, pendingWhy, ns string) []strin
 		out = append(out, "Nothing is installed: "+progressWhy+".")
 	case ProgressUnknown:
 		out = append(out, "Whether the last release finished is unknown: "+progressWhy+".")
+	case ProgressFailed:
+		out = append(out, "The last release failed: "+progressWhy+".")
 	}
 	switch {
+	case r.PassFailed != "" && !r.PassPending:
+		out = append(out, "No pass runs: the last one failed, and helm-controller does not run it again until the HelmRelease changes.")
 	case r.PassPending:
 		out = append(out, "Another pass is pending: "+pendingWhy+".")
 	case r.InProgress && pendingWhy != "":

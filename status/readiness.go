@@ -1,9 +1,11 @@
 package status
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -81,6 +83,13 @@ type Request struct {
 	// PickedUp is true when helm-controller saw Token
 	// (status.lastHandledReconcileAt equals it).
 	PickedUp bool
+	// Failed says why the pass failed, when helm-controller picked it up
+	// and ended it failed (PassFailure); empty otherwise.
+	Failed string
+	// Foreign says which keys of the status data someone other than the
+	// chart wrote (Status.ForeignWrite), when the status asks for a pass
+	// that is then not requested: Value is empty. Empty otherwise.
+	Foreign string
 }
 
 // Handled reports whether the request was already passed on.
@@ -117,6 +126,10 @@ func RequestOf(obs Observation) (Request, error) {
 		if !cm.SylvaRelease.IsZero() {
 			release = cm.SylvaRelease.String()
 		}
+		if f := cm.ForeignWrite(); f != "" {
+			// Not the chart's write: no pass is requested (bind.go).
+			return Request{Source: SourceStatus, Foreign: f}, nil
+		}
 		sum := sha256.Sum256([]byte(cm.ReleaseRevision + "\n" + cm.ValuesChecksum + "\n" + release))
 		r.Value, r.Source = DerivedRequestPrefix+hex.EncodeToString(sum[:])[:16], SourceStatus
 		r.Token = r.Value
@@ -125,7 +138,53 @@ func RequestOf(obs Observation) (Request, error) {
 		}
 	}
 	r.HandledBy, r.PickedUp = vouched(obs.HelmRelease, r.Value, r.Token)
+	if r.Handled() && r.PickedUp {
+		r.Failed = PassFailure(obs.HelmRelease)
+	}
 	return r, nil
+}
+
+// failureReasons are the reasons of helm-controller's Ready condition that
+// end a release it ran in failure (its install, upgrade, tests or their
+// remediation): it does not run that release again until the
+// HelmRelease's spec changes or another reconciliation is forced.
+var failureReasons = []string{
+	"InstallFailed", "UpgradeFailed", "TestFailed", "RollbackSucceeded", "RollbackFailed",
+	"UninstallSucceeded", "UninstallFailed", "RetriesExceeded",
+}
+
+// FailedPassFix is what to do when the requested pass failed on
+// HelmRelease hr of namespace ns: fix its cause, then force the pass
+// again with a reset of helm-controller's failure counters.
+func FailedPassFix(hr, ns string) string {
+	return fmt.Sprintf("fix the cause helm-controller reports, then run it again: flux reconcile helmrelease %s -n %s --force --reset", hr, cmp.Or(ns, DefaultNamespace))
+}
+
+// PassFailure says why the last reconciliation helm-controller handled on
+// hr failed: "HelmRelease sylva-units is not Ready (UpgradeFailed: …)".
+// Empty when it did not fail or is still running. It failed when hr is
+// not reconciling and either stalled at its current generation, or not
+// Ready at its current generation for one of the reasons that end a Helm
+// release in failure (UpgradeFailed, InstallFailed, RollbackSucceeded, …).
+// Call it for a request helm-controller picked up
+// (status.lastHandledReconcileAt equals it): that field is written at the
+// end of every reconcile, failed ones too.
+func PassFailure(hr *FluxObject) string {
+	if hr == nil || hr.Suspended || hr.Reconciling.IsTrue() {
+		return ""
+	}
+	what := "HelmRelease " + hr.Name
+	if c := hr.Stalled; c.IsTrue() && (c.ObservedGeneration == 0 || c.ObservedGeneration == hr.Generation) {
+		return what + " is stalled" + c.Text()
+	}
+	c := hr.Ready
+	if c == nil || c.Status != "False" || hr.ObservedGeneration != hr.Generation || (c.ObservedGeneration != 0 && c.ObservedGeneration != hr.Generation) {
+		return ""
+	}
+	if !slices.Contains(failureReasons, c.Reason) {
+		return ""
+	}
+	return what + " is not Ready" + c.Text()
 }
 
 // Progress says whether the last release of sylva-units finished.
@@ -142,6 +201,10 @@ const (
 	ProgressNotInstalled Progress = "not-installed"
 	// ProgressUnknown means the Kustomization was not read, or carries no target.
 	ProgressUnknown Progress = "unknown"
+	// ProgressFailed means the requested pass was passed on, picked up by
+	// helm-controller and failed (Request.Failed): it does not run again
+	// until it is fixed and requested again.
+	ProgressFailed Progress = "failed"
 )
 
 // Readiness is the answer of the readiness rule for one Observation.
@@ -152,6 +215,11 @@ type Readiness struct {
 	// Blockers say, in a fixed order, why a pass may not start now; empty
 	// when it may.
 	Blockers []string
+	// Failed says why the last release helm-controller ran failed (the
+	// requested pass, or a release of the chart itself, such as the
+	// upgrade that starts a transition), when Progress is ProgressFailed
+	// (PassFailure); empty otherwise.
+	Failed string
 }
 
 // InProgress reports whether a release is being applied (or installed).
@@ -164,6 +232,9 @@ func (r Readiness) MayStart() bool { return len(r.Blockers) == 0 }
 
 // BlockerInProgress is the blocker listed while a release is in progress.
 const BlockerInProgress = "a release is being applied"
+
+// BlockerPassFailed is the blocker listed when the last release failed.
+const BlockerPassFailed = "the last release failed and helm-controller does not run it again until the HelmRelease changes"
 
 // Assess applies the readiness rule to obs.
 //
@@ -201,6 +272,19 @@ func assess(obs Observation, req Request, reqErr error) Readiness {
 		}
 		r.ProgressWhy = fmt.Sprintf("the requested pass %q was passed on to HelmRelease %s%s, which has not picked it up yet", req.Value, hr.Name, as)
 	}
+	// Nothing runs any more once a release failed: the Kustomization's
+	// targets may name the failed release, but it will not be applied. A
+	// request passed on and not yet picked up runs it again.
+	switch {
+	case reqErr == nil && req.Failed != "":
+		r.Failed = req.Failed
+		r.Progress, r.ProgressWhy = ProgressFailed, fmt.Sprintf("the requested pass %q failed: %s", req.Token, req.Failed)
+	case hr != nil && !(reqErr == nil && req.Handled() && !req.PickedUp):
+		if f := PassFailure(hr); f != "" {
+			r.Failed = f
+			r.Progress, r.ProgressWhy = ProgressFailed, f
+		}
+	}
 
 	if !obs.FluxRead {
 		r.Blockers = []string{"the Kustomization and HelmRelease were not read (offline input)"}
@@ -222,6 +306,9 @@ func assess(obs Observation, req Request, reqErr error) Readiness {
 	}
 	if r.InProgress() {
 		r.Blockers = append(r.Blockers, BlockerInProgress)
+	}
+	if r.Progress == ProgressFailed {
+		r.Blockers = append(r.Blockers, BlockerPassFailed)
 	}
 	return r
 }

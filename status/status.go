@@ -90,11 +90,18 @@ type Status struct {
 	// Unknown holds every other data key, as written.
 	Unknown map[string]string `json:"unknown,omitempty"`
 	// UID and ResourceVersion are the ConfigMap's metadata.uid and
-	// metadata.resourceVersion, which the API server assigns when the
-	// status is written (FromConfigMap; a file has them when kubectl
-	// printed them). They identify the write a request derived from the
-	// status is bound to (RequestOf); an empty ResourceVersion means the
-	// write is unknown. Not printed.
+	// metadata.resourceVersion (FromConfigMap; a file has them when
+	// kubectl printed them). The UID and the data the chart writes
+	// identify the write a request derived from the status is bound to
+	// (RequestOf, Write); an empty UID means the write is unknown. The
+	// resourceVersion, which any write of the metadata changes too, is no
+	// part of it. Not printed.
 	UID             string `json:"-"`
 	ResourceVersion string `json:"-"`
+	// DataWriters are the field managers of each key of the data, from
+	// metadata.managedFields (key → sorted managers); nil when the
+	// managedFields are unknown (a file printed without them). A pass is
+	// requested only by the chart's write (ChartWriter, ForeignWrite). Not
+	// printed.
+	DataWriters map[string][]string `json:"-"`
 }

@@ -61,8 +61,9 @@ func TestScenarios(t *testing.T) {
 			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true, canStart: true,
 		},
 		{
-			name: "pending pass cannot start while the HelmRelease is not Ready", dir: "pass-pending-helmrelease-not-ready",
-			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true,
+			name: "pending pass cannot start while the HelmRelease's last upgrade failed, which is said", dir: "pass-pending-helmrelease-not-ready",
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressFailed, passPending: true,
+			codes: []string{status.CodePassFailed},
 		},
 		{
 			name: "suspended HelmRelease with a stale Ready blocks the pending pass", dir: "suspended-helmrelease",

@@ -150,16 +150,21 @@ func (r Report) next() string {
 		to = "RELEASE"
 	}
 	switch {
-	case r.PassPending && r.CanStartNow:
-		// reconcile acts on a cluster: a status file is not repeated.
-		return sel.Command("reconcile")
-	case (r.PassPending || r.InProgress) && len(suspended) > 0:
-		// Waiting would not help: nothing runs until it is resumed.
+	case r.PassFailed != "":
+		// helm-controller will not run the failed pass again by itself.
+		ns := cmp.Or(r.Namespace, DefaultNamespace)
+		return fmt.Sprintf("the last release failed (%s): %s; then: %s", r.PassFailed, FailedPassFix(r.HelmReleaseName, ns), sel.Live().Command("status"))
+	case len(suspended) > 0 && r.midTransition():
+		// Nothing runs until it is resumed, not even a pass already
+		// passed on: waiting or planning would not help.
 		then := sel.Live().Command("status")
 		if r.PassPending {
 			then = sel.Command("reconcile")
 		}
 		return "resume " + strings.Join(suspended, " and ") + ", then: " + then
+	case r.PassPending && r.CanStartNow:
+		// reconcile acts on a cluster: a status file is not repeated.
+		return sel.Command("reconcile")
 	case (r.PassPending || r.InProgress) && sel.HasState():
 		// A file read once does not change while the cluster moves on.
 		return "wait, then read the cluster: " + sel.Live().Command("status")
@@ -181,6 +186,16 @@ func (r Report) next() string {
 	// A fresh install: no status to plan from, in the file or the cluster.
 	sel.State = ""
 	return sel.Command("plan", "--from", "RELEASE", "--to", to)
+}
+
+// midTransition reports whether r is in the middle of a transition: a
+// pass pending, passed on or being applied, a status that asks for a
+// further pass, or a place in the plan to --to short of its end.
+func (r Report) midTransition() bool {
+	cm := r.obs.ConfigMap
+	return r.PassPending || r.InProgress ||
+		(cm != nil && cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired) ||
+		(r.Transition != nil && r.Transition.PassKnown && !r.Transition.Done())
 }
 
 // rows returns the ConfigMap's keys and values: known keys in a fixed

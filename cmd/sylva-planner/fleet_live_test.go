@@ -122,7 +122,7 @@ func createStatus(t *testing.T, cfg *rest.Config, ns string, data map[string]str
 	t.Helper()
 	cs := kubernetes.NewForConfigOrDie(cfg)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: status.ConfigMapName, Namespace: ns}, Data: data}
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -39,7 +39,7 @@ func reconcileFixture(t *testing.T, cfg *rest.Config) string {
 			"sylva_release": "1.5", "additional_reconciliation_required": "true",
 			"release-revision": "7", "values-checksum": "abc123",
 		},
-	}, metav1.CreateOptions{}); err != nil {
+	}, metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
 		t.Fatal(err)
 	}
 	objects := []struct {
@@ -158,7 +158,7 @@ func TestReconcileEventNamesThePass(t *testing.T) {
 		t.Fatal(err)
 	}
 	cm.Data["sylva_release"], cm.Data["transition_from"], cm.Data["transition_pass"] = "1.7", "1.5", "1"
-	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{FieldManager: status.ChartWriter}); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--to", "1.7", "--as-of", "2026-12-01")

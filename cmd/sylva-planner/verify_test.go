@@ -50,7 +50,7 @@ func TestVerifyOnARealAPIServer(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "sylva-units-status", Namespace: ns},
 		Data:       map[string]string{"sylva_release": "1.6", "additional_reconciliation_required": "true"},
 	}
-	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{FieldManager: "kustomize-controller"}); err != nil {
 		t.Fatal(err)
 	}
 	labels := map[string]string{"app": "longhorn-manager"}
@@ -86,7 +86,7 @@ func TestVerifyOnARealAPIServer(t *testing.T) {
 		t.Fatalf("verify with a pending pass: exit %d\n%s", code, out)
 	}
 	cm.Data["additional_reconciliation_required"] = "false"
-	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, cm, metav1.UpdateOptions{FieldManager: "kustomize-controller"}); err != nil {
 		t.Fatal(err)
 	}
 	code, out = verify()

@@ -86,7 +86,7 @@ func TestReadAllFromAPIServer(t *testing.T) {
 
 	unrelated := kubetest.Namespace(t, cfg)
 	c := kubernetes.NewForConfigOrDie(cfg)
-	if _, err := c.CoreV1().ConfigMaps(unrelated).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := c.CoreV1().ConfigMaps(unrelated).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -340,7 +340,7 @@ func populate(b *testing.B, cfg *rest.Config, count int) []string {
 			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: status.ConfigMapName, Namespace: ns}, Data: map[string]string{
 				status.KeySylvaRelease: "1.6", status.KeyReleaseRevision: fmt.Sprint(i), status.KeyValuesChecksum: checksum,
 			}}
-			if _, err := c.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+			if _, err := c.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
 				errs <- err
 				return
 			}

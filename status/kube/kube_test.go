@@ -231,7 +231,7 @@ func createConfigMap(t *testing.T, cfg *rest.Config, ns string, data map[string]
 	t.Helper()
 	c := kubernetes.NewForConfigOrDie(cfg)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: status.ConfigMapName, Namespace: ns}, Data: data}
-	if _, err := c.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+	if _, err := c.CoreV1().ConfigMaps(ns).Create(context.Background(), cm, metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
 		t.Fatalf("create ConfigMap: %v", err)
 	}
 }
