@@ -143,6 +143,7 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 		return planner.FleetPlan{}, nil, err
 	}
 	fleet := status.InterpretFleet(entries, r.Selection)
+	mgmtNS := cmp.Or(r.FactsNamespace, status.DefaultNamespace)
 	rows := make([]planner.FleetPlanRow, 0, len(fleet.Releases))
 	var plans []gatemetrics.NamespacedPlan
 	for _, row := range fleet.Releases {
@@ -158,6 +159,11 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 		one.Rerun = namespaceRerun(r.Rerun, row.Namespace)
 		one.Selection = sel
 		one.ClusterNamespace = factsNS
+		if row.Namespace != mgmtNS && one.ClusterFlags == (ClusterFlags{}) {
+			// Every release outside the management cluster's namespace is a
+			// workload cluster's: it keeps its minor inside each window.
+			one.ClusterFlags.Cluster = string(planner.ClusterWorkload)
+		}
 		p, err := one.Run(ctx)
 		if unknownTarget(err) {
 			return planner.FleetPlan{}, nil, err
@@ -182,6 +188,7 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 	}
 	fp := planner.NewFleetPlan(cmp.Or(skewShort(r.Plan.To), r.Plan.To), rows)
 	fp.FactsNamespace = factsNS
+	fp.Order(r.Plan.Catalog, mgmtNS)
 	fp.Metadata = envelope.NewMetadata(r.Plan.ToolVersion, r.Plan.Catalog.Version, r.Plan.AsOf)
 	return fp, plans, nil
 }

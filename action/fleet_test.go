@@ -2,6 +2,7 @@ package action_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -38,14 +39,16 @@ func fleetEntry(t *testing.T, ns, yaml string) status.FleetEntry {
 func TestFleetPlanPlansEachReleaseFromItsStatusReadingTheClusterOnce(t *testing.T) {
 	cluster := &fakeFacts{facts: &inventory.Facts{Source: "cluster fake", Inventory: &inventory.Inventory{}}}
 	req := action.FleetPlanRequest{
-		Plan: action.PlanRequest{Catalog: defaultCatalog(t), To: "1.6", AsOf: asOf, ToolVersion: "test", Cluster: cluster, Gate: planner.GateOptions{FailOn: action.FailOnBlocker}},
+		// To 1.5, which manages the 1.4 workload clusters while they wait
+		// (1.6 would leave them unmanaged: TestFleetOrder).
+		Plan: action.PlanRequest{Catalog: defaultCatalog(t), To: "1.5", AsOf: asOf, ToolVersion: "test", Cluster: cluster, Gate: planner.GateOptions{FailOn: action.FailOnBlocker}},
 		Source: fakeFleet{entries: []status.FleetEntry{
 			fleetEntry(t, "sylva-system", status14),
 			fleetEntry(t, "wc1", status14),
 			fleetEntry(t, "wc2", status14),
 			{Namespace: "fresh", Observation: status.Observation{Namespace: "fresh", FluxRead: true}},
 		}},
-		Rerun: "sylva-planner plan --all-namespaces --to 1.6",
+		Rerun: "sylva-planner plan --all-namespaces --to 1.5",
 	}
 	fp, plans, err := req.Run(context.Background())
 	if err != nil {
@@ -84,9 +87,101 @@ func TestFleetPlanPlansEachReleaseFromItsStatusReadingTheClusterOnce(t *testing.
 	if !strings.Contains(table.String(), "judge the plan of sylva-system only") {
 		t.Errorf("the table does not say which release the cluster's facts judge:\n%s", table.String())
 	}
-	// Both plans pass; the namespace where nothing is installed has no
-	// plan and does not make the fleet unevaluated.
+	// The plans pass and the waves exist; the namespace where nothing is
+	// installed has no plan and does not make the fleet unevaluated.
 	if got := action.FleetOutcome(fp); got != action.OutcomePass {
 		t.Errorf("FleetOutcome() = %s, want %s", got, action.OutcomePass)
+	}
+}
+
+// statusOn is a status ConfigMap that says release rel is installed.
+func statusOn(rel string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: sylva-units-status}\ndata: {sylva_release: \"" + rel + "\"}\n"
+}
+
+// The fleet's order, on a fleet of a management cluster on 1.4 and
+// workload clusters on 1.3, 1.4 (two) and 1.6: the 1.6 one is ahead of its
+// management cluster (a blocker naming both). To 1.6, which manages 1.5
+// and 1.6 only, the 1.3 and 1.4 clusters would be stranded: they must reach
+// 1.5 first, which they cannot while the management cluster is on 1.4 (a
+// blocker naming them and 1.5, with plan -A --to 1.5 as the fix). To 1.5:
+// the 1.3 cluster moves to 1.4 now, the management cluster goes to 1.5,
+// then the workload clusters follow. Workload releases are planned as
+// workload clusters, the management one as the management cluster.
+func TestFleetOrder(t *testing.T) {
+	entries := []status.FleetEntry{
+		fleetEntry(t, "sylva-system", statusOn("1.4")),
+		fleetEntry(t, "wl-13", statusOn("1.3")),
+		fleetEntry(t, "wl-14a", statusOn("1.4")),
+		fleetEntry(t, "wl-14b", statusOn("1.4")),
+		fleetEntry(t, "wl-16", statusOn("1.6")),
+	}
+	run := func(to string) planner.FleetPlan {
+		t.Helper()
+		req := action.FleetPlanRequest{
+			Plan:   action.PlanRequest{Catalog: defaultCatalog(t), To: to, AsOf: asOf, ToolVersion: "test", Gate: planner.GateOptions{FailOn: action.FailOnBlocker}},
+			Source: fakeFleet{entries: entries},
+		}
+		fp, _, err := req.Run(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fp
+	}
+	findings := func(fp planner.FleetPlan) []string {
+		var out []string
+		for _, f := range fp.Findings {
+			out = append(out, f.Code+" "+f.Subject)
+		}
+		return out
+	}
+	waves := func(fp planner.FleetPlan) []string {
+		var out []string
+		for _, w := range fp.Waves {
+			out = append(out, fmt.Sprintf("%s→%s %s", w.Kind, w.To, strings.Join(w.Namespaces, ",")))
+		}
+		return out
+	}
+
+	to16 := run("1.6")
+	if diff := cmp.Diff([]string{"fleet-order-impossible wl-13 (on 1.3), wl-14a (on 1.4), wl-14b (on 1.4)", "workload-ahead-of-management wl-16"}, findings(to16)); diff != "" {
+		t.Errorf("fleet findings to 1.6 (-want +got):\n%s", diff)
+	}
+	for _, f := range to16.Findings {
+		if f.Code == planner.CodeFleetOrder && (!strings.Contains(f.Message, "must reach 1.5 first") || !strings.Contains(f.Remediation, "plan -A --to 1.5")) {
+			t.Errorf("fleet-order-impossible says %q, fix %q; want the release to reach (1.5) and plan -A --to 1.5", f.Message, f.Remediation)
+		}
+		if f.Code == planner.CodeWorkloadAhead && (!strings.Contains(f.Message, "sylva-system") || !strings.Contains(f.Message, "1.6")) {
+			t.Errorf("workload-ahead-of-management says %q; want both clusters named", f.Message)
+		}
+	}
+	if got := action.FleetOutcome(to16); got != action.OutcomeFail {
+		t.Errorf("FleetOutcome to 1.6 = %s, want fail", got)
+	}
+
+	to15 := run("1.5")
+	if diff := cmp.Diff([]string{"now→1.4 wl-13", "management→1.5 sylva-system", "after-management→1.5 wl-13,wl-14a,wl-14b"}, waves(to15)); diff != "" {
+		t.Errorf("waves to 1.5 (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"workload-ahead-of-management wl-16"}, findings(to15)); diff != "" {
+		t.Errorf("fleet findings to 1.5 (-want +got):\n%s", diff)
+	}
+	kinds := map[string]planner.ClusterKind{}
+	for _, r := range to15.Releases {
+		if r.Plan != nil {
+			kinds[r.Namespace] = r.Plan.Cluster.Kind
+		}
+	}
+	if kinds["sylva-system"] != planner.ClusterManagement || kinds["wl-14a"] != planner.ClusterWorkload {
+		t.Errorf("cluster kinds %v, want sylva-system management and the others workload", kinds)
+	}
+	var table strings.Builder
+	if err := to15.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Waves (the fleet's order):", "1. now → 1.4: wl-13", "2. management → 1.5: sylva-system", "Fleet findings:"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, table.String())
+		}
 	}
 }

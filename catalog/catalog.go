@@ -138,6 +138,71 @@ type Release struct {
 	// Capabilities say what the release's sylva-units chart can do during
 	// a transition; nil, or a capability left out, means it cannot.
 	Capabilities *Capabilities `json:"capabilities,omitempty"`
+	// Manages are the workload-cluster releases a management cluster on
+	// this release is known to manage (each with its source), beside the
+	// release itself and the one before it, which every release manages
+	// (as Sylva's CI runs them). A release not listed, and not one of
+	// those two, is not managed.
+	Manages []Managed `json:"manages,omitempty"`
+}
+
+// Managed is a workload-cluster release a management release manages, and
+// where that is known from.
+type Managed struct {
+	Release skew.Version `json:"release"`
+	Source  string       `json:"source"`
+}
+
+// ManagesWorkload reports whether a management cluster on r manages a
+// workload cluster on w, and why: r itself, the release just before it
+// (the catalog's previous release), or an entry of Manages (its source).
+func (c *Catalog) ManagesWorkload(r *Release, w skew.Version) (bool, string) {
+	switch ok, src := c.manages(r, w); {
+	case r.Release.CompareMinor(w) < 0:
+		return false, "a newer release than the management cluster's"
+	case r.Release.CompareMinor(w) == 0:
+		return true, "its own release"
+	case ok && src != "":
+		return true, src
+	case ok:
+		return true, "the release before it"
+	}
+	return false, fmt.Sprintf("%s manages %s only", r.Release.Short(), strings.Join(c.managedList(r), " and "))
+}
+
+// managedList names the releases r manages, oldest first.
+func (c *Catalog) managedList(r *Release) []string {
+	var out []string
+	for i := range c.Releases {
+		o := &c.Releases[i]
+		if o.Release.CompareMinor(r.Release) > 0 {
+			continue
+		}
+		if ok, _ := c.manages(r, o.Release); ok {
+			out = append(out, o.Release.Short())
+		}
+	}
+	return out
+}
+
+// manages reports whether r manages w (ManagesWorkload), and the source
+// of a Manages entry that says so.
+func (c *Catalog) manages(r *Release, w skew.Version) (bool, string) {
+	if r.Release.CompareMinor(w) == 0 {
+		return true, ""
+	}
+	for _, m := range r.Manages {
+		if m.Release.CompareMinor(w) == 0 {
+			return true, m.Source
+		}
+	}
+	var prev *Release
+	for i := range c.Releases {
+		if c.Releases[i].Release.CompareMinor(r.Release) < 0 {
+			prev = &c.Releases[i]
+		}
+	}
+	return prev != nil && prev.Release.CompareMinor(w) == 0, ""
 }
 
 // Capabilities are what a release's sylva-units chart can do during a

@@ -100,6 +100,16 @@ func (c *Catalog) Validate() error {
 			}
 		}
 		known[r.Release.Short()] = true
+		for j, m := range r.Manages {
+			switch {
+			case m.Release.IsZero() || strings.TrimSpace(m.Source) == "":
+				errs = append(errs, fmt.Errorf("catalog: release %s: manages #%d: release and source are required", name, j+1))
+			case m.Release.CompareMinor(r.Release) >= 0:
+				errs = append(errs, fmt.Errorf("catalog: release %s: manages %s: a management cluster manages older workload releases only (its own always)", name, m.Release))
+			case !known[m.Release.Short()]:
+				errs = append(errs, fmt.Errorf("catalog: release %s: manages %s, which is not a release of the catalog", name, m.Release))
+			}
+		}
 		for j, u := range r.Units {
 			switch {
 			case u.Unit == "" || u.Version == "" || u.Source == "":

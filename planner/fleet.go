@@ -184,6 +184,12 @@ type FleetPlan struct {
 	// Releases are ordered by Standing (what can start now first), then
 	// namespace.
 	Releases []FleetPlanRow `json:"releases"`
+	// Waves are the fleet's order (Order): which releases move when; empty
+	// when the fleet has no management release.
+	Waves []Wave `json:"waves,omitempty"`
+	// Findings are the fleet's own: a workload cluster ahead of its
+	// management cluster, an order that cannot exist.
+	Findings []Finding `json:"findings,omitempty"`
 }
 
 // NewFleetPlan orders rows by what can start now: ready, in progress,
@@ -203,6 +209,9 @@ func NewFleetPlan(target string, rows []FleetPlanRow) FleetPlan {
 // the gate, else held when one is held, else pass. Releases without a plan
 // do not count (Unplanned counts them).
 func (f FleetPlan) Outcome() GateOutcome {
+	if f.fleetBlocked() {
+		return GateFail
+	}
 	out := GatePass
 	for _, r := range f.Releases {
 		if r.Plan == nil {
@@ -295,6 +304,21 @@ func (f FleetPlan) WriteTable(w io.Writer) error {
 			first = false
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", r.Namespace, r.Why)
+	}
+	if len(f.Waves) > 0 {
+		b.WriteString("\nWaves (the fleet's order):\n")
+		for _, w := range f.Waves {
+			fmt.Fprintf(&b, "  %s\n", w.line())
+		}
+	}
+	if len(f.Findings) > 0 {
+		b.WriteString("\nFleet findings:\n")
+		for _, x := range f.Findings {
+			fmt.Fprintf(&b, "  %s %s (%s): %s\n", strings.ToUpper(string(x.Severity)), x.Code, x.Subject, x.Message)
+			if x.Remediation != "" {
+				fmt.Fprintf(&b, "      fix: %s\n", x.Remediation)
+			}
+		}
 	}
 	if f.FactsNamespace != "" && slices.ContainsFunc(f.Releases, func(r FleetPlanRow) bool { return r.Plan != nil && r.Namespace != f.FactsNamespace }) {
 		fmt.Fprintf(&b, "\nCluster facts (drains, removed APIs, running versions) judge the plan of %s only: a workload\n"+
