@@ -131,6 +131,8 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 	// Following the passes reads the cluster: a state file does not change.
 	follow := sel.Live().Command("status", "--to", p.To.Release)
 	switch {
+	case p.Position != nil && p.Position.Failed != "":
+		return p.Position.FailedFix + "; then follow the passes with: " + follow
 	case p.Verdict == VerdictBlocked:
 		return "resolve the blockers above, then run again: " + planCmd
 	case p.Verdict == VerdictHeld:

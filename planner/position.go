@@ -34,6 +34,11 @@ type Progress struct {
 	// empty when none is, or they were not read. Nothing runs until they
 	// are resumed.
 	Suspended string
+	// Failed says why the last release helm-controller ran failed (the
+	// pass requested, or the chart upgrade that started it:
+	// status.Assess's Failed), and FailedFix what to do; empty when it did
+	// not fail, or the Flux objects were not read.
+	Failed, FailedFix string
 	// inferred says how TransitionFrom and TransitionPass were inferred
 	// from the catalog (inferPass) when the status records neither; why
 	// says why they could not be, then. Both empty when the status was
@@ -54,8 +59,12 @@ func ProgressOf(obs status.Observation) Progress {
 	pr := Progress{Found: true, TransitionFrom: cm.TransitionFrom, TransitionPass: cm.TransitionPass}
 	pr.Installed, _, _ = cm.Release()
 	pr.Pending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
-	if rd := status.Assess(obs); rd.Progress == status.ProgressInProgress {
+	switch rd := status.Assess(obs); rd.Progress {
+	case status.ProgressInProgress:
 		pr.Applying = rd.ProgressWhy
+	case status.ProgressFailed:
+		pr.Failed, pr.FailedFix = rd.Failed, status.FailedPassFix(obs.HelmReleaseOf(), obs.Namespace)
+	default:
 	}
 	pr.Suspended = strings.Join(status.Suspended(obs), " and ")
 	return pr
@@ -86,6 +95,10 @@ type Position struct {
 	// Suspended names the Flux objects that are suspended, each with the
 	// flux command that resumes it (Progress.Suspended); empty when none is.
 	Suspended string `json:"suspended,omitempty"`
+	// Failed says why the last release failed (Progress.Failed), and
+	// FailedFix what to do; empty when it did not.
+	Failed    string `json:"failed,omitempty"`
+	FailedFix string `json:"failedFix,omitempty"`
 	// Inferred says how the pass was placed when the status records no
 	// transition_from and transition_pass (a transition the chart runs
 	// itself): the only hop of the catalog into the installed release
@@ -246,6 +259,15 @@ func (p *Plan) place(pr Progress, placeable bool) {
 		pos.Summary += " (" + pr.inferred + ")"
 	}
 	p.Position.Suspended = pr.Suspended
+	if pos := p.Position; pr.Failed != "" {
+		pos.Failed, pos.FailedFix = pr.Failed, pr.FailedFix
+		pos.Summary += "; the last release failed (" + pr.Failed + "): helm-controller does not run it again until the HelmRelease changes"
+		p.add(Finding{
+			Code: CodePassFailed, Severity: SeverityBlocker, Class: ClassActionable, Subject: "pass " + failedPass(pos),
+			Message:     "the last release of sylva-units failed: " + pr.Failed,
+			Remediation: pr.FailedFix,
+		})
+	}
 	if pos := p.Position; pr.Applying != "" {
 		pos.Applying = pr.Applying
 		pos.Summary += "; a release is being applied now (" + pr.Applying + "), so the status still describes the one before it"
@@ -354,4 +376,16 @@ func parseOK(s string) (skew.Version, bool) {
 func atoiOK(s string) (int, bool) {
 	n, err := strconv.Atoi(s)
 	return n, err == nil
+}
+
+// CodePassFailed is the finding of a plan whose cluster's last release
+// failed: the pass it ran does not run again by itself.
+const CodePassFailed = "pass-failed"
+
+// failedPass names the pass that failed: the one after those done.
+func failedPass(pos *Position) string {
+	if !pos.PassKnown || pos.Passes == 0 {
+		return "of the last release"
+	}
+	return fmt.Sprintf("%d of %d", min(pos.PassesDone+1, pos.Passes), pos.Passes)
 }
