@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -30,21 +33,53 @@ const envE2E = "SYLVA_PLANNER_E2E"
 
 var helmRepositories = schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}
 
-// e2eChart is a stand-in for sylva-units: it writes the status ConfigMap
-// itself, asking for another pass until the third Helm release revision,
-// as a two-pass transition does.
+// e2eChart is a stand-in for sylva-units: it renders the data of the
+// status ConfigMap (into statusDesired, which the test's stand-in for
+// kustomize-controller applies as sylva-units-status, as the chart's
+// sylva-units-status Kustomization does), asking for another pass until
+// the third Helm release revision, as a two-pass transition does.
 var e2eChart = map[string]string{
 	"sylva-units/Chart.yaml": "apiVersion: v2\nname: sylva-units\nversion: 0.1.0\n",
 	"sylva-units/templates/status.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
-  name: sylva-units-status
+  name: ` + statusDesired + `
 data:
   sylva_release: "1.6"
   release-revision: {{ .Release.Revision | quote }}
   values-checksum: e2e
   additional_reconciliation_required: {{ if lt (int .Release.Revision) 3 }}"true"{{ else }}"false"{{ end }}
 `,
+}
+
+// statusDesired is the ConfigMap the stand-in chart renders the status
+// data into.
+const statusDesired = "sylva-units-status-desired"
+
+// applyStatus plays kustomize-controller's part for the status: whenever
+// the data the chart rendered (statusDesired) is not that of the status
+// ConfigMap, it applies it there server-side as kustomize-controller, the
+// only writer whose write of the status requests a pass. It stops with
+// ctx.
+func applyStatus(ctx context.Context, t *testing.T, core kubernetes.Interface, ns string) {
+	t.Helper()
+	for ctx.Err() == nil {
+		desired, err := core.CoreV1().ConfigMaps(ns).Get(ctx, statusDesired, metav1.GetOptions{})
+		if err == nil {
+			cur, err := core.CoreV1().ConfigMaps(ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
+			if err != nil || !maps.Equal(cur.Data, desired.Data) {
+				ac := corev1ac.ConfigMap(status.ConfigMapName, ns).WithData(desired.Data)
+				if _, err := core.CoreV1().ConfigMaps(ns).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: status.ChartWriter, Force: true}); err != nil && ctx.Err() == nil {
+					t.Errorf("applying the status as %s: %v", status.ChartWriter, err)
+					return
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 func chartArchive(t *testing.T) []byte {
@@ -168,10 +203,15 @@ func TestEndToEndWithFlux(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No kustomize-controller: the sylva-units-status Kustomization is
-	// Ready, without target annotations, and the chart writes the status.
+	// Ready, without target annotations, and applyStatus writes the status
+	// the chart rendered, as kustomize-controller would.
 	ks := loadYAML(t, "kustomization.yaml")
 	ks.SetAnnotations(nil)
 	c.createFlux(t, ctx, kustomizations, ns, ks, true)
+	applyCtx, stopApplying := context.WithCancel(ctx)
+	applied := make(chan struct{})
+	go func() { defer close(applied); applyStatus(applyCtx, t, c.core, ns) }()
+	defer func() { stopApplying(); <-applied }()
 
 	eventuallyCtx(t, ctx, "helm-controller installed the chart", func() bool {
 		cm, err := c.core.CoreV1().ConfigMaps(ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
