@@ -228,11 +228,20 @@ func Compute(in Input) (*Plan, error) {
 			own = p
 		}
 		if err := in.Overlay(sub, own); err != nil {
-			p.add(Finding{
+			// Before the transition starts, its first step (writing the
+			// helper values) cannot run: the plan is not ready. Once it
+			// has started, the helper values in place were written
+			// already: a warning.
+			f := Finding{
 				Code: CodeOverlayUnavailable, Severity: SeverityWarning, Subject: to.Release.String(),
 				Message:     "values generate cannot write the helper values of this plan: " + err.Error(),
 				Remediation: "give values generate what it names (a catalog of your own with the chart versions, passed with --catalog, or the chart with --chart), then write the helper values",
-			})
+			}
+			if pos := p.Position; pos == nil || (pos.PassesDone == 0 && !pos.PassPending) {
+				f.Severity, f.Class = SeverityBlocker, ClassActionable
+				f.Message = "the transition cannot be prepared yet: " + f.Message
+			}
+			p.add(f)
 		}
 	}
 	p.finish(in)

@@ -346,12 +346,14 @@ func TestGateOutcomeExitCodes(t *testing.T) {
 	}
 }
 
-// TestOverlayUnavailableIsAWarningAndNextSaysSo: Input.Overlay's error
-// becomes an overlay-unavailable warning (the verdict stays ready) and
-// Next puts its fix first; it is asked with the plan's own input, without
+// TestOverlayUnavailableBlocksAPlanNotStarted: Input.Overlay's error
+// becomes an overlay-unavailable blocker before the transition starts (its
+// first step cannot run: blocked, and Next says what to give values
+// generate), a warning once a pass is done (the helper values in place
+// were written already); it is asked with the plan's own input, without
 // status, inventory, suppressions or baseline, and not for a plan with no
 // pass.
-func TestOverlayUnavailableIsAWarningAndNextSaysSo(t *testing.T) {
+func TestOverlayUnavailableBlocksAPlanNotStarted(t *testing.T) {
 	var asked []planner.Input
 	overlay := func(err error) func(planner.Input, *planner.Plan) error {
 		return func(in planner.Input, _ *planner.Plan) error { asked = append(asked, in); return err }
@@ -363,12 +365,22 @@ func TestOverlayUnavailableIsAWarningAndNextSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	i := slices.IndexFunc(p.Findings, func(f planner.Finding) bool { return f.Code == planner.CodeOverlayUnavailable })
-	if i < 0 || p.Findings[i].Severity != planner.SeverityWarning || !strings.HasSuffix(p.Findings[i].Message, "no chart version for Longhorn 9.9") {
-		t.Fatalf("findings %+v, want an overlay-unavailable warning with the error", p.Findings)
+	if i < 0 || p.Findings[i].Severity != planner.SeverityBlocker || !strings.HasSuffix(p.Findings[i].Message, "no chart version for Longhorn 9.9") {
+		t.Fatalf("findings %+v, want an overlay-unavailable blocker with the error", p.Findings)
 	}
-	if p.Verdict != planner.VerdictReady || !strings.HasPrefix(p.Next, "give values generate what the overlay-unavailable finding names; then ") {
-		t.Errorf("verdict %s, next %q; want ready, and the fix first", p.Verdict, p.Next)
+	if p.Verdict != planner.VerdictBlocked || !strings.HasPrefix(p.Next, "the helper values cannot be written yet: give values generate what the overlay-unavailable finding names") {
+		t.Errorf("verdict %s, next %q; want blocked, and the fix", p.Verdict, p.Next)
 	}
+	mid := in
+	mid.Progress = &planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}
+	pm, err := planner.Compute(mid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(pm.Findings, func(f planner.Finding) bool { return f.Code == planner.CodeOverlayUnavailable }); i < 0 || pm.Findings[i].Severity != planner.SeverityWarning {
+		t.Errorf("after pass 1: findings %+v, want an overlay-unavailable warning", pm.Findings)
+	}
+	asked = asked[:1]
 	if len(asked) != 1 || asked[0].Observed != nil || asked[0].Overlay != nil || asked[0].From.Short() != "1.4" {
 		t.Errorf("asked %d times (%+v), want once with the plan's own input only", len(asked), asked)
 	}

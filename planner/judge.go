@@ -133,6 +133,8 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 	switch {
 	case p.Position != nil && p.Position.Failed != "":
 		return p.Position.FailedFix + "; then follow the passes with: " + follow
+	case p.Verdict == VerdictBlocked && onlyBlocker(p, CodeOverlayUnavailable):
+		return "the helper values cannot be written yet: give values generate what the overlay-unavailable finding names, then run again: " + planCmd
 	case p.Verdict == VerdictBlocked:
 		return "resolve the blockers above, then run again: " + planCmd
 	case p.Verdict == VerdictHeld:
@@ -238,4 +240,18 @@ func shellWords(cmd string) []string {
 		words = append(words, cur.String())
 	}
 	return words
+}
+
+// onlyBlocker reports whether every blocker of p has code.
+func onlyBlocker(p *Plan, code string) bool {
+	n := 0
+	for _, f := range p.Findings {
+		if f.Severity == SeverityBlocker {
+			if f.Code != code {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
