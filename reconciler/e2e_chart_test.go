@@ -24,6 +24,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
@@ -60,27 +61,11 @@ var (
 // hack/build-flux.sh; it renders the whole chart three times, which takes
 // minutes (run it with -timeout 30m).
 func TestRealChartTransitionWithHelmController(t *testing.T) {
-	if os.Getenv("SYLVA_PLANNER_E2E") != "1" {
-		t.Skip("set SYLVA_PLANNER_E2E=1 to run the end-to-end test of the real chart with helm-controller")
-	}
-	helmController := filepath.Join(kubetest.Dir(), "helm-controller")
-	if _, err := os.Stat(helmController); err != nil {
-		t.Fatalf("%s not found; run `make testbin-flux` (hack/build-flux.sh)", helmController)
-	}
-	tree := sylvacore.At(t, "main")
-	cfg := kubetest.Config(t)
-	core := kubernetes.NewForConfigOrDie(cfg)
-	dyn := dynamic.NewForConfigOrDie(cfg)
-	ns := kubetest.Namespace(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
-	defer cancel()
-
-	// The overlay and the values helm-controller renders the chart with.
 	in := planner.Input{Catalog: catalogWith12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
-	plan, err := planner.Compute(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rig := newChartRig(t, in, map[string]string{
+		status.KeyReleaseRevision: "9", status.KeyChartVersion: "1.2.1", status.KeyValuesChecksum: "from-1.2", status.KeyAdditionalInfo: "{}\n",
+	})
+	ctx, core, cfg, ns, k, plan := rig.ctx, rig.core, rig.cfg, rig.ns, rig.player, rig.plan
 	var want []string
 	for _, p := range plan.Passes {
 		want = append(want, p.Values.K8sVersionShort)
@@ -88,66 +73,6 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	if strings.Join(want, " ") != "1.30 1.31" {
 		t.Fatalf("plan 1.2 → 1.4 sets Kubernetes %v, want 1.30 then 1.31", want)
 	}
-	mgmt, err := os.ReadFile(filepath.Join(tree.Chart(), "management.values.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	chartValues := map[string]any{}
-	if err := yaml.Unmarshal(mustRead(t, filepath.Join(tree.Chart(), "values.yaml")), &chartValues); err != nil {
-		t.Fatal(err)
-	}
-	g, err := values.GenerateFor(in, &values.TargetChart{Name: "main", Values: chartValues})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mv map[string]any
-	if err := yaml.Unmarshal(mgmt, &mv); err != nil {
-		t.Fatal(err)
-	}
-	user := map[string]any{
-		"cluster": map[string]any{"capi_providers": map[string]any{"infra_provider": "capd", "bootstrap_provider": "cabpr"}},
-	}
-	vals := units.MergeValues(mv, user, g.Values())
-
-	// The cluster runs 1.2: its status ConfigMap, as the 1.2.1 chart wrote it.
-	if _, err := core.CoreV1().ConfigMaps(ns).Create(ctx, configMap(ns, map[string]string{
-		status.KeyReleaseRevision: "9", status.KeyChartVersion: "1.2.1", status.KeyValuesChecksum: "from-1.2", status.KeyAdditionalInfo: "{}\n",
-	}), metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
-		t.Fatal(err)
-	}
-
-	repoURL, tgz := serveChart(t, tree.Chart())
-	kubetest.ReadyHelmChart(t, ctx, dyn, ns, "sylva-core", repoURL, tgz)
-	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
-	kubetest.RunController(t, kubeconfig, ns, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=info")
-
-	hr := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
-		"metadata": map[string]any{"name": status.DefaultHelmRelease, "namespace": ns},
-		"spec": map[string]any{
-			"interval": "1h", "timeout": "15m",
-			"chartRef": map[string]any{"kind": "HelmChart", "name": "sylva-units"},
-			// No workload runs here: nothing to wait for, and the chart's
-			// pre-upgrade hook Job would never complete. Helm v3.22 refuses
-			// every sylva-units values on cluster_virtual_ip (see
-			// docs/values.md), hence no schema validation.
-			"install": map[string]any{"disableWait": true, "disableHooks": true, "disableSchemaValidation": true},
-			"upgrade": map[string]any{"disableWait": true, "disableHooks": true, "disableSchemaValidation": true},
-			"values":  vals,
-		},
-	}}
-	if _, err := dyn.Resource(chartHelmReleases).Namespace(ns).Create(ctx, hr, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-
-	// kustomize-controller's part, for sylva-units-status only.
-	// A player that fails cancels ctx: nothing would end the waits below.
-	k := &kustomizePlayer{core: core, dyn: dyn, ns: ns, abort: cancel}
-	playCtx, stopPlaying := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { k.run(playCtx) })
-	defer func() { stopPlaying(); wg.Wait() }()
-
 	eventually(t, ctx, "helm-controller installed the chart and the status recorded its first pass", func() bool {
 		if err := k.err(); err != nil {
 			t.Fatal(err)
@@ -216,6 +141,107 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	if st.AdditionalReconciliationRequired == nil || *st.AdditionalReconciliationRequired || st.SylvaRelease.Short() != "1.4" {
 		t.Errorf("final status: sylva_release %s, additional_reconciliation_required %v; want 1.4, false", st.SylvaRelease, st.AdditionalReconciliationRequired)
 	}
+}
+
+// chartRig is main's chart installed by helm-controller with the overlay
+// of a plan, a cluster whose status ConfigMap says where it starts, and a
+// stand-in for kustomize-controller that writes the status of each pass.
+type chartRig struct {
+	ctx    context.Context
+	core   kubernetes.Interface
+	dyn    dynamic.Interface
+	cfg    *rest.Config
+	ns     string
+	player *kustomizePlayer
+	plan   *planner.Plan
+}
+
+// newChartRig starts the rig for in on a status ConfigMap with data
+// start: the overlay values generate gives for in, over main's management
+// values (capd, cabpr); helm-controller (the test plays source-controller:
+// a Ready HelmChart whose archive it serves) installs the chart. The test
+// is skipped without SYLVA_PLANNER_E2E=1 and fails without the
+// helm-controller binary of hack/build-flux.sh.
+func newChartRig(t *testing.T, in planner.Input, start map[string]string) *chartRig {
+	t.Helper()
+	if os.Getenv("SYLVA_PLANNER_E2E") != "1" {
+		t.Skip("set SYLVA_PLANNER_E2E=1 to run the end-to-end test of the real chart with helm-controller")
+	}
+	helmController := filepath.Join(kubetest.Dir(), "helm-controller")
+	if _, err := os.Stat(helmController); err != nil {
+		t.Fatalf("%s not found; run `make testbin-flux` (hack/build-flux.sh)", helmController)
+	}
+	tree := sylvacore.At(t, "main")
+	cfg := kubetest.Config(t)
+	core := kubernetes.NewForConfigOrDie(cfg)
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	ns := kubetest.Namespace(t, cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	t.Cleanup(cancel)
+
+	plan, err := planner.Compute(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgmt, err := os.ReadFile(filepath.Join(tree.Chart(), "management.values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	chartValues := map[string]any{}
+	if err := yaml.Unmarshal(mustRead(t, filepath.Join(tree.Chart(), "values.yaml")), &chartValues); err != nil {
+		t.Fatal(err)
+	}
+	g, err := values.GenerateFor(in, &values.TargetChart{Name: "main", Values: chartValues})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mv map[string]any
+	if err := yaml.Unmarshal(mgmt, &mv); err != nil {
+		t.Fatal(err)
+	}
+	user := map[string]any{
+		"cluster": map[string]any{"capi_providers": map[string]any{"infra_provider": "capd", "bootstrap_provider": "cabpr"}},
+	}
+	vals := units.MergeValues(mv, user, g.Values())
+
+	// Where the cluster starts: its status ConfigMap, as the chart of its
+	// release wrote it.
+	if _, err := core.CoreV1().ConfigMaps(ns).Create(ctx, configMap(ns, start), metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
+		t.Fatal(err)
+	}
+
+	repoURL, tgz := serveChart(t, tree.Chart())
+	kubetest.ReadyHelmChart(t, ctx, dyn, ns, "sylva-core", repoURL, tgz)
+	kubeconfig := kubetest.WriteKubeconfig(t, cfg)
+	kubetest.RunController(t, kubeconfig, ns, helmController, "--metrics-addr=0", "--health-addr=127.0.0.1:0", "--log-level=info")
+
+	hr := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": status.DefaultHelmRelease, "namespace": ns},
+		"spec": map[string]any{
+			"interval": "1h", "timeout": "15m",
+			"chartRef": map[string]any{"kind": "HelmChart", "name": "sylva-units"},
+			// No workload runs here: nothing to wait for, and the chart's
+			// pre-upgrade hook Job would never complete. Helm v3.22 refuses
+			// every sylva-units values on cluster_virtual_ip (see
+			// docs/values.md), hence no schema validation.
+			"install": map[string]any{"disableWait": true, "disableHooks": true, "disableSchemaValidation": true},
+			"upgrade": map[string]any{"disableWait": true, "disableHooks": true, "disableSchemaValidation": true},
+			"values":  vals,
+		},
+	}}
+	if _, err := dyn.Resource(chartHelmReleases).Namespace(ns).Create(ctx, hr, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// kustomize-controller's part, for sylva-units-status only.
+	// A player that fails cancels ctx: nothing would end the waits.
+	k := &kustomizePlayer{core: core, dyn: dyn, ns: ns, abort: cancel}
+	playCtx, stopPlaying := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { k.run(playCtx) })
+	t.Cleanup(func() { stopPlaying(); wg.Wait() })
+	return &chartRig{ctx: ctx, core: core, dyn: dyn, cfg: cfg, ns: ns, player: k, plan: plan}
 }
 
 // kustomizePlayer does what kustomize-controller does for the
@@ -308,7 +334,9 @@ func (k *kustomizePlayer) step(ctx context.Context, handled int64) (int64, error
 		return 0, err
 	}
 	ks.Object["status"] = map[string]any{
-		"observedGeneration": gen,
+		// The chart's overlay reads it: the status unit applied once.
+		"lastAppliedRevision": fmt.Sprintf("test@gen%d", gen),
+		"observedGeneration":  gen,
 		"conditions": []any{map[string]any{
 			"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded", "message": "applied by the test",
 			"observedGeneration": gen, "lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
@@ -420,11 +448,17 @@ func configMapYAML(t *testing.T, cm *corev1.ConfigMap) []byte {
 // upgrades from 1.2, so that main's chart (the 1.4 line) runs two passes.
 func catalogWith12To14(t *testing.T) *catalog.Catalog {
 	t.Helper()
+	return catalogEdited(t, "  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n")
+}
+
+// catalogEdited is the embedded catalog with releases.yaml's from replaced
+// by to (once).
+func catalogEdited(t *testing.T, from, to string) *catalog.Catalog {
+	t.Helper()
 	fsys := fstest.MapFS{}
 	for _, name := range []string{"components.yaml", "releases.yaml"} {
 		fsys[name] = &fstest.MapFile{Data: mustRead(t, filepath.Join("..", "catalog", "data", name))}
 	}
-	const from, to = "  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n"
 	rel := string(fsys["releases.yaml"].Data)
 	if !strings.Contains(rel, from) {
 		t.Fatalf("releases.yaml has no %q to widen", from)
