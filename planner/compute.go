@@ -263,6 +263,7 @@ const CodeOverlayUnavailable = "overlay-unavailable"
 // finish merges, applies suppressions and the baseline, then judges and
 // sorts.
 func (p *Plan) finish(in Input) {
+	p.Findings = p.dropDone(p.Findings)
 	p.Findings = mergeRanges(p.Findings, p.ranges)
 	p.applySuppressions(in.Suppressions, in.AsOf)
 	p.markBaseline(in.Baseline)
@@ -271,6 +272,30 @@ func (p *Plan) finish(in Input) {
 	p.Next = next(p, in.Rerun, in.Selection)
 	slices.SortStableFunc(p.Findings, CompareFindings)
 	slices.SortStableFunc(p.Suppressed, func(a, b SuppressedFinding) int { return CompareFindings(a.Finding, b.Finding) })
+}
+
+// dropDone leaves out the findings about passes the status says are done
+// (Position.PassesDone): what ran then cannot block what is left. A
+// finding is about done passes when its subject is one ("pass 1"), or, for
+// a component-k8s-range finding, when every pass it names is.
+func (p *Plan) dropDone(fs []Finding) []Finding {
+	pos := p.Position
+	if pos == nil || !pos.PassKnown || pos.PassesDone == 0 {
+		return fs
+	}
+	done := func(subject string) bool {
+		var n int
+		if _, err := fmt.Sscanf(subject, "pass %d", &n); err != nil || fmt.Sprintf("pass %d", n) != subject {
+			return false
+		}
+		return n <= pos.PassesDone
+	}
+	return slices.DeleteFunc(fs, func(f Finding) bool {
+		if r := p.ranges[f.Message]; f.Code == CodeComponentK8sRange && r != nil {
+			return !slices.ContainsFunc(r.passes, func(s string) bool { return !done(s) })
+		}
+		return done(f.Subject)
+	})
 }
 
 // looksLikeYAMLNumber reports a release such as 1.40 that YAML would have

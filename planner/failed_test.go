@@ -2,9 +2,12 @@ package planner_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -48,5 +51,66 @@ func TestAPlanFromAFailedPassSaysItFailed(t *testing.T) {
 	}
 	if p.Position == nil || !strings.Contains(p.Position.Summary, "the last release failed") {
 		t.Errorf("position %+v does not say the last release failed", p.Position)
+	}
+}
+
+// catalogWith11To14 is the embedded catalog in which 1.4 also supports
+// upgrades from 1.1: three passes, Kubernetes 1.28 → 1.29 → 1.30 → 1.31,
+// and 1.4's components (calico and cert-manager need Kubernetes 1.29 or
+// newer) arrive in pass 1, while the control plane still runs 1.28.
+func catalogWith11To14(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	fsys := fstest.MapFS{}
+	for _, name := range []string{"components.yaml", "releases.yaml"} {
+		b, err := os.ReadFile(filepath.Join("..", "catalog", "data", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys[name] = &fstest.MapFile{Data: b}
+	}
+	const from, to = "  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.1\", \"1.3\"]\n"
+	fsys["releases.yaml"].Data = []byte(strings.Replace(string(fsys["releases.yaml"].Data), from, to, 1))
+	cat, err := catalog.Load(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// Findings about passes the status says are done do not block the rest:
+// 1.4's calico and cert-manager on the 1.28 control plane of pass 1 of 1.1
+// → 1.4 block the plan before it starts; once pass 1 is done, the plan
+// placed at pass 2 no longer names them.
+func TestDonePassesDoNotBlockTheRest(t *testing.T) {
+	cat := catalogWith11To14(t)
+	rangeSubjects := func(p *planner.Plan) []string {
+		var out []string
+		for _, f := range p.Findings {
+			if f.Code == planner.CodeComponentK8sRange {
+				out = append(out, f.Subject+": "+f.Message)
+			}
+		}
+		return out
+	}
+	before, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.1"), To: skew.MustParse("1.4")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(before.Passes) != 3 || len(rangeSubjects(before)) == 0 {
+		t.Fatalf("plan 1.1 → 1.4: %d passes, range findings %v; want 3 passes and calico/cert-manager on 1.28 in pass 1", len(before.Passes), rangeSubjects(before))
+	}
+	pr := planner.Progress{Found: true, Installed: skew.MustParse("1.4"), Pending: true, TransitionFrom: "1.1", TransitionPass: "1"}
+	mid, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.4"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mid.Position == nil || mid.Position.PassesDone != 1 {
+		t.Fatalf("position %+v, want pass 1 done", mid.Position)
+	}
+	if got := rangeSubjects(mid); len(got) != 0 {
+		t.Errorf("after pass 1, range findings %v; want none (they were about pass 1)", got)
+	}
+	if mid.Verdict == planner.VerdictBlocked {
+		t.Errorf("after pass 1 the plan is blocked: %v", codes(mid))
 	}
 }
