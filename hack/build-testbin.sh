@@ -5,7 +5,9 @@
 #   etcd            built from go.etcd.io/etcd/server/v3 at $ETCD_VERSION
 #   crds/           the Flux CRDs copied from the controllers' module zips, and
 #                   the ServiceMonitor, PrometheusRule, Certificate and Issuer
-#                   CRDs from prometheus-operator's and cert-manager's
+#                   CRDs from prometheus-operator's and cert-manager's, and
+#                   Cluster API's MachineDeployment and KubeadmControlPlane
+#                   (the objects status -A reads of each workload cluster)
 #
 # Everything comes from the Go module proxy: the script generates throw-away
 # wrapper modules under .cache/testbin-src/ and builds them with the default
@@ -27,13 +29,16 @@ SOURCE_CONTROLLER_VERSION=v1.9.6
 # PrometheusRule, Certificate and Issuer.
 PROMETHEUS_OPERATOR_VERSION=v0.85.0
 CERT_MANAGER_VERSION=v1.21.2
+# The Cluster API kinds status -A and plan -A read: MachineDeployment and
+# KubeadmControlPlane (v1beta1 and v1beta2 served, as from Cluster API 1.11).
+CLUSTER_API_VERSION=v1.13.6
 
 log_prefix=build-testbin
 # shellcheck source=hack/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 build_crds() {
-	local want="helm-controller@$HELM_CONTROLLER_VERSION kustomize-controller@$KUSTOMIZE_CONTROLLER_VERSION source-controller@$SOURCE_CONTROLLER_VERSION prometheus-operator@$PROMETHEUS_OPERATOR_VERSION cert-manager@$CERT_MANAGER_VERSION"
+	local want="helm-controller@$HELM_CONTROLLER_VERSION kustomize-controller@$KUSTOMIZE_CONTROLLER_VERSION source-controller@$SOURCE_CONTROLLER_VERSION prometheus-operator@$PROMETHEUS_OPERATOR_VERSION cert-manager@$CERT_MANAGER_VERSION cluster-api@$CLUSTER_API_VERSION"
 	if stamp_ok crds "$want" "$out/crds"; then
 		log "crds: up to date ($want)"
 		return
@@ -57,6 +62,9 @@ build_crds() {
 	cp "$dir"/example/prometheus-operator-crd/monitoring.coreos.com_{servicemonitors,prometheusrules}.yaml "$tmp/"
 	dir=$(module_dir "github.com/cert-manager/cert-manager@$CERT_MANAGER_VERSION")
 	cp "$dir"/deploy/crds/cert-manager.io_{certificates,issuers}.yaml "$tmp/"
+	dir=$(module_dir "sigs.k8s.io/cluster-api@$CLUSTER_API_VERSION")
+	cp "$dir"/config/crd/bases/cluster.x-k8s.io_machinedeployments.yaml "$tmp/"
+	cp "$dir"/controlplane/kubeadm/config/crd/bases/controlplane.cluster.x-k8s.io_kubeadmcontrolplanes.yaml "$tmp/"
 	chmod 0644 "$tmp"/*.yaml
 	rm -rf "$out/crds"
 	mv "$tmp" "$out/crds"
