@@ -103,6 +103,13 @@ func StateOf(r Report) PassState {
 // FleetRow is one release of the fleet view.
 type FleetRow struct {
 	Namespace string `json:"namespace"`
+	// Cluster is the kind of cluster the release is for (ClusterKindOf
+	// its namespace).
+	Cluster ClusterKind `json:"cluster"`
+	// Kubernetes is what the namespace's Cluster API objects say of the
+	// cluster's minors, and where it was read; nil when it holds none (or
+	// the namespace is unreadable).
+	Kubernetes *Kubernetes `json:"kubernetes,omitempty"`
 	// Release is the installed release (Status.Release), "" when unknown;
 	// ReleaseSource says where it was read.
 	Release       string        `json:"release,omitempty"`
@@ -197,7 +204,7 @@ func fleetRow(e FleetEntry, sel envelope.Selection) FleetRow {
 		if !fromFile {
 			next = "inspect it: " + sel.Kubectl() + " get " + object + " -n " + envelope.ShellQuote(e.Namespace) + " -o yaml"
 		}
-		return FleetRow{Namespace: e.Namespace, State: StateUnreadable, Reasons: []string{}, Error: e.Err.Error(), Next: next}
+		return FleetRow{Namespace: e.Namespace, Cluster: ClusterKindOf(e.Namespace), State: StateUnreadable, Reasons: []string{}, Error: e.Err.Error(), Next: next}
 	}
 	obs := e.Observation
 	obs.Namespace = e.Namespace
@@ -205,6 +212,7 @@ func fleetRow(e FleetEntry, sel envelope.Selection) FleetRow {
 	rep.Selection = sel
 	row := FleetRow{
 		Namespace:     e.Namespace,
+		Cluster:       ClusterKindOf(e.Namespace),
 		ReleaseSource: rep.ReleaseSource,
 		State:         StateOf(rep),
 		CanStartNow:   rep.CanStartNow,
@@ -217,6 +225,9 @@ func fleetRow(e FleetEntry, sel envelope.Selection) FleetRow {
 	}
 	if cm := obs.ConfigMap; cm != nil {
 		row.ChartVersion = cm.ChartVersion
+	}
+	if k := obs.Kubernetes(); !k.IsZero() {
+		row.Kubernetes = &k
 	}
 	return row
 }
@@ -266,10 +277,11 @@ func (f Fleet) WriteYAML(w io.Writer) error {
 }
 
 // WriteTable writes f for a person: one line per release (namespace,
-// release, chart version, pass state, whether a pass may start now, where
-// it stands in the plan to the target when there is one, and what is
-// next), then why each release that cannot start cannot, and why each
-// unreadable one is.
+// cluster kind, release, chart version, Kubernetes minors, pass state,
+// whether a pass may start now, where it stands in the plan to the target
+// when there is one, and what is next), then where the minors were read,
+// why each release that cannot start cannot, and why each unreadable one
+// is.
 func (f Fleet) WriteTable(w io.Writer) error {
 	ew := &errWriter{w: w}
 	ew.printf("Sylva releases (%s)\n\n", f.Counts())
@@ -278,19 +290,30 @@ func (f Fleet) WriteTable(w io.Writer) error {
 		return ew.err
 	}
 	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
-	head := "NAMESPACE\tRELEASE\tCHART\tSTATE\tREADY"
+	head := "NAMESPACE\tCLUSTER\tRELEASE\tCHART\tKUBERNETES\tSTATE\tREADY"
 	if f.Target != "" {
 		head += "\tTO " + f.Target
 	}
 	fmt.Fprintln(tw, head+"\tNEXT")
 	for _, r := range f.Releases {
-		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s", r.Namespace, cell.OrDash(r.Release), cell.OrDash(r.ChartVersion), r.State, readyCell(r))
+		line := fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s", r.Namespace, r.Cluster, cell.OrDash(r.Release), cell.OrDash(r.ChartVersion), r.kubernetesCell(), r.State, readyCell(r))
 		if f.Target != "" {
 			line += "\t" + r.transitionCell()
 		}
 		fmt.Fprintln(tw, line+"\t"+r.Next)
 	}
 	_ = tw.Flush()
+	first := true
+	for _, r := range f.Releases {
+		if r.Kubernetes == nil {
+			continue
+		}
+		if first {
+			ew.printf("\nKubernetes read from (the Cluster API objects of each namespace):\n")
+			first = false
+		}
+		ew.printf("  %s: %s\n", r.Namespace, r.Kubernetes.Source)
+	}
 	var notReady, unreadable []string
 	for _, r := range f.Releases {
 		switch {
@@ -312,7 +335,7 @@ func (f Fleet) WriteTable(w io.Writer) error {
 			ew.printf("  %s\n", s)
 		}
 	}
-	first := true
+	first = true
 	for _, r := range f.Releases {
 		if r.TransitionError == "" {
 			continue
@@ -351,6 +374,20 @@ func (f Fleet) writeTransitionFindings(ew *errWriter) {
 			}
 		}
 	}
+}
+
+// kubernetesCell is the row's Kubernetes minors in a table cell: "1.29"
+// when the control plane and the workers run it (or there are no
+// workers), "1.29 (workers 1.28)" when they differ, "-" when unknown.
+func (r FleetRow) kubernetesCell() string {
+	k := r.Kubernetes
+	switch {
+	case k == nil:
+		return "-"
+	case k.Workers == "" || k.Workers == k.ControlPlane:
+		return cell.OrDash(k.ControlPlane)
+	}
+	return cell.OrDash(k.ControlPlane) + " (workers " + k.Workers + ")"
 }
 
 func readyCell(r FleetRow) string {
@@ -397,9 +434,12 @@ func (r FleetRow) transitionCell() string {
 // DecodeFleet decodes the objects of every release namespace from a List,
 // as `kubectl get configmaps,kustomizations,helmreleases -A -o yaml` prints
 // it: per namespace, the sylva-units-status ConfigMap, the
-// sylva-units-status Kustomization and the HelmRelease named helmRelease
-// (objects of other kinds or names are ignored). A namespace holding any of
-// them is a release namespace; entries are sorted by namespace. An object
+// sylva-units-status Kustomization and the HelmRelease named helmRelease,
+// and the Cluster API control planes and MachineDeployments
+// (CAPIObjectFromMap) when the List holds them (objects of other kinds or
+// names are ignored). A namespace holding any of the first three is a
+// release namespace (Cluster API objects alone make none); entries are
+// sorted by namespace. An object
 // that does not decode is its namespace's Err, not an error of the whole
 // input. The Flux objects count as read (absent, not unknown) when the List
 // holds any Kustomization or HelmRelease. A single ConfigMap is a fleet of
@@ -448,6 +488,9 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 		twice string
 	}
 	byNS := map[string]*objects{}
+	// capi holds the Cluster API objects of each namespace; only those of
+	// release namespaces are kept.
+	capi := map[string][]CAPIObject{}
 	fluxRead := false
 	for i, it := range items {
 		o, ok := it.(map[string]any)
@@ -472,6 +515,10 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 			}
 			*slot = o
 		}
+		if c, ok := CAPIObjectFromMap(o); ok {
+			capi[ns] = append(capi[ns], c)
+			continue
+		}
 		switch {
 		case kind == "ConfigMap" && name == ConfigMapName:
 			keep(&get().cm, "ConfigMap")
@@ -485,6 +532,9 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
 		objs := byNS[ns]
 		obs := Observation{Namespace: ns, FluxRead: fluxRead, HelmReleaseName: helmRelease}
+		for _, c := range capi[ns] {
+			obs.Add(c)
+		}
 		var err error
 		var object string
 		if objs.twice != "" {

@@ -29,6 +29,12 @@ type Observation struct {
 	// HelmReleaseName is the name of the HelmRelease looked up
 	// (--helmrelease); DefaultHelmRelease when empty.
 	HelmReleaseName string
+	// ControlPlanes are the Cluster API control plane objects of the
+	// namespace (of ControlPlaneKinds) and MachineDeployments its
+	// MachineDeployments, in any order; nil when none or not read.
+	// ControlPlaneObject, Kubernetes and KubernetesMinors interpret them.
+	ControlPlanes      []CAPIObject
+	MachineDeployments []CAPIObject
 }
 
 // HelmReleaseOf is the name of the HelmRelease obs looked up.
