@@ -164,11 +164,18 @@ func (g *Generated) inertLines() []string {
 	return []string{`{{-   ` + expr + ` | toJson }}`}
 }
 
+// inertCond is the gotpl condition, on the state $st, under which the
+// overlay is inert: the chart is another release's (the inert marker), or
+// the chart did not interpret _internal.state before the rest (charts
+// before spring 2024: the state reaches the other values as its template
+// text, whose fromJson holds no pass; every pass sets k8s_version_short).
+const inertCond = `(or (hasKey $st "` + KeyInert + `") (not (hasKey $st "` + KeyK8sVersionShort + `")))`
+
 // inertRef is a gotpl string that reads a status key from the state, or
 // leaves the entry out when the overlay is inert.
 func inertRef(key string) string {
 	return `{{- $st := .Values._internal.state.` + StateKey + ` | fromJson }}` +
-		`{{- if hasKey $st "` + KeyInert + `" }}` + skipSentinel +
+		`{{- if ` + inertCond + ` }}` + skipSentinel +
 		`{{- else }}{{ get $st "` + key + `" }}{{- end }}`
 }
 
@@ -178,7 +185,7 @@ func (g *Generated) longhornTemplate() string {
 	msg := fmt.Sprintf("the sylva-planner overlay for Sylva %s is in the chart of %%s, whose Longhorn chart version it does not know: remove the overlay from the values", g.To)
 	return strings.Join([]string{
 		`{{- $st := .Values._internal.state.` + StateKey + ` | fromJson }}`,
-		`{{- get $st "` + KeyLonghornChartVersion + `" | required (printf ` + strconv.Quote(msg) + ` (get $st "` + KeyInert + `")) }}`,
+		`{{- get $st "` + KeyLonghornChartVersion + `" | required (printf ` + strconv.Quote(msg) + ` (get $st "` + KeyInert + `" | default "a release that does not interpret _internal.state first")) }}`,
 	}, "\n")
 }
 
@@ -186,7 +193,8 @@ func (g *Generated) longhornTemplate() string {
 // own expression when the overlay is inert.
 func k8sInertTemplate(own string) string {
 	return strings.Join([]string{
-		`{{- if hasKey (.Values._internal.state.` + StateKey + ` | fromJson) "` + KeyInert + `" }}`,
+		`{{- $st := .Values._internal.state.` + StateKey + ` | fromJson }}`,
+		`{{- if ` + inertCond + ` }}`,
 		chartK8sVersion,
 		`{{- else }}`,
 		own,

@@ -228,3 +228,24 @@ func git(dir string, args ...string) (string, error) {
 	}
 	return strings.TrimSpace(stdout.String()), nil
 }
+
+// Before is the last commit of branch committed before date (YYYY-MM-DD),
+// a ref At takes: the development chart of that day. The test is skipped
+// with one line when the bundle is not found or SYLVA_CORE_DIR names one
+// tree.
+func Before(t testing.TB, branch, date string) string {
+	t.Helper()
+	if os.Getenv(EnvDir) != "" {
+		t.Skipf("%s names one tree; the dated charts of %s need the bundle", EnvDir, branch)
+	}
+	repo := Repo(t)
+	tip, err := resolve(repo, branch)
+	if err != nil {
+		t.Fatalf("sylva-core bundle: %v", err)
+	}
+	c, err := git(repo, "rev-list", "-1", "--before="+date+"T00:00:00Z", tip)
+	if err != nil || c == "" {
+		t.Fatalf("sylva-core bundle: no commit of %s before %s (%v)", branch, date, err)
+	}
+	return c
+}
