@@ -36,7 +36,8 @@ var Scheme = sync.OnceValue(func() *runtime.Scheme {
 	return s
 })
 
-// restMapper maps the three kinds Fetch and ReadAll read to their
+// restMapper maps the kinds Fetch and ReadAll read (and the Cluster API
+// kinds ReadAll lists, at each version it may read them) to their
 // resources without asking the server (no discovery request): a kind the
 // server does not serve is then its 404 on the read itself.
 func restMapper() meta.RESTMapper {
@@ -44,6 +45,7 @@ func restMapper() meta.RESTMapper {
 	m.Add(corev1.SchemeGroupVersion.WithKind("ConfigMap"), meta.RESTScopeNamespace)
 	m.Add(KustomizationKind, meta.RESTScopeNamespace)
 	m.Add(HelmReleaseKind, meta.RESTScopeNamespace)
+	addCAPIKinds(m)
 	return m
 }
 

@@ -26,13 +26,18 @@ const ListPageSize = 500
 // the HelmReleases named Options.HelmRelease of all namespaces, with one
 // List of each kind across the cluster (selected by metadata.name, paged by
 // ListPageSize). A namespace holding any of them is a release namespace;
-// entries are sorted by namespace. Fetch's rule holds for each namespace:
+// entries are sorted by namespace. The Cluster API control planes and
+// MachineDeployments are then listed the same way, one List of each kind
+// the server serves (one discovery request says which), and added to the
+// Observation of their namespace when it is a release namespace
+// (status.Observation.Kubernetes interprets them); a kind not served is
+// absent. No request is made per namespace. Fetch's rule holds for each namespace:
 // an object or a kind absent is nil; what would make Fetch's Snapshot
 // Invalid or fail for one object (a malformed value of a status ConfigMap,
 // a Flux object the API types cannot hold) is its namespace's Err, not an
 // error of ReadAll. Listing needs the right to list the three kinds in all
-// namespaces; a refusal is an error naming the kind and how to read one
-// namespace instead.
+// namespaces, and the Cluster API kinds (ClusterAPIResources); a refusal
+// is an error naming the kind and the right needed.
 func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 	obs := map[string]*status.Observation{}
 	errs := map[string]error{}
@@ -104,6 +109,9 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 				break
 			}
 		}
+	}
+	if err := r.readCAPI(ctx, obs); err != nil {
+		return nil, err
 	}
 	out := make([]status.FleetEntry, 0, len(obs))
 	for _, ns := range slices.Sorted(maps.Keys(obs)) {

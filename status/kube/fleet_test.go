@@ -68,6 +68,15 @@ func TestReadAllFromAPIServer(t *testing.T) {
 	createConfigMap(t, cfg, done, map[string]string{status.KeySylvaRelease: "1.6", status.KeyReleaseRevision: "4", status.KeyChartVersion: "1.6.2", status.KeyValuesChecksum: checksum})
 	createFlux(t, cfg, done, kustomization(done, map[string]string{status.AnnotationTargetReleaseRevision: "4", status.AnnotationTargetValuesChecksum: checksum}), "True")
 	createFlux(t, cfg, done, helmRelease(done, "sylva-units", false), "True")
+	for _, u := range []*unstructured.Unstructured{
+		kubeadmControlPlane(done, done+"-control-plane", "v1.29.15"),
+		machineDeployment(done, "md0", "v1.29.15"),
+		machineDeployment(done, "md1", "v1.28.9"),
+	} {
+		if err := createCAPI(cfg, u); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	pending := kubetest.Namespace(t, cfg)
 	createConfigMap(t, cfg, pending, map[string]string{status.KeySylvaRelease: "1.6", status.KeyAdditionalReconciliationRequired: "true", status.KeyReleaseRevision: "7", status.KeyValuesChecksum: checksum})
@@ -89,6 +98,10 @@ func TestReadAllFromAPIServer(t *testing.T) {
 	if _, err := c.CoreV1().ConfigMaps(unrelated).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "other"}, Data: map[string]string{"a": "b"}}, metav1.CreateOptions{FieldManager: status.ChartWriter}); err != nil {
 		t.Fatal(err)
 	}
+	// Cluster API objects make no release namespace.
+	if err := createCAPI(cfg, kubeadmControlPlane(unrelated, unrelated+"-control-plane", "v1.30.1")); err != nil {
+		t.Fatal(err)
+	}
 
 	counting, n := counted(cfg)
 	r, err := kube.NewReader(counting, kube.Options{Context: "mgmt"})
@@ -99,8 +112,10 @@ func TestReadAllFromAPIServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
 	}
-	if got := n.n.Load(); got != 3 {
-		t.Errorf("ReadAll made %d requests (%q), want 3: one List of each kind", got, n.seen)
+	// One List of each release kind, one discovery request, one List of
+	// each Cluster API kind served (KubeadmControlPlane, MachineDeployment).
+	if got := n.n.Load(); got != 6 {
+		t.Errorf("ReadAll made %d requests (%q), want 6: one List of each kind and one discovery", got, n.seen)
 	}
 	mine := map[string]status.FleetEntry{}
 	var order []string
@@ -126,6 +141,16 @@ func TestReadAllFromAPIServer(t *testing.T) {
 		}
 		if rep := status.Interpret(e.Observation); rep.Progress != status.ProgressDone || !rep.CanStartNow {
 			t.Errorf("Interpret(%s): progress %s, can start %v (%q); want done, true", done, rep.Progress, rep.CanStartNow, rep.Reasons)
+		}
+	})
+	t.Run("a release reads the Kubernetes minors of its Cluster API objects", func(t *testing.T) {
+		cp, workers, source, ok := mine[done].Observation.KubernetesMinors()
+		wantSource := "KubeadmControlPlane " + done + "/" + done + "-control-plane spec.version v1.29.15; MachineDeployment " + done + "/md1 spec.template.spec.version v1.28.9"
+		if !ok || cp != "1.29" || workers != "1.28" || source != wantSource {
+			t.Errorf("KubernetesMinors of %s = %q, %q, %q, %v; want 1.29, 1.28, %q, true", done, cp, workers, source, ok, wantSource)
+		}
+		if _, _, _, ok := mine[pending].Observation.KubernetesMinors(); ok {
+			t.Errorf("%s holds no Cluster API object but reads minors", pending)
 		}
 	})
 	t.Run("a malformed ConfigMap is its namespace's error only", func(t *testing.T) {

@@ -53,6 +53,9 @@ type Options struct {
 type Reader struct {
 	client client.Reader
 	opts   Options
+	// served says which Cluster API kinds the server serves, at which
+	// version (ReadAll); nil reads each at the first of capiVersions.
+	served servedVersions
 }
 
 // NewReader returns a Reader for the cluster cfg points at. It does not
@@ -69,11 +72,18 @@ func NewReader(cfg *rest.Config, opts Options) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build a client%s: %w", contextText(opts.Context), err)
 	}
-	return NewReaderForClient(c, opts), nil
+	served, err := discoverCAPI(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("build a discovery client%s: %w", contextText(opts.Context), err)
+	}
+	r := NewReaderForClient(c, opts)
+	r.served = served
+	return r, nil
 }
 
 // NewReaderForClient returns a Reader over c (a fake in tests). ReadAll
-// needs c to list unstructured objects too.
+// needs c to list unstructured objects too; it reads the Cluster API kinds
+// at their newest version without asking which the server serves.
 func NewReaderForClient(c client.Reader, opts Options) *Reader {
 	if opts.HelmRelease == "" {
 		opts.HelmRelease = status.DefaultHelmRelease

@@ -1,0 +1,205 @@
+package kube
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
+
+// capiKind is a Cluster API kind ReadAll lists: its group, kind and
+// resource.
+type capiKind struct {
+	group, kind, resource string
+}
+
+func (k capiKind) groupResource() schema.GroupResource {
+	return schema.GroupResource{Group: k.group, Resource: k.resource}
+}
+
+// capiKinds are the Cluster API kinds ReadAll lists, in the order it lists
+// them: the control plane kinds of status.ControlPlaneKinds, then
+// MachineDeployments.
+var capiKinds = []capiKind{
+	{status.ControlPlaneGroup, "KubeadmControlPlane", "kubeadmcontrolplanes"},
+	{status.ControlPlaneGroup, "RKE2ControlPlane", "rke2controlplanes"},
+	{status.ControlPlaneGroup, "CK8sControlPlane", "ck8scontrolplanes"},
+	{status.ControlPlaneGroup, "OpenshiftAssistedControlPlane", "openshiftassistedcontrolplanes"},
+	{status.ClusterAPIGroup, status.KindMachineDeployment, "machinedeployments"},
+}
+
+// capiVersions are the versions of the Cluster API kinds the reader's
+// mapper knows; discovery picks the one the server prefers among those
+// it serves. Without discovery (NewReaderForClient), the first is read.
+var capiVersions = []string{"v1beta2", "v1beta1", "v1alpha4", "v1alpha3", "v1alpha2", "v1alpha1", "v1"}
+
+// ClusterAPIResources names the Cluster API resources ReadAll lists
+// across the cluster (resource.group), the ones a ClusterRole must let
+// list for status -A and plan -A.
+func ClusterAPIResources() []string {
+	out := make([]string, 0, len(capiKinds))
+	for _, k := range capiKinds {
+		out = append(out, k.resource+"."+k.group)
+	}
+	return out
+}
+
+// addCAPIKinds lets m map every Cluster API kind read, at every version
+// of capiVersions, without asking the server.
+func addCAPIKinds(m *meta.DefaultRESTMapper) {
+	for _, k := range capiKinds {
+		for _, v := range capiVersions {
+			gv := schema.GroupVersion{Group: k.group, Version: v}
+			m.AddSpecific(gv.WithKind(k.kind), gv.WithResource(k.resource), gv.WithResource(k.resource), meta.RESTScopeNamespace)
+		}
+	}
+}
+
+// servedVersions says, for each Cluster API resource the server serves,
+// the version to read it at; a resource absent from the map is not
+// served.
+type servedVersions func(ctx context.Context) (map[schema.GroupResource]string, error)
+
+// discoverCAPI returns the servedVersions of the server cfg points at:
+// one request for the aggregated discovery of /apis (every group, version
+// and resource), or, from a server that does not serve it, one for each
+// version of the two Cluster API groups.
+func discoverCAPI(cfg *rest.Config) (servedVersions, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rc := dc.RESTClient()
+	return func(ctx context.Context) (map[schema.GroupResource]string, error) {
+		raw, err := rc.Get().AbsPath("/apis").SetHeader("Accept", discovery.AcceptV2+","+discovery.AcceptV1).Do(ctx).Raw()
+		if err != nil {
+			return nil, err
+		}
+		var head metav1.TypeMeta
+		if err := json.Unmarshal(raw, &head); err != nil {
+			return nil, fmt.Errorf("decode /apis: %w", err)
+		}
+		served := map[schema.GroupResource]string{}
+		want := func(gr schema.GroupResource, v string) {
+			if _, seen := served[gr]; seen || !slices.Contains(capiVersions, v) {
+				return
+			}
+			for _, k := range capiKinds {
+				if k.groupResource() == gr {
+					served[gr] = v
+				}
+			}
+		}
+		if head.Kind == "APIGroupDiscoveryList" {
+			var list apidiscoveryv2.APIGroupDiscoveryList
+			if err := json.Unmarshal(raw, &list); err != nil {
+				return nil, fmt.Errorf("decode /apis: %w", err)
+			}
+			// Versions are listed in the server's order of preference.
+			for _, g := range list.Items {
+				for _, v := range g.Versions {
+					for _, r := range v.Resources {
+						want(schema.GroupResource{Group: g.Name, Resource: r.Resource}, v.Version)
+					}
+				}
+			}
+			return served, nil
+		}
+		var groups metav1.APIGroupList
+		if err := json.Unmarshal(raw, &groups); err != nil {
+			return nil, fmt.Errorf("decode /apis: %w", err)
+		}
+		for _, g := range groups.Groups {
+			if g.Name != status.ControlPlaneGroup && g.Name != status.ClusterAPIGroup {
+				continue
+			}
+			for _, v := range g.Versions {
+				var list metav1.APIResourceList
+				err := rc.Get().AbsPath("/apis", g.Name, v.Version).Do(ctx).Into(&list)
+				if apierrors.IsNotFound(err) {
+					continue
+				}
+				if err != nil {
+					return nil, err
+				}
+				for _, r := range list.APIResources {
+					want(schema.GroupResource{Group: g.Name, Resource: r.Name}, v.Version)
+				}
+			}
+		}
+		return served, nil
+	}, nil
+}
+
+// readCAPI lists each Cluster API kind the server serves once across the
+// cluster, paged by ListPageSize, and adds its objects to the observation
+// of their namespace when obs holds one: Cluster API objects make no
+// release namespace.
+func (r *Reader) readCAPI(ctx context.Context, obs map[string]*status.Observation) error {
+	var served map[schema.GroupResource]string
+	if r.served != nil {
+		var err error
+		if served, err = r.served(ctx); err != nil {
+			return r.wrap("discover the Cluster API kinds the server serves", err)
+		}
+	}
+	for _, k := range capiKinds {
+		version := capiVersions[0]
+		if served != nil {
+			v, ok := served[k.groupResource()]
+			if !ok {
+				continue
+			}
+			version = v
+		}
+		opts := &client.ListOptions{Limit: ListPageSize}
+		for {
+			list := &unstructured.UnstructuredList{}
+			list.SetGroupVersionKind(schema.GroupVersionKind{Group: k.group, Version: version, Kind: k.kind + "List"})
+			err := r.client.List(ctx, list, opts)
+			if absent(err) {
+				// Not served (no CRD): no object of the kind anywhere.
+				break
+			}
+			if err != nil {
+				return r.capiListError(k, err)
+			}
+			for i := range list.Items {
+				o, ok := status.CAPIObjectFromMap(list.Items[i].Object)
+				if !ok {
+					continue
+				}
+				if at := obs[o.Namespace]; at != nil {
+					at.Add(o)
+				}
+			}
+			if opts.Continue = list.GetContinue(); opts.Continue == "" {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// capiListError names the Cluster API kind that could not be listed; a
+// refusal names the right needed.
+func (r *Reader) capiListError(k capiKind, err error) error {
+	what := k.resource + "." + k.group
+	err = r.wrap("list "+what+" in all namespaces", err)
+	if apierrors.IsForbidden(err) {
+		return fmt.Errorf("%w; reading every release reads each cluster's Kubernetes minors from its Cluster API objects and needs the right to list %s cluster-wide", err, what)
+	}
+	return err
+}
