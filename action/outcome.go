@@ -35,16 +35,32 @@ const (
 	OutcomeUnevaluated Outcome = "unevaluated"
 )
 
-// ExitCodeUnevaluated is the exit code of OutcomeUnevaluated.
-const ExitCodeUnevaluated = 3
+// Exit codes of every command (docs/cli.md): ExitCodes maps each outcome
+// to its code.
+const (
+	ExitCodeOK          = 0
+	ExitCodeBlocked     = 2
+	ExitCodeUnevaluated = 3
+	ExitCodeHeld        = 4
+)
 
-// ExitCode is the exit code of the outcome (docs/cli.md), the one mapping
-// every command uses.
+// ExitCodes is the one table of the exit code of each outcome (the gate's,
+// and a gate that could not be evaluated). An outcome it does not list
+// exits ExitCodeUnevaluated: a result the gate does not know fails it.
+var ExitCodes = map[Outcome]int{
+	OutcomePass:        ExitCodeOK,
+	OutcomeFail:        ExitCodeBlocked,
+	OutcomeUnevaluated: ExitCodeUnevaluated,
+	OutcomeHeld:        ExitCodeHeld,
+}
+
+// ExitCode is the exit code of the outcome (ExitCodes), the one mapping
+// every command uses; ExitCodeUnevaluated for an outcome it does not know.
 func (o Outcome) ExitCode() int {
-	if o == OutcomeUnevaluated {
-		return ExitCodeUnevaluated
+	if code, ok := ExitCodes[o]; ok {
+		return code
 	}
-	return planner.GateOutcome(o).ExitCode()
+	return ExitCodeUnevaluated
 }
 
 // failIf is OutcomeFail when fail holds, else OutcomePass.

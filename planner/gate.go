@@ -123,13 +123,16 @@ func (g Gate) surprises(v Verdict) bool {
 // for fail, 4 for held; 0 for an outcome it does not know.
 func (o GateOutcome) ExitCode() int {
 	switch o {
+	case GatePass:
+		return 0
 	case GateFail:
 		return 2
 	case GateHeld:
 		return 4
-	case GatePass:
 	}
-	return 0
+	// An outcome the gate does not know fails it: the gate could not be
+	// evaluated (action.ExitCodes, the commands' table, agrees).
+	return 3
 }
 
 // Line is the gate's decision for people: "Gate passes: every blocker is

@@ -21,9 +21,9 @@ import (
 const (
 	exitOK       = cliapp.ExitOK
 	exitError    = cliapp.ExitError
-	exitBlocked  = 2
-	exitGateFail = 3
-	exitHeld     = 4
+	exitBlocked  = action.ExitCodeBlocked
+	exitGateFail = action.ExitCodeUnevaluated
+	exitHeld     = action.ExitCodeHeld
 )
 
 // Set at build time with -ldflags -X main.version=….
