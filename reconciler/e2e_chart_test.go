@@ -65,20 +65,10 @@ func TestRealChartTransitionWithHelmController(t *testing.T) {
 	rig := newChartRig(t, in, map[string]string{
 		status.KeyReleaseRevision: "9", status.KeyChartVersion: "1.2.1", status.KeyValuesChecksum: "from-1.2", status.KeyAdditionalInfo: "{}\n",
 	})
-	ctx, core, cfg, ns, k, plan := rig.ctx, rig.core, rig.cfg, rig.ns, rig.player, rig.plan
-	var want []string
-	for _, p := range plan.Passes {
-		want = append(want, p.Values.K8sVersionShort)
-	}
-	if strings.Join(want, " ") != "1.30 1.31" {
-		t.Fatalf("plan 1.2 → 1.4 sets Kubernetes %v, want 1.30 then 1.31", want)
-	}
-	eventually(t, ctx, "helm-controller installed the chart and the status recorded its first pass", func() bool {
-		if err := k.err(); err != nil {
-			t.Fatal(err)
-		}
-		return len(k.passes()) >= 1
-	})
+	ctx, core, cfg, ns, k := rig.ctx, rig.core, rig.cfg, rig.ns, rig.player
+	rig.wantMinors(t, "1.30 1.31")
+	want := []string{"1.30", "1.31"}
+	rig.waitPasses(t, 1)
 
 	cl, err := client.New(cfg, client.Options{Scheme: reconciler.Scheme()})
 	if err != nil {

@@ -3,6 +3,7 @@ package reconciler_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -40,19 +41,8 @@ func TestAVanishedStatusNeverSkipsAMinorWithHelmController(t *testing.T) {
 		status.KeyReleaseRevision: "9", status.KeyChartVersion: "1.1.1", status.KeyValuesChecksum: "from-1.1", status.KeyAdditionalInfo: "{}\n",
 	})
 	ctx, k := rig.ctx, rig.player
-	var want []string
-	for _, p := range rig.plan.Passes {
-		want = append(want, p.Values.K8sVersionShort)
-	}
-	if strings.Join(want, " ") != "1.29 1.30 1.31" {
-		t.Fatalf("plan 1.1 → 1.4 sets Kubernetes %v, want 1.29, 1.30, 1.31", want)
-	}
-	eventually(t, ctx, "helm-controller installed the chart and the status recorded pass 1", func() bool {
-		if err := k.err(); err != nil {
-			t.Fatal(err)
-		}
-		return len(k.passes()) >= 1
-	})
+	rig.wantMinors(t, "1.29 1.30 1.31")
+	rig.waitPasses(t, 1)
 
 	// Pass 2 requested, and the status deleted before helm-controller
 	// renders it.
@@ -84,12 +74,7 @@ func TestAVanishedStatusNeverSkipsAMinorWithHelmController(t *testing.T) {
 		t.Fatal(err)
 	}
 	rig.request(t, "fix-1", true)
-	eventually(t, ctx, "pass 2 rendered", func() bool {
-		if err := k.err(); err != nil {
-			t.Fatal(err)
-		}
-		return len(k.passes()) >= 2
-	})
+	rig.waitPasses(t, 2)
 
 	// reconcile requests pass 3 once, and nothing after it.
 	cl, err := client.New(rig.cfg, client.Options{Scheme: reconciler.Scheme()})
@@ -120,6 +105,30 @@ func TestAVanishedStatusNeverSkipsAMinorWithHelmController(t *testing.T) {
 	if n := rig.triggers(t); n != 1 {
 		t.Errorf("reconcile requested %d passes, want 1 (pass 3)", n)
 	}
+}
+
+// wantMinors fails the test unless the rig's plan sets the Kubernetes
+// minors want ("1.29 1.30 1.31"), pass by pass.
+func (r *chartRig) wantMinors(t *testing.T, want string) {
+	t.Helper()
+	var got []string
+	for _, p := range r.plan.Passes {
+		got = append(got, p.Values.K8sVersionShort)
+	}
+	if strings.Join(got, " ") != want {
+		t.Fatalf("plan %s → %s sets Kubernetes %v, want %s", r.plan.From.Release, r.plan.To.Release, got, want)
+	}
+}
+
+// waitPasses waits until the status recorded n passes rendered.
+func (r *chartRig) waitPasses(t *testing.T, n int) {
+	t.Helper()
+	eventually(t, r.ctx, fmt.Sprintf("helm-controller rendered pass %d and the status recorded it", n), func() bool {
+		if err := r.player.err(); err != nil {
+			t.Fatal(err)
+		}
+		return len(r.player.passes()) >= n
+	})
 }
 
 // request asks helm-controller for a reconciliation with token, forced,

@@ -1,7 +1,6 @@
 package values
 
 import (
-	"bytes"
 	"context"
 	"testing"
 
@@ -25,15 +24,12 @@ func TestOverlayChangesNothingInChartsNotItsOwn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders the real chart")
 	}
-	g, err := Generate(planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"})
+	in := planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	g, err := Generate(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var y bytes.Buffer
-	if err := g.WriteYAML(&y); err != nil {
-		t.Fatal(err)
-	}
-	overlay := File{Name: "overlay-1.3-to-1.4.yaml", Data: y.Bytes()}
+	overlay := overlayFile(t, in)
 	refs := []string{"1.0.0", "1.2.1", "1.3.10", "release-1.3"}
 	for _, date := range []string{"2024-01-01", "2024-03-01", "2024-07-01", "2024-09-01", "2024-11-01", "2025-01-01", "2025-03-01"} {
 		refs = append(refs, sylvacore.Before(t, "main", date))

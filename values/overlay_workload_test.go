@@ -40,18 +40,7 @@ func TestOverlayKeepsTheMinorAWorkloadClusterPins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	overlayOf := func(in planner.Input) File {
-		t.Helper()
-		g, err := Generate(in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var y bytes.Buffer
-		if err := g.WriteYAML(&y); err != nil {
-			t.Fatal(err)
-		}
-		return File{Name: "overlay-" + in.From.Short() + "-to-" + in.To.Short() + ".yaml", Data: y.Bytes()}
-	}
+	overlayOf := func(in planner.Input) File { return overlayFile(t, in) }
 	oneHop := overlayOf(planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"})
 	twoPass := input12To14(t)
 	twoPassOverlay := overlayOf(twoPass)
@@ -112,15 +101,7 @@ func TestOverlayOnAWorkloadClusterOutsideTheWindowFailsNamingTheMinor(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Generate(planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var y bytes.Buffer
-	if err := g.WriteYAML(&y); err != nil {
-		t.Fatal(err)
-	}
-	files := append(workloadFiles(t, tree.Chart(), "1.28"), File{Name: "overlay.yaml", Data: y.Bytes()})
+	files := append(workloadFiles(t, tree.Chart(), "1.28"), overlayFile(t, planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}))
 	_, err = c.RenderUnits(context.Background(), files, ChartOptions{
 		Namespace: workloadNamespace, KubeVersion: "v1.31.8", IsUpgrade: true, Revision: 2,
 		Source:               NewObjects(statusObject(workloadNamespace, map[string]string{"release-revision": "7", "sylva-units-chart-version": "1.3.10", "values-checksum": "x"})),
@@ -200,4 +181,19 @@ func TestCheckChartProvesWorkloadPlansOnTheRealChart(t *testing.T) {
 			}
 		})
 	}
+}
+
+// overlayFile is the overlay values generate writes for in, as a values
+// file named after its releases.
+func overlayFile(t *testing.T, in planner.Input) File {
+	t.Helper()
+	g, err := Generate(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y bytes.Buffer
+	if err := g.WriteYAML(&y); err != nil {
+		t.Fatal(err)
+	}
+	return File{Name: "overlay-" + in.From.Short() + "-to-" + in.To.Short() + ".yaml", Data: y.Bytes()}
 }
