@@ -16,10 +16,12 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
-// ListPageSize is the number of objects ReadAll asks for per request, as
-// kubectl pages its lists: a cluster with more release namespaces than
-// this is read in several pages of each kind.
-const ListPageSize = 500
+// ListPageSize is the number of objects ReadAll asks for per request: a
+// management cluster with up to this many release namespaces is read with
+// one List of each kind (kubectl pages by 500, which would take 5 requests
+// of each kind for 2,000 workload clusters); a larger one in several pages
+// of each kind.
+const ListPageSize = 5000
 
 // ReadAll reads every release namespace of the cluster: the
 // sylva-units-status ConfigMaps, the sylva-units-status Kustomizations and
