@@ -204,6 +204,10 @@ func (r ValuesRenderRequest) Run(ctx context.Context) (ValuesRendered, error) {
 		}
 		docs = append(docs, d)
 	}
+	merged := units.MergeValues(docs...)
+	if name := overlayWithoutChart(r.Files, docs, merged); name != "" {
+		return ValuesRendered{}, fmt.Errorf("values render: %s is sylva-planner's overlay, which reads the chart's values (_internal.k8s_version_map, the units): render it with the chart, --chart DIR (charts/sylva-units of the release it is for), beside the deployment's -f files", name)
+	}
 	opts := values.RenderOptions{Namespace: r.Namespace}
 	var err error
 	if opts.KubeVersion, err = r.kubeVersion(); err != nil {
@@ -212,11 +216,30 @@ func (r ValuesRenderRequest) Run(ctx context.Context) (ValuesRendered, error) {
 	if opts.Allow, opts.Source, err = r.lookup(); err != nil {
 		return ValuesRendered{}, err
 	}
-	res, err := values.Render(ctx, units.MergeValues(docs...), opts)
+	res, err := values.Render(ctx, merged, opts)
 	if err != nil {
 		return ValuesRendered{}, fmt.Errorf("values render: %w", err)
 	}
 	return ValuesRendered{Values: res.Values, Warnings: res.Warnings}, nil
+}
+
+// overlayWithoutChart names the file of files (parsed as docs) that holds
+// sylva-planner's overlay (_internal.state.release_transition) when the
+// merged values lack the chart's Kubernetes map it reads: rendered without
+// the chart it can only fail deep in a template. Empty otherwise.
+func overlayWithoutChart(files []values.File, docs []map[string]any, merged map[string]any) string {
+	internal, _ := merged["_internal"].(map[string]any)
+	if _, ok := internal["k8s_version_map"]; ok {
+		return ""
+	}
+	for i, d := range docs {
+		in, _ := d["_internal"].(map[string]any)
+		state, _ := in["state"].(map[string]any)
+		if _, ok := state[values.StateKey]; ok {
+			return files[i].Name
+		}
+	}
+	return ""
 }
 
 // runChart is values render --chart: the chart's own interpretation of
