@@ -159,10 +159,18 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 		one.Rerun = namespaceRerun(r.Rerun, row.Namespace)
 		one.Selection = sel
 		one.ClusterNamespace = factsNS
-		if row.Namespace != mgmtNS && one.ClusterFlags == (ClusterFlags{}) {
-			// Every release outside the management cluster's namespace is a
-			// workload cluster's: it keeps its minor inside each window.
+		if cm := row.Report().ConfigMap; row.Namespace != mgmtNS && one.ClusterFlags == (ClusterFlags{}) && !passPending(cm) {
+			// A settled release outside the management cluster's namespace
+			// is a workload cluster's: it keeps its minor inside each
+			// window, the one its Cluster API objects say it runs. Mid-hop
+			// the status is read as it is (planner.Compute says why).
 			one.ClusterFlags.Cluster = string(planner.ClusterWorkload)
+			if k := row.Kubernetes; k != nil && k.ControlPlane != "" {
+				one.ClusterFlags.Kubernetes, one.ClusterFlags.KubernetesSource = k.ControlPlane, k.Source
+				if one.Workers == "" {
+					one.Workers = k.Workers
+				}
+			}
 		}
 		p, err := one.Run(ctx)
 		if unknownTarget(err) {
@@ -309,4 +317,9 @@ func skewShort(v string) string {
 		return ""
 	}
 	return r.MinorOnly().String()
+}
+
+// passPending reports whether the status cm asks for a further pass.
+func passPending(cm *status.Status) bool {
+	return cm != nil && cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
 }

@@ -50,6 +50,21 @@ func Compute(in Input) (*Plan, error) {
 		return nil, errors.New("no catalog")
 	}
 	placeable := true
+	if pr := in.Progress; pr != nil && !pr.Pending && in.Cluster == "" && pr.Cluster == ClusterWorkload {
+		// A settled release of a workload cluster's namespace is planned
+		// as that workload cluster, from the minors its Cluster API
+		// objects say it runs, unless the input says otherwise. Mid-hop,
+		// the passes in flight are those of the helper values in place,
+		// and the minors are where they left the cluster, not where the
+		// plan starts: the status is read as it is.
+		in.Cluster = ClusterWorkload
+		if in.Kubernetes.IsZero() && !pr.Kubernetes.IsZero() {
+			in.Kubernetes, in.KubernetesSource = pr.Kubernetes, pr.KubernetesSource
+			if in.Workers.IsZero() {
+				in.Workers = pr.Workers
+			}
+		}
+	}
 	if in.Progress != nil {
 		pr := *in.Progress
 		if pr.Pending && pr.TransitionFrom == "" && pr.TransitionPass == "" && !pr.Installed.IsZero() {

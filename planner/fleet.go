@@ -284,14 +284,18 @@ func (f FleetPlan) WriteTable(w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAMESPACE\tFROM\tSTANDING\tVERDICT\tPOSITION\tNEXT")
+	fmt.Fprintln(tw, "NAMESPACE\tCLUSTER\tFROM\tKUBERNETES\tSTANDING\tVERDICT\tPOSITION\tNEXT")
 	for _, r := range f.Releases {
 		from := r.Release
-		if r.Plan != nil && r.Plan.From.Release != "" && r.Plan.From.Release != r.Release {
-			// In a hop: the plan starts where the hop did (transition_from).
-			from = r.Plan.From.Release + " (on " + r.Release + ")"
+		kind, kube := "", ""
+		if r.Plan != nil {
+			if r.Plan.From.Release != "" && r.Plan.From.Release != r.Release {
+				// In a hop: the plan starts where the hop did (transition_from).
+				from = r.Plan.From.Release + " (on " + r.Release + ")"
+			}
+			kind, kube = string(r.Plan.Cluster.Kind), r.Plan.Cluster.Kubernetes+" → "+r.Plan.Cluster.KubernetesTo
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, cell.OrDash(from), r.Standing, cell.OrDash(string(r.Verdict)), cell.OrDash(r.Position), r.Next)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Namespace, cell.OrDash(kind), cell.OrDash(from), cell.OrDash(kube), r.Standing, cell.OrDash(string(r.Verdict)), cell.OrDash(r.Position), r.Next)
 	}
 	_ = tw.Flush()
 	first := true

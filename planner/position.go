@@ -34,6 +34,15 @@ type Progress struct {
 	// empty when none is, or they were not read. Nothing runs until they
 	// are resumed.
 	Suspended string
+	// Cluster is the kind of cluster the status's namespace holds the
+	// release of (status.ClusterKindOf); empty when the namespace is not
+	// known. Kubernetes and Workers are the minors its Cluster API objects
+	// say it runs, KubernetesSource where they were read; zero when none
+	// were read. Compute plans from them when its input says nothing else.
+	Cluster          ClusterKind
+	Kubernetes       skew.Version
+	Workers          skew.Version
+	KubernetesSource string
 	// Failed says why the last release helm-controller ran failed (the
 	// pass requested, or the chart upgrade that started it:
 	// status.Assess's Failed), and FailedFix what to do; empty when it did
@@ -67,6 +76,17 @@ func ProgressOf(obs status.Observation) Progress {
 	default:
 	}
 	pr.Suspended = strings.Join(status.Suspended(obs), " and ")
+	if obs.Namespace != "" {
+		pr.Cluster = ClusterKind(status.ClusterKindOf(obs.Namespace))
+	}
+	if cp, w, src, ok := obs.KubernetesMinors(); ok {
+		if v, err := skew.Parse(cp); err == nil {
+			pr.Kubernetes, pr.KubernetesSource = v.MinorOnly(), src
+		}
+		if v, err := skew.Parse(w); err == nil {
+			pr.Workers = v.MinorOnly()
+		}
+	}
 	return pr
 }
 
