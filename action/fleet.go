@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -198,22 +199,62 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 	fp.FactsNamespace = factsNS
 	fp.Order(r.Plan.Catalog, mgmtNS)
 	fp.Metadata = envelope.NewMetadata(r.Plan.ToolVersion, r.Plan.Catalog.Version, r.Plan.AsOf)
+	fp.Exit = fleetExit(fp)
 	return fp, plans, nil
 }
 
 // FleetOutcome is the outcome of plan -A: the worst gate outcome of the
-// plans (fail, then held), and unevaluated when a release that has a
-// status could not be planned.
+// plans and of the fleet's order (fail, then held), and unevaluated when a
+// release that has a status could not be planned.
 func FleetOutcome(fp planner.FleetPlan) Outcome {
-	if o := fp.Outcome(); o != planner.GatePass {
-		return Outcome(o)
+	o, _ := fleetOutcome(fp)
+	return o
+}
+
+// fleetOutcome is FleetOutcome and the namespaces that make it ("fleet
+// order" for the order's blockers).
+func fleetOutcome(fp planner.FleetPlan) (Outcome, []string) {
+	var failed, held, unplanned []string
+	if slices.ContainsFunc(fp.Findings, func(f planner.Finding) bool { return f.Severity == planner.SeverityBlocker }) {
+		failed = append(failed, "fleet order")
 	}
 	for _, r := range fp.Releases {
-		if r.Standing == planner.StandingUnplanned && r.State != status.StateNotInstalled && r.State != status.StateInstalling {
-			return OutcomeUnevaluated
+		switch {
+		case r.Plan != nil && r.Plan.Gate.Outcome == planner.GateFail:
+			failed = append(failed, r.Namespace)
+		case r.Plan != nil && r.Plan.Gate.Outcome == planner.GateHeld:
+			held = append(held, r.Namespace)
+		case r.Plan == nil && r.Standing == planner.StandingUnplanned && r.State != status.StateNotInstalled && r.State != status.StateInstalling:
+			unplanned = append(unplanned, r.Namespace)
 		}
 	}
-	return OutcomePass
+	switch o := fp.Outcome(); {
+	case o == planner.GateFail:
+		return OutcomeFail, failed
+	case o == planner.GateHeld:
+		return OutcomeHeld, held
+	case len(unplanned) > 0:
+		return OutcomeUnevaluated, unplanned
+	}
+	return OutcomePass, nil
+}
+
+// fleetExit is what plan -A says of its exit code: the code, and which
+// releases (or the fleet's order) make it.
+func fleetExit(fp planner.FleetPlan) *planner.FleetExit {
+	o, who := fleetOutcome(fp)
+	e := &planner.FleetExit{Code: o.ExitCode(), Outcome: string(o), Namespaces: who}
+	switch o {
+	case OutcomeFail:
+		e.Reason = "a plan, or the fleet's order, fails the gate"
+	case OutcomeHeld:
+		e.Reason = "a plan is held: every blocker waits on upstream or is pinned"
+	case OutcomeUnevaluated:
+		e.Reason = "a release that has a status could not be planned: the gate could not evaluate it (fail-safe)"
+	case OutcomePass:
+		e.Reason = "every plan passes the gate"
+	}
+	return e
 }
 
 // unknownTarget reports whether err says the catalog does not know the

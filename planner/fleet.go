@@ -190,6 +190,19 @@ type FleetPlan struct {
 	// Findings are the fleet's own: a workload cluster ahead of its
 	// management cluster, an order that cannot exist.
 	Findings []Finding `json:"findings,omitempty"`
+	// Exit says the exit code of plan -A and which releases make it; nil
+	// when the caller does not set it.
+	Exit *FleetExit `json:"exit,omitempty"`
+}
+
+// FleetExit is the exit code of the fleet plan and what makes it.
+type FleetExit struct {
+	Code    int    `json:"code"`
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason"`
+	// Namespaces are the releases that make the code ("fleet order" for
+	// the order's blockers), sorted as the table lists them.
+	Namespaces []string `json:"namespaces,omitempty"`
 }
 
 // NewFleetPlan orders rows by what can start now: ready, in progress,
@@ -323,6 +336,13 @@ func (f FleetPlan) WriteTable(w io.Writer) error {
 				fmt.Fprintf(&b, "      fix: %s\n", x.Remediation)
 			}
 		}
+	}
+	if e := f.Exit; e != nil {
+		fmt.Fprintf(&b, "\nExit %d: %s", e.Code, e.Reason)
+		if len(e.Namespaces) > 0 {
+			fmt.Fprintf(&b, " (%s)", strings.Join(e.Namespaces, ", "))
+		}
+		b.WriteString("\n")
 	}
 	if f.FactsNamespace != "" && slices.ContainsFunc(f.Releases, func(r FleetPlanRow) bool { return r.Plan != nil && r.Namespace != f.FactsNamespace }) {
 		fmt.Fprintf(&b, "\nCluster facts (drains, removed APIs, running versions) judge the plan of %s only: a workload\n"+
