@@ -3,6 +3,7 @@ package planner_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -112,5 +113,44 @@ func TestDonePassesDoNotBlockTheRest(t *testing.T) {
 	}
 	if mid.Verdict == planner.VerdictBlocked {
 		t.Errorf("after pass 1 the plan is blocked: %v", codes(mid))
+	}
+}
+
+// A status whose data contradicts the additional-info the chart wrote (a
+// hand edit setting additional_reconciliation_required "false" after pass
+// 1 of 2) is never read as done: the plan names the contradiction and the
+// fix, is not placed and is blocked; status reports it too.
+func TestAStatusThatContradictsItselfIsNeverDone(t *testing.T) {
+	cm, err := status.Decode([]byte(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: sylva-units-status, namespace: sylva-system}
+data:
+  sylva_release: "1.6"
+  additional_reconciliation_required: "false"
+  release-revision: "8"
+  additional-info: |
+    sylva_release: "1.6"
+    additional_reconciliation_required: "true"
+    transition_from: "1.4"
+    transition_pass: "1"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := status.Observation{Namespace: "sylva-system", ConfigMap: cm}
+	pr := planner.ProgressOf(obs)
+	p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), To: skew.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Position == nil || p.Position.PassKnown || p.Position.Next != nil || !strings.Contains(p.Position.Summary, `additional_reconciliation_required: data "false", additional-info "true"`) {
+		t.Errorf("position %+v, want not placed, naming the contradiction", p.Position)
+	}
+	if p.Verdict != planner.VerdictBlocked || !slices.Contains(codes(p), planner.CodeStatusContradiction) {
+		t.Errorf("verdict %s, codes %v; want blocked by %s", p.Verdict, codes(p), planner.CodeStatusContradiction)
+	}
+	rep := status.Interpret(obs)
+	if !slices.ContainsFunc(rep.Findings, func(f status.Finding) bool { return f.Code == status.CodeContradiction }) {
+		t.Errorf("status findings %v, want %s", rep.Findings, status.CodeContradiction)
 	}
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -39,6 +40,10 @@ type Progress struct {
 	// known. Kubernetes and Workers are the minors its Cluster API objects
 	// say it runs, KubernetesSource where they were read; zero when none
 	// were read. Compute plans from them when its input says nothing else.
+	// Contradiction says how the status contradicts itself (its data and
+	// additional-info disagree), empty when it does not: the plan is then
+	// not placed, and blocked.
+	Contradiction    string
 	Cluster          ClusterKind
 	Kubernetes       skew.Version
 	Workers          skew.Version
@@ -53,6 +58,8 @@ type Progress struct {
 	// says why they could not be, then. Both empty when the status was
 	// read as it is.
 	inferred, why string
+	// contradicts are the keys of Contradiction, as the status names them.
+	contradicts string
 }
 
 // ProgressOf reads the Progress of what a release namespace holds: its
@@ -76,6 +83,10 @@ func ProgressOf(obs status.Observation) Progress {
 	default:
 	}
 	pr.Suspended = strings.Join(status.Suspended(obs), " and ")
+	if len(cm.Contradicts) > 0 {
+		pr.Contradiction = status.ContradictionMessage(cm, cmp.Or(obs.Namespace, status.DefaultNamespace))
+		pr.contradicts = strings.Join(cm.Contradicts, "; ")
+	}
 	if obs.Namespace != "" {
 		pr.Cluster = ClusterKind(status.ClusterKindOf(obs.Namespace))
 	}
@@ -279,6 +290,16 @@ func (p *Plan) place(pr Progress, placeable bool) {
 		pos.Summary += " (" + pr.inferred + ")"
 	}
 	p.Position.Suspended = pr.Suspended
+	if pos := p.Position; pr.Contradiction != "" {
+		// Never "done": the pass the cluster runs is not known.
+		pos.PassKnown, pos.Next = false, nil
+		pos.Summary = pr.Contradiction
+		p.add(Finding{
+			Code: CodeStatusContradiction, Severity: SeverityBlocker, Class: ClassActionable, Subject: status.ConfigMapName,
+			Message:     "the sylva-units-status ConfigMap contradicts itself: " + pr.contradicts,
+			Remediation: pr.Contradiction,
+		})
+	}
 	if pos := p.Position; pr.Failed != "" {
 		pos.Failed, pos.FailedFix = pr.Failed, pr.FailedFix
 		pos.Summary += "; the last release failed (" + pr.Failed + "): helm-controller does not run it again until the HelmRelease changes"
@@ -409,3 +430,7 @@ func failedPass(pos *Position) string {
 	}
 	return fmt.Sprintf("%d of %d", min(pos.PassesDone+1, pos.Passes), pos.Passes)
 }
+
+// CodeStatusContradiction is the finding of a plan placed from a status
+// whose data and additional-info disagree.
+const CodeStatusContradiction = "status-contradiction"

@@ -300,6 +300,9 @@ func (s *Status) decodeData(data map[string]string) error {
 	}
 	for _, k := range InfoKeys {
 		v, ok := info[k]
+		if d, inData := data[k]; inData && ok && strings.TrimSpace(d) != strings.TrimSpace(v) {
+			s.Contradicts = append(s.Contradicts, fmt.Sprintf("%s: data %q, %s %q", k, d, KeyAdditionalInfo, v))
+		}
 		if _, inData := data[k]; inData || !ok {
 			continue
 		}

@@ -79,6 +79,9 @@ const (
 	CodeRequestInvalid      = "pass-request-invalid"
 	CodeRequestNotFromChart = "pass-request-not-from-chart"
 	CodePassFailed          = "pass-failed"
+	// CodeContradiction: the status's data and its additional-info give a
+	// key different values.
+	CodeContradiction = "status-contradiction"
 )
 
 // Report is the interpretation of an Observation.
@@ -236,6 +239,9 @@ func Interpret(obs Observation) Report {
 	r.InstalledRelease, r.ReleaseSource, _ = cm.Release()
 	r.Release = describeRelease(cm, r.InstalledRelease, r.ReleaseSource)
 	r.Findings = append(r.Findings, configMapFindings(cm, r.InstalledRelease, r.ReleaseSource)...)
+	if cm != nil && len(cm.Contradicts) > 0 {
+		r.add(CodeContradiction, SeverityWarning, ConfigMapName, ContradictionMessage(cm, ns))
+	}
 	if cm == nil {
 		r.add(CodeDigDefault, SeverityInfo, ConfigMapName,
 			`no status ConfigMap: a template that reads sylva_release with a dig default ("1.4") would take this fresh install for an upgrade from 1.4 and run an extra pass`)
@@ -354,6 +360,15 @@ func sortFindings(fs []Finding) {
 		return cmp.Or(cmp.Compare(a.Severity.Rank(), b.Severity.Rank()), cmp.Compare(a.Code, b.Code),
 			cmp.Compare(a.Subject, b.Subject), cmp.Compare(a.Message, b.Message))
 	})
+}
+
+// ContradictionMessage says how the status cm of namespace ns contradicts
+// itself and what to do: a key of its data (a hand edit, usually) and the
+// additional-info the chart writes disagree, so where the transition
+// stands cannot be told.
+func ContradictionMessage(cm *Status, ns string) string {
+	return fmt.Sprintf("the status contradicts itself (%s): where the transition stands cannot be told from it; remove the keys from its data (kubectl edit configmap %s -n %s) so that what the chart wrote in %s is read, then check again",
+		strings.Join(cm.Contradicts, "; "), ConfigMapName, ns, KeyAdditionalInfo)
 }
 
 func (r *Report) add(code string, sev Severity, subject, msg string) {

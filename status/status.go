@@ -87,6 +87,12 @@ type Status struct {
 	// FromAdditionalInfo lists, in InfoKeys order, the keys that were read
 	// from additional-info rather than from the data.
 	FromAdditionalInfo []string `json:"fromAdditionalInfo,omitempty"`
+	// Contradicts names each of InfoKeys that the data and the YAML of
+	// additional-info (where the chart writes it) both give, with other
+	// values: `additional_reconciliation_required: data "false",
+	// additional-info "true"`. The data's value is the one read; a hand
+	// edit of the data is the usual cause.
+	Contradicts []string `json:"contradicts,omitempty"`
 	// Unknown holds every other data key, as written.
 	Unknown map[string]string `json:"unknown,omitempty"`
 	// UID and ResourceVersion are the ConfigMap's metadata.uid and
