@@ -3,9 +3,9 @@ package action
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -194,11 +194,10 @@ func installedRelease(ctx context.Context, src StatusSource) (skew.Version, stri
 		return skew.Version{}, "", planner.Progress{}, "", err
 	}
 	if obs.ConfigMap == nil {
-		if rev := deletedStatus(obs); rev != "" {
+		if rev := status.DeletedRevision(obs); rev != "" {
 			// The chart's status unit exists and targets a release past
 			// the first install: the ConfigMap was there, and is gone.
-			return skew.Version{}, "", planner.Progress{}, "", fmt.Errorf("no sylva-units-status ConfigMap in namespace %s, although Kustomization %s targets Helm release revision %s (not a first install): the status was deleted, so where the transition stands is unknown; let the sylva-units-status unit write it back (flux reconcile kustomization %s -n %s), then run again",
-				obs.Namespace, status.KustomizationName, rev, status.KustomizationName, obs.Namespace)
+			return skew.Version{}, "", planner.Progress{}, "", errors.New(status.DeletedMessage(obs.Namespace, rev))
 		}
 		return skew.Version{}, "", planner.Progress{}, "", fmt.Errorf("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; %s to plan anyway", giveFrom(src))
 	}
@@ -213,22 +212,6 @@ func installedRelease(ctx context.Context, src StatusSource) (skew.Version, stri
 // command line accepts it: --from instead of a status file (both are
 // refused together), or --from beside a live read, which then reads the
 // cluster's facts only.
-// deletedStatus is the Helm release revision the status Kustomization of
-// obs targets when it is past the first install (a revision above 1):
-// with no status ConfigMap, the status was deleted rather than never
-// written. Empty otherwise.
-func deletedStatus(obs status.Observation) string {
-	ks := obs.Kustomization
-	if ks == nil {
-		return ""
-	}
-	rev := ks.Annotations[status.AnnotationTargetReleaseRevision]
-	if n, err := strconv.Atoi(rev); err != nil || n < 2 {
-		return ""
-	}
-	return rev
-}
-
 func giveFrom(src StatusSource) string {
 	switch f := src.(type) {
 	case StatusFile:
@@ -352,6 +335,9 @@ func removedAPIFindings(kb *removedapis.KB, uses []removedapis.Use, targets []re
 // for (--cluster, --kubernetes, --kubernetes-to), unparsed.
 type ClusterFlags struct {
 	Cluster, Kubernetes, KubernetesTo string
+	// KubernetesSource says where Kubernetes was read when it is not the
+	// flag (the Cluster API objects of the release's namespace).
+	KubernetesSource string
 }
 
 // apply sets the cluster of in from the flags, refusing what does not
@@ -364,7 +350,7 @@ func (f ClusterFlags) apply(in *planner.Input) error {
 		if in.Kubernetes, err = skew.Parse(f.Kubernetes); err != nil {
 			return fmt.Errorf("--kubernetes: %w; give the Kubernetes minor the control plane runs, such as 1.30", err)
 		}
-		in.Kubernetes = in.Kubernetes.MinorOnly()
+		in.Kubernetes, in.KubernetesSource = in.Kubernetes.MinorOnly(), f.KubernetesSource
 	}
 	if f.KubernetesTo != "" {
 		if in.KubernetesTo, err = skew.Parse(f.KubernetesTo); err != nil {

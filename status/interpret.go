@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
@@ -82,6 +83,9 @@ const (
 	// CodeContradiction: the status's data and its additional-info give a
 	// key different values.
 	CodeContradiction = "status-contradiction"
+	// CodeStatusDeleted: no status ConfigMap, though the release is past
+	// its first install.
+	CodeStatusDeleted = "status-deleted"
 )
 
 // Report is the interpretation of an Observation.
@@ -97,6 +101,11 @@ type Report struct {
 	// Summary says the state in plain words, one sentence a line, in a
 	// fixed order: release, progress, pending pass, whether it can start.
 	Summary []string `json:"summary"`
+	// StatusDeleted is the Helm release revision the status Kustomization
+	// targets when there is no status ConfigMap although that revision is
+	// past the first install (DeletedRevision): the status was deleted,
+	// and FreshInstall is false. Empty otherwise.
+	StatusDeleted string `json:"statusDeleted,omitempty"`
 	// FreshInstall is true when there is no status ConfigMap: nothing has
 	// completed yet. A ConfigMap without sylva_release is an old release,
 	// not a fresh install.
@@ -224,7 +233,8 @@ func Interpret(obs Observation) Report {
 		ConfigMap:     obs.ConfigMap,
 		Kustomization: obs.Kustomization,
 		HelmRelease:   obs.HelmRelease,
-		FreshInstall:  obs.ConfigMap == nil,
+		FreshInstall:  obs.ConfigMap == nil && DeletedRevision(obs) == "",
+		StatusDeleted: DeletedRevision(obs),
 
 		HelmReleaseName: obs.HelmReleaseOf(),
 		obs:             obs,
@@ -238,11 +248,15 @@ func Interpret(obs Observation) Report {
 	// Installed release.
 	r.InstalledRelease, r.ReleaseSource, _ = cm.Release()
 	r.Release = describeRelease(cm, r.InstalledRelease, r.ReleaseSource)
+	if r.StatusDeleted != "" {
+		r.Release = "unknown: the sylva-units-status ConfigMap was deleted (Kustomization " + KustomizationName + " targets Helm release revision " + r.StatusDeleted + ")"
+		r.add(CodeStatusDeleted, SeverityWarning, ConfigMapName, DeletedMessage(obs.Namespace, r.StatusDeleted))
+	}
 	r.Findings = append(r.Findings, configMapFindings(cm, r.InstalledRelease, r.ReleaseSource)...)
 	if cm != nil && len(cm.Contradicts) > 0 {
 		r.add(CodeContradiction, SeverityWarning, ConfigMapName, ContradictionMessage(cm, ns))
 	}
-	if cm == nil {
+	if cm == nil && r.StatusDeleted == "" {
 		r.add(CodeDigDefault, SeverityInfo, ConfigMapName,
 			`no status ConfigMap: a template that reads sylva_release with a dig default ("1.4") would take this fresh install for an upgrade from 1.4 and run an extra pass`)
 	}
@@ -362,6 +376,30 @@ func sortFindings(fs []Finding) {
 	})
 }
 
+// DeletedRevision is the Helm release revision the status Kustomization
+// of obs targets when obs has no status ConfigMap and that revision is
+// past the first install (above 1): the ConfigMap was written, and is
+// gone. Empty otherwise, or when the ConfigMap is there.
+func DeletedRevision(obs Observation) string {
+	ks := obs.Kustomization
+	if obs.ConfigMap != nil || ks == nil {
+		return ""
+	}
+	rev := ks.Annotations[AnnotationTargetReleaseRevision]
+	if n, err := strconv.Atoi(rev); err != nil || n < 2 {
+		return ""
+	}
+	return rev
+}
+
+// DeletedMessage says that the status ConfigMap of namespace ns was
+// deleted after the first install (the Kustomization targets revision rev)
+// and what to do.
+func DeletedMessage(ns, rev string) string {
+	return fmt.Sprintf("no sylva-units-status ConfigMap in namespace %s, although Kustomization %s targets Helm release revision %s (not a first install): the status was deleted, so where the transition stands is unknown; let the sylva-units-status unit write it back (flux reconcile kustomization %s -n %s), then run again",
+		ns, KustomizationName, rev, KustomizationName, ns)
+}
+
 // ContradictionMessage says how the status cm of namespace ns contradicts
 // itself and what to do: a key of its data (a hand edit, usually) and the
 // additional-info the chart writes disagree, so where the transition
@@ -431,9 +469,12 @@ func configMapFindings(cm *Status, v skew.Version, src ReleaseSource) []Finding 
 
 func (r *Report) summary(cm *Status, progressWhy, pendingWhy, ns string) []string {
 	var out []string
-	if cm == nil {
+	switch {
+	case cm == nil && r.StatusDeleted != "":
+		out = append(out, "Status deleted: "+DeletedMessage(ns, r.StatusDeleted)+".")
+	case cm == nil:
 		out = append(out, fmt.Sprintf("Fresh install: no sylva-units-status ConfigMap in %s, so no release has completed yet.", ns))
-	} else {
+	default:
 		out = append(out, "Installed release: "+r.Release+".")
 	}
 	switch r.Progress {
