@@ -82,7 +82,12 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 		// (which --from beside it would contradict).
 		example := "--from " + cmp.Or(r.From, "1.4") + " --to " + r.Catalog.Newest().String()
 		if r.From == "" && (r.Status != nil || r.Progress != nil) {
+			// With what selects the status (--status FILE, -n, the
+			// catalog), so that the example runs as printed.
 			example = "--to " + r.Catalog.Newest().String()
+			if full := r.Selection.Command("plan", "--to", r.Catalog.Newest().String()); strings.Contains(full, " plan ") {
+				example = full[strings.Index(full, " plan ")+len(" plan "):]
+			}
 		}
 		return nil, &MissingFlagError{Flag: "--to", Example: example}
 	}
