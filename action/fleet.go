@@ -167,7 +167,7 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 			// the status is read as it is (planner.Compute says why).
 			one.ClusterFlags.Cluster = string(planner.ClusterWorkload)
 			if k := row.Kubernetes; k != nil && k.ControlPlane != "" {
-				one.ClusterFlags.Kubernetes, one.ClusterFlags.KubernetesSource = k.ControlPlane, k.Source
+				one.Kubernetes, one.KubernetesSource = k.ControlPlane, k.Source
 				if one.Workers == "" {
 					one.Workers = k.Workers
 				}

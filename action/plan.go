@@ -131,7 +131,7 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := r.ClusterFlags.apply(&in); err != nil {
+	if err := r.apply(&in); err != nil {
 		return nil, err
 	}
 	in.FromSource, in.Observed, in.Progress = fromSource, observed, progress

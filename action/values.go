@@ -39,7 +39,7 @@ func (r Releases) input() (planner.Input, error) {
 	if err != nil {
 		return in, err
 	}
-	return in, r.ClusterFlags.apply(&in)
+	return in, r.apply(&in)
 }
 
 // Check refuses release and cluster flags that do not parse, naming the

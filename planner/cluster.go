@@ -56,7 +56,7 @@ const (
 	CodeWindowStep = "kubernetes-window-step"
 )
 
-// TriggerValues: the operator sets k8s_version_short in the values of the
+// TriggerValues is the trigger of a pass where the operator sets k8s_version_short in the values of the
 // release the cluster runs, which upgrades the HelmRelease on the same
 // chart (a step into the next release's window).
 const TriggerValues Trigger = "values-change"
@@ -260,7 +260,8 @@ func kubePathOf(in Input, from, to *catalog.Release) (kubePath, error) {
 	return kp, nil
 }
 
-// ErrOutsideWindow: a Kubernetes minor is not one the release maps.
+// ErrOutsideWindow is the error of a Kubernetes minor the release does
+// not map.
 var ErrOutsideWindow = errors.New("kubernetes minor outside the release's window")
 
 // clusterOf is the plan's Cluster: the kind, and where each minor came

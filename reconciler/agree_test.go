@@ -170,6 +170,14 @@ func checkAgreement(t *testing.T, obs status.Observation) {
 		}
 	case OutcomeWouldTrigger:
 		fail("Decide returned " + string(OutcomeWouldTrigger) + ", which only a dry run reports")
+	case OutcomeFailed:
+		if rep.PassFailed == "" {
+			fail("reconcile says the requested pass failed but status does not")
+		}
+	case OutcomeNotFromChart:
+		if !slices.ContainsFunc(rep.Findings, func(f status.Finding) bool { return f.Code == status.CodeRequestNotFromChart }) {
+			fail("reconcile says the request is not the chart's but status has no " + status.CodeRequestNotFromChart + " finding")
+		}
 	}
 	if d.Outcome == OutcomeMissing || d.Outcome == OutcomeInvalid {
 		// Reconcile stops before passing anything on; status still says

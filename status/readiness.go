@@ -279,7 +279,7 @@ func assess(obs Observation, req Request, reqErr error) Readiness {
 	case reqErr == nil && req.Failed != "":
 		r.Failed = req.Failed
 		r.Progress, r.ProgressWhy = ProgressFailed, fmt.Sprintf("the requested pass %q failed: %s", req.Token, req.Failed)
-	case hr != nil && !(reqErr == nil && req.Handled() && !req.PickedUp):
+	case hr != nil && (reqErr != nil || !req.Handled() || req.PickedUp):
 		if f := PassFailure(hr); f != "" {
 			r.Failed = f
 			r.Progress, r.ProgressWhy = ProgressFailed, f
