@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 
@@ -275,7 +276,7 @@ func clusterOf(in Input, kp kubePath, from, to *catalog.Release) Cluster {
 	c.Kubernetes = start.Short()
 	c.KubernetesSource = "the management minor of " + from.Release.Short()
 	if !in.Kubernetes.IsZero() {
-		c.KubernetesSource = cmpOr(in.KubernetesSource, "--kubernetes")
+		c.KubernetesSource = cmp.Or(in.KubernetesSource, "--kubernetes")
 	}
 	if !kp.workload {
 		c.KubernetesTo = to.Kubernetes.Management.Short()
@@ -284,17 +285,10 @@ func clusterOf(in Input, kp kubePath, from, to *catalog.Release) Cluster {
 	}
 	final, why := kp.finalFor(to, start)
 	if !in.KubernetesTo.IsZero() {
-		why = cmpOr(in.KubernetesToSource, "--kubernetes-to")
+		why = cmp.Or(in.KubernetesToSource, "--kubernetes-to")
 	}
 	c.KubernetesTo, c.KubernetesToSource = final.Short(), why
 	return c
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // line is the cluster in the plan's header: "management cluster", or
