@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -55,6 +56,9 @@ const (
 	// CodeWindowStep: the control plane steps on the chart of the release
 	// it runs before a newer release's chart can take it.
 	CodeWindowStep = "kubernetes-window-step"
+	// CodeMinorStep: the cluster changes Kubernetes minor inside the
+	// release it runs, one values change per minor.
+	CodeMinorStep = "kubernetes-minor-step"
 )
 
 // TriggerValues is the trigger of a pass where the operator sets k8s_version_short in the values of the
@@ -205,15 +209,7 @@ func windowSteps(cat *catalog.Catalog, c *candidate, st *state, cur *catalog.Rel
 			return
 		}
 		prev := st.cp
-		h := &hop{cat: cat, c: c, to: cur, provider: provider, rel: cur.Release.String(), from: st.release, cpFrom: st.cp, cpTo: next}
-		h.countMinors()
-		h.splitComponents(st)
-		h.n = 1
-		h.planPass(st, 1)
-		ps := &c.passes[len(c.passes)-1]
-		ps.Trigger = TriggerValues
-		ps.Values.TransitionFromN2 = false
-		ps.ExpectedStatus.TransitionFrom, ps.ExpectedStatus.TransitionPass = "", ""
+		valuesStep(cat, c, st, cur, next, provider)
 		c.findings = append(c.findings, Finding{
 			Code: CodeWindowStep, Severity: SeverityInfo, Subject: subject,
 			Message: fmt.Sprintf("the chart of %s maps Kubernetes %s at the oldest (window %s) and takes a control plane one minor at a time, from a minor its components support: on %s, the control plane steps %s → %s first, by setting k8s_version_short: %q in the cluster's values and letting the release settle",
@@ -221,6 +217,63 @@ func windowSteps(cat *catalog.Catalog, c *candidate, st *state, cur *catalog.Rel
 			Remediation: fmt.Sprintf("set k8s_version_short: %q in the values of this cluster's sylva-units release (still on %s), wait for sylva-units-status to record it, then go on", next.Short(), cur.Release.Short()),
 		})
 	}
+}
+
+// valuesStep appends one pass that moves a workload cluster's control
+// plane to minor next on the chart of the release it runs (cur), by a
+// change of k8s_version_short in its values: no chart upgrade, no
+// transition.
+func valuesStep(cat *catalog.Catalog, c *candidate, st *state, cur *catalog.Release, next skew.Version, provider catalog.Provider) {
+	h := &hop{cat: cat, c: c, to: cur, provider: provider, rel: cur.Release.String(), from: st.release, cpFrom: st.cp, cpTo: next}
+	h.countMinors()
+	h.splitComponents(st)
+	h.n = 1
+	h.planPass(st, 1)
+	ps := &c.passes[len(c.passes)-1]
+	ps.Trigger = TriggerValues
+	ps.Values.TransitionFromN2 = false
+	ps.ExpectedStatus.TransitionFrom, ps.ExpectedStatus.TransitionPass = "", ""
+}
+
+// minorSteps plans a workload cluster's change of Kubernetes minor inside
+// the release it runs (--from equal to --to, --kubernetes-to above
+// --kubernetes): one values change per minor, each one pass that rolls
+// the control plane (and the workers, which follow cluster.k8s_version),
+// as the skew policy allows no more.
+func minorSteps(cat *catalog.Catalog, r *catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version, kp kubePath) *candidate {
+	c := &candidate{route: []string{r.Release.String()}}
+	st := state{release: r.Release, cp: kp.startOf(r), workers: workers, components: map[string]skew.Version{}}
+	for _, rc := range r.Components {
+		st.components[rc.Name] = rc.Version
+	}
+	for name, v := range running {
+		st.components[name] = v
+	}
+	final, _ := kp.finalFor(r, st.cp)
+	steps := []string{st.cp.Short()}
+	for st.cp.CompareMinor(final) < 0 {
+		valuesStep(cat, c, &st, r, st.cp.AddMinor(1), provider)
+		steps = append(steps, st.cp.Short())
+	}
+	if len(c.passes) > 0 {
+		c.findings = append(c.findings, Finding{
+			Code: CodeMinorStep, Severity: SeverityInfo, Subject: r.Release.Short(),
+			Message: fmt.Sprintf("the cluster stays on Sylva %s and its control plane changes minor %s, one minor per pass (the Kubernetes skew policy): each pass is a change of k8s_version_short in the cluster's values, no chart upgrade",
+				r.Release.Short(), strings.Join(steps, " → ")),
+			Remediation: "set each pass's k8s_version_short in the values of this cluster's sylva-units release in turn, and let sylva-units-status record it before the next",
+		})
+	}
+	for _, f := range c.findings {
+		if f.Severity == SeverityBlocker {
+			c.blockers++
+		}
+	}
+	for _, ps := range c.passes {
+		if ps.Workers.Rolls {
+			c.workerRollouts++
+		}
+	}
+	return c
 }
 
 // kubePathOf reads the cluster's kind and minors from in: a minor the

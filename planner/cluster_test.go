@@ -80,6 +80,17 @@ func TestWorkloadClustersKeepTheirMinorInsideEachWindow(t *testing.T) {
 			want: []string{"1.6 chart-upgrade 1.31→1.32 roll 1.8.1→1.9.2", "1.6 additional-reconciliation 1.32→1.33 roll 1.9.2→1.9.2"},
 		},
 		{
+			name: "a workload cluster of 1.4 asked for 1.31 from 1.29 inside 1.4 steps twice on 1.4's chart", cluster: planner.ClusterWorkload,
+			from: "1.4", to: "1.4", kube: "1.29", kubeTo: "1.31", wantRoute: "1.4", wantKubeTo: "1.31", wantCodes: []string{planner.CodeMinorStep},
+			wantNotCodes: []string{planner.CodeSameRelease},
+			want:         []string{"1.4 values-change 1.29→1.30 roll 1.8.1→1.8.1", "1.4 values-change 1.30→1.31 roll 1.8.1→1.8.1"},
+		},
+		{
+			name: "a workload cluster of 1.4 that keeps its minor inside 1.4 has nothing to do", cluster: planner.ClusterWorkload,
+			from: "1.4", to: "1.4", kube: "1.30", kubeTo: "1.30", wantRoute: "1.4", wantKubeTo: "1.30", wantCodes: []string{planner.CodeSameRelease},
+			wantNotCodes: []string{planner.CodeMinorStep},
+		},
+		{
 			name: "a workload cluster of 1.3 on 1.30 keeps 1.30 in 1.4", cluster: planner.ClusterWorkload,
 			from: "1.3", to: "1.4", kube: "1.30", wantRoute: "1.3 1.4", wantKubeTo: "1.30",
 			want: []string{"1.4 chart-upgrade 1.30→1.30 keep 1.7.3→1.8.1"},
@@ -144,6 +155,49 @@ func TestWorkloadClustersKeepTheirMinorInsideEachWindow(t *testing.T) {
 				if ps.Values.K8sVersionShort != ps.ControlPlane.To {
 					t.Errorf("pass %d sets k8s_version_short %s for a control plane on %s", ps.Index, ps.Values.K8sVersionShort, ps.ControlPlane.To)
 				}
+			}
+		})
+	}
+}
+
+// Each values step's Next is a command that plans the rest from where the
+// step leaves the cluster: the --kubernetes given is replaced, and one
+// step alone ends with following it.
+func TestAValuesStepsNextPlansFromTheMinorItLeaves(t *testing.T) {
+	cat := defaultCatalog(t)
+	for _, tc := range []struct {
+		name, from, to, kube, kubeTo, rerun string
+		want                                string
+	}{
+		{
+			name: "inside 1.4, rerun given", from: "1.4", to: "1.4", kube: "1.29", kubeTo: "1.31",
+			rerun: "sylva-planner plan --from 1.4 --to 1.4 --cluster workload --kubernetes 1.29 --kubernetes-to 1.31",
+			want:  "then plan the rest with --kubernetes 1.30: sylva-planner plan --from 1.4 --to 1.4 --cluster workload --kubernetes 1.30 --kubernetes-to 1.31",
+		},
+		{
+			name: "1.4 → 1.6, no rerun", from: "1.4", to: "1.6", kube: "1.29",
+			want: "then plan the rest with --kubernetes 1.30: sylva-planner plan --from 1.4 --to 1.6 --cluster workload --kubernetes 1.30",
+		},
+		{
+			name: "one step inside 1.4", from: "1.4", to: "1.4", kube: "1.30", kubeTo: "1.31",
+			want: "pass 1 of 1: set k8s_version_short: \"1.31\" in the values of this cluster's sylva-units release (on Sylva 1.4) and let it settle; then check it with: sylva-planner status --to 1.4",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := planner.Input{Catalog: cat, From: skew.MustParse(tc.from), To: skew.MustParse(tc.to), FromSource: "flag", ToolVersion: "test",
+				Cluster: planner.ClusterWorkload, Kubernetes: skew.MustParse(tc.kube), Rerun: tc.rerun}
+			if tc.kubeTo != "" {
+				in.KubernetesTo = skew.MustParse(tc.kubeTo)
+			}
+			p, err := planner.Compute(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(p.Next, tc.want) {
+				t.Errorf("next:\n%s\nwant it to end with:\n%s", p.Next, tc.want)
+			}
+			if strings.Contains(p.Summary.Line, "nothing to do") {
+				t.Errorf("summary %q for a plan of %d passes", p.Summary.Line, len(p.Passes))
 			}
 		})
 	}

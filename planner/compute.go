@@ -151,6 +151,13 @@ func Compute(in Input) (*Plan, error) {
 		// A pass is pending that cannot be placed (startOf): the release
 		// is the target's, the transition is not done.
 		p.Route = []string{from.Release.String()}
+	case to.Release.Equal(from.Release) && kp.workload && kp.startOf(from).CompareMinor(kp.final) < 0:
+		// A workload cluster asked to change minor inside its release.
+		c := minorSteps(cat, from, provider, workers, in.Observed.versions(), kp)
+		p.Route, p.Passes = c.route, c.passes
+		for _, f := range c.findings {
+			p.add(f)
+		}
 	case to.Release.Equal(from.Release):
 		p.Route = []string{from.Release.String()}
 		p.add(Finding{

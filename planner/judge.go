@@ -121,7 +121,7 @@ func Score(blockers, warnings int) int {
 
 // alreadyOn reports a plan to the release the cluster is on.
 func (p *Plan) alreadyOn() bool {
-	return p.From.Release == p.To.Release && (p.Position == nil || !p.Position.PassPending)
+	return p.From.Release == p.To.Release && len(p.Passes) == 0 && (p.Position == nil || !p.Position.PassPending)
 }
 
 // next is the plan's Next: what to do, and the exact command, each command
@@ -161,8 +161,11 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 	if first.Trigger == TriggerValues {
 		// A workload cluster below the next release's window steps on the
 		// release it runs first: no overlay, no chart upgrade yet.
-		return msg + fmt.Sprintf("pass 1 of %d: set k8s_version_short: %q in the values of this cluster's sylva-units release (on Sylva %s) and let it settle; then plan the rest with --kubernetes %s: %s",
-			len(p.Passes), first.Values.K8sVersionShort, first.Release, first.Values.K8sVersionShort, planCmd)
+		step := fmt.Sprintf("pass 1 of %d: set k8s_version_short: %q in the values of this cluster's sylva-units release (on Sylva %s) and let it settle", len(p.Passes), first.Values.K8sVersionShort, first.Release)
+		if len(p.Passes) == 1 {
+			return msg + step + "; then check it with: " + follow
+		}
+		return msg + step + fmt.Sprintf("; then plan the rest with --kubernetes %s: %s", first.Values.K8sVersionShort, withKubernetes(p, planCmd, first.Values.K8sVersionShort))
 	}
 	if slices.ContainsFunc(p.Findings, func(f Finding) bool { return f.Code == CodeOverlayUnavailable }) {
 		msg = "give values generate what the overlay-unavailable finding names; then "
@@ -174,6 +177,22 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 		msg += fmt.Sprintf(", hop 1 of %d", len(p.Route)-1)
 	}
 	return msg + "), then follow the passes with: " + follow
+}
+
+// withKubernetes is the plan command cmd for the cluster once its control
+// plane runs minor m: --kubernetes m in place of the minor given on the
+// command line, or added when the minor came from the plan's other inputs
+// (a status or the cluster), which then say m themselves once the pass is
+// done.
+func withKubernetes(p *Plan, cmd, m string) string {
+	if p.Cluster.KubernetesSource != "--kubernetes" {
+		return cmd
+	}
+	old := " --kubernetes " + p.Cluster.Kubernetes
+	if i := strings.Index(cmd+" ", old+" "); i >= 0 {
+		return cmd[:i] + " --kubernetes " + m + cmd[i+len(old):]
+	}
+	return cmd + " --cluster workload --kubernetes " + m
 }
 
 // resumeFirst is what comes before any pass of a plan whose status says
