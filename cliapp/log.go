@@ -10,12 +10,13 @@ import (
 // warns (a values file setting a scalar where the chart has a table, say),
 // to w, read as the tool's own warnings: prefix first, no timestamp, and
 // each distinct line once, since a render coalesces the values twice and
-// Helm warns each time. It is for a process's main: the standard logger is
-// the process's.
+// Helm warns each time; a value quoted in a warning is shown as
+// VisibleWriter shows it. It is for a process's main: the standard logger
+// is the process's.
 func RouteStdLog(w io.Writer, prefix string) {
 	log.SetFlags(0)
 	log.SetPrefix(prefix)
-	log.SetOutput(&uniqueLines{w: w, seen: map[string]bool{}})
+	log.SetOutput(&uniqueLines{w: VisibleWriter(w), seen: map[string]bool{}})
 }
 
 // uniqueLines writes each distinct write (the standard logger writes one

@@ -5,9 +5,12 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
+	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
@@ -101,22 +104,32 @@ func DocumentWriters(table func(io.Writer) error, doc any) Writers {
 // failed write is an operational error.
 func WriteOutput(c *cli.Context, ws Writers) error { return WriteAs(c, OutputOf(c), ws) }
 
-// WriteAs is WriteOutput in format f. A table is written whole, with its
-// status marks as ASCII words unless Env.Marks.
+// WriteAs is WriteOutput in format f. A text output (a table, Markdown or
+// HTML) is written whole, with every character that could drive a
+// terminal shown as an escape (cell.Visible: \x1b for ESC), so that a
+// value read from a cluster or a file cannot clear the screen or paint
+// over the result, on a terminal or in a log read later; a table's
+// status marks are ASCII words unless Env.Marks. JSON, YAML and GitLab CI
+// are written as their encoders write them.
 func WriteAs(c *cli.Context, f Format, ws Writers) error {
 	write, ok := ws[f]
 	if !ok {
 		return fmt.Errorf("%s cannot write %s", c.Command.FullName(), f)
 	}
 	e := EnvOf(c)
-	if f == FormatTable && !e.Marks {
-		// The whole table, so that no mark is cut between two writes.
+	if textFormats[f] {
+		// The whole output, so that no mark or escape is cut between two
+		// writes.
 		write = func(w io.Writer) error {
 			var buf strings.Builder
 			if err := ws[f](&buf); err != nil {
 				return err
 			}
-			_, err := io.WriteString(w, markWords.Replace(buf.String()))
+			out := cell.Visible(buf.String())
+			if f == FormatTable && !e.Marks {
+				out = markWords.Replace(out)
+			}
+			_, err := io.WriteString(w, out)
 			return err
 		}
 	}
@@ -124,6 +137,73 @@ func WriteAs(c *cli.Context, f Format, ws Writers) error {
 		return fmt.Errorf("write the result: %w", err)
 	}
 	return nil
+}
+
+// textFormats are the formats people read as they are written, whose
+// output WriteAs makes visible.
+var textFormats = map[Format]bool{FormatTable: true, FormatMarkdown: true, FormatHTML: true}
+
+// VisibleWriter is w with every write shown as cell.Visible shows it: the
+// standard error of a run (Run), the standard logger (RouteStdLog), and
+// any text a command writes as it goes. A UTF-8 sequence cut between two
+// writes is shown whole. It is safe for concurrent use.
+func VisibleWriter(w io.Writer) io.Writer {
+	if v, ok := w.(*visibleWriter); ok {
+		return v
+	}
+	return &visibleWriter{w: w}
+}
+
+type visibleWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+	// tail is the start of a UTF-8 sequence that the last write ended in.
+	tail []byte
+}
+
+func (v *visibleWriter) Write(p []byte) (int, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	data := p
+	if len(v.tail) > 0 {
+		data = append(v.tail, p...)
+	}
+	cut := len(data) - cutRune(data)
+	out := cell.Visible(string(data[:cut]))
+	v.tail = append([]byte(nil), data[cut:]...)
+	if _, err := io.WriteString(v.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// flush writes what is left of a cut UTF-8 sequence, shown as bytes.
+func (v *visibleWriter) flush() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.tail) > 0 {
+		_, _ = io.WriteString(v.w, cell.Visible(string(v.tail)))
+		v.tail = nil
+	}
+}
+
+// Unwrap is the writer written to, for IsTerminal.
+func (v *visibleWriter) Unwrap() io.Writer { return v.w }
+
+// cutRune is the length of the start of a UTF-8 sequence that p ends in,
+// or 0 when p ends with a whole character (or with bytes no further byte
+// can make one).
+func cutRune(p []byte) int {
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if p[i]&0xc0 == 0x80 {
+			continue // a continuation byte: the start is further back
+		}
+		if p[i] >= 0xc0 && !utf8.FullRune(p[i:]) {
+			return len(p) - i
+		}
+		return 0
+	}
+	return 0
 }
 
 // TerminalMarks reports whether a table may carry Unicode status marks,
@@ -139,8 +219,16 @@ func TerminalMarks(out *os.File, getenv func(string) string) bool {
 // other so that columns stay aligned.
 var markWords = strings.NewReplacer("✔ ", "OK   ", "✘ ", "FAIL ")
 
-// IsTerminal reports whether w is a character device (a terminal).
+// IsTerminal reports whether w is a character device (a terminal), or
+// writes to one (VisibleWriter).
 func IsTerminal(w io.Writer) bool {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

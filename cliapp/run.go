@@ -47,9 +47,14 @@ func Conventions(app *cli.App) {
 // is one line on stderr, "NAME: message", with the code it carries
 // (ExitCodeOf); an error after ctx was cancelled (a signal) is
 // "interrupted", exit 1; a panic of the command is an internal error, exit
-// 1, on one line.
+// 1, on one line. Everything written to e.Stderr (the error line, progress,
+// warnings) goes through VisibleWriter: a message quoting a value from
+// outside cannot drive the terminal.
 func Run(ctx context.Context, e *Env, app *cli.App, args []string, complete Completer) (code int) {
 	e.Args = args
+	stderr := VisibleWriter(e.Stderr).(*visibleWriter)
+	e.Stderr, app.ErrWriter = stderr, stderr
+	defer stderr.flush()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(e.Stderr, "%s: internal error: %v\n", app.Name, strings.ReplaceAll(fmt.Sprint(r), "\n", " "))
