@@ -9,7 +9,12 @@
 //     larger one is refused;
 //   - an output is written to a temporary file in the same directory,
 //     fsynced, then renamed over the target, and only over a regular file
-//     or a new path: a device, a FIFO or a directory is never replaced.
+//     or a new path: a device, a FIFO or a directory is never replaced;
+//   - an output path goes through no symbolic link: neither the file nor
+//     any directory of its path as given may be one, and the directory is
+//     opened component by component following none (write.go);
+//   - a set of files that belong together (WriteDir) is written into a
+//     new directory that replaces the old one in one rename.
 //
 // It uses the operating system's file calls only: no clock, no
 // environment, no standard stream, no cluster.
@@ -24,9 +29,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
-	"time"
 )
 
 // DefaultMaxSize is the input limit unless raised: 16 MiB, sixteen times
@@ -198,162 +200,6 @@ func (d *dirFS) ReadFile(name string) ([]byte, error) {
 func (d *dirFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(d.os, name) }
 
 func (d *dirFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(d.os, name) }
-
-// CheckOutput reports whether name may be written by WriteFile: it is a
-// new path in an existing directory, or a regular file. A symbolic link is
-// refused, not written through: an output often lands in a directory others
-// can write (a node exporter's textfile directory, say), and a link placed
-// there would turn a write by root into a write anywhere. Commands call it
-// before their work, so that a bad output path is refused before anything
-// is computed or printed.
-func CheckOutput(name string) error {
-	st, err := os.Lstat(name)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		dir, derr := os.Stat(filepath.Dir(name))
-		if derr != nil {
-			return fmt.Errorf("%s: the directory does not exist: %w", name, derr)
-		}
-		if !dir.IsDir() {
-			return fmt.Errorf("%s: %s is not a directory", name, filepath.Dir(name))
-		}
-	case err != nil:
-		return err
-	case st.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%s is a symbolic link, which is not written through: give the path of the file itself", name)
-	case !st.Mode().IsRegular():
-		// An output is written in place of a regular file only (not
-		// through a link): the input's advice would not do.
-		return fmt.Errorf("%s is %s, %w; give the path of a regular file, or of one to create", name, kind(st.Mode()), ErrNotRegular)
-	}
-	// WriteFile writes a temporary file beside name: a directory that
-	// refuses one (read-only, /proc) is found now, before the work.
-	probe, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("%s: the directory cannot be written: %w", name, err)
-	}
-	_ = probe.Close()
-	return os.Remove(probe.Name())
-}
-
-// WriteFile writes data to name atomically: a temporary file in the same
-// directory, fsynced, renamed over name, then the directory fsynced. name
-// must pass CheckOutput; a symbolic link, device, FIFO or directory is
-// never replaced.
-// The file gets mode perm (or keeps the mode, and when the writer may, the
-// owner and group of the file it replaces).
-func WriteFile(name string, data []byte, perm fs.FileMode) (err error) {
-	if err := CheckOutput(name); err != nil {
-		return err
-	}
-	target := name
-	owner := -1
-	var group int
-	if st, err := os.Stat(target); err == nil {
-		perm = st.Mode().Perm()
-		if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-			owner, group = int(sys.Uid), int(sys.Gid)
-		}
-	}
-	dir := filepath.Dir(target)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(target)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	if st, err := tmp.Stat(); err == nil {
-		removeStaleTemps(dir, filepath.Base(target), st.ModTime())
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return err
-	}
-	if owner >= 0 {
-		// The file keeps its owner and group (a collector running as
-		// nobody still reads what root rewrote). Only root may give a file
-		// away; for anyone else the new file is theirs, as it was before.
-		_ = tmp.Chown(owner, group)
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	commit.Lock()
-	if commit.stopped {
-		commit.Unlock()
-		return ErrInterrupted
-	}
-	err = os.Rename(tmp.Name(), target)
-	commit.Unlock()
-	if err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-	return nil
-}
-
-// ErrInterrupted is WriteFile's error after Interrupt: the file was left
-// as it was.
-var ErrInterrupted = errors.New("interrupted before the file was replaced; it is unchanged")
-
-// commit orders WriteFile's renames with Interrupt.
-var commit struct {
-	sync.Mutex
-	stopped bool
-}
-
-// Interrupt stops the process's writes: a WriteFile that has not yet
-// replaced its file leaves it as it was and returns ErrInterrupted, and
-// one replacing its file now completes before Interrupt returns. A
-// command's signal handler calls it first, so that a file is either
-// replaced before the signal or not at all.
-func Interrupt() {
-	commit.Lock()
-	commit.stopped = true
-	commit.Unlock()
-}
-
-// staleTemp is the age past which a temporary file of WriteFile is left
-// over from a killed run (a write takes milliseconds) rather than another
-// writer's in flight.
-const staleTemp = 10 * time.Minute
-
-// removeStaleTemps removes the temporary files a killed WriteFile of base
-// left in dir (SIGKILL runs no clean-up): those staleTemp older than now,
-// the modification time of the temporary file just created (the file
-// system's clock, so that this package reads none).
-func removeStaleTemps(dir, base string, now time.Time) {
-	olds, _ := filepath.Glob(filepath.Join(dir, "."+globQuote(base)+".tmp-*"))
-	for _, f := range olds {
-		if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && now.Sub(st.ModTime()) > staleTemp {
-			_ = os.Remove(f)
-		}
-	}
-}
-
-// globQuote escapes the characters filepath.Match gives a meaning to.
-func globQuote(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
 
 // ParseSize parses a size: a number of bytes, or a number with the suffix
 // KiB, MiB or GiB ("16MiB", "64 MiB"). It must be positive.
