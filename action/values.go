@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -77,7 +76,8 @@ func (r ValuesGenerateRequest) Run(context.Context) (*values.Generated, error) {
 // Kustomize writes the overlay of values generate --kustomize: a kustomize
 // Component (values.KustomizationFile and values.KustomizeValuesFile) for
 // the release Namespace, into the directory Dir names (Root is its path),
-// created if needed. Selection is how the command was run, for the
+// created if needed and otherwise replaced whole (CheckKustomizeDir says
+// which directories may be). Selection is how the command was run, for the
 // command that follows the passes.
 type Kustomize struct {
 	Generated *values.Generated
@@ -111,9 +111,30 @@ func (k Kustomize) Run() (KustomizeResult, error) {
 	return KustomizeResult{Written: written, Dir: k.Dir, To: k.Generated.To, Selection: sel}, err
 }
 
+// kustomizeFiles are the files of the Component, in the order they are
+// reported.
+var kustomizeFiles = []string{values.KustomizationFile, values.KustomizeValuesFile}
+
+// CheckKustomizeDir refuses, before any work, a --kustomize directory dir
+// (at root) that Kustomize could not write: the directory is replaced
+// whole, so it must be new (its missing parents are created), empty, or
+// hold only the Component's two files, as regular files; no component of
+// its path may be a symbolic link; its parent must be writable; and it is
+// never the root directory or a path ending in . or ..
+func CheckKustomizeDir(dir, root string) error {
+	if dir == "" {
+		return errors.New("--kustomize needs a directory, such as --kustomize my-env/transition")
+	}
+	if err := fileio.CheckOutputDir(root, kustomizeFiles); err != nil {
+		return fmt.Errorf("--kustomize %s: %w", dir, err)
+	}
+	return nil
+}
+
 // write writes the Component and returns the files written, as paths
-// under Dir. Both files are checked (no link followed, a writable
-// directory) before either is written; then each is replaced atomically.
+// under Dir. Both files are written into a new directory beside Dir, which
+// then replaces Dir in one rename (fileio.WriteDir): Dir holds the old pair
+// or the new one, never a mix, whenever the command stops.
 func (k Kustomize) write() ([]string, error) {
 	if k.Namespace == "" {
 		return nil, errors.New("--kustomize needs a namespace: -n is empty")
@@ -122,24 +143,18 @@ func (k Kustomize) write() ([]string, error) {
 		// The API server would refuse the ConfigMap at apply time.
 		return nil, fmt.Errorf("-n %s is not a namespace name (lower-case letters, digits and -, at most 63, a letter or digit at each end); give the namespace of the sylva-units HelmRelease, such as sylva-system", k.Namespace)
 	}
+	if err := CheckKustomizeDir(k.Dir, k.Root); err != nil {
+		return nil, err
+	}
 	files, err := k.Generated.Kustomize(k.Namespace)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(k.Root, 0o755); err != nil {
+	if err := fileio.WriteDir(k.Root, files, 0o644); err != nil {
 		return nil, fmt.Errorf("--kustomize %s: %w", k.Dir, err)
 	}
-	names := []string{values.KustomizationFile, values.KustomizeValuesFile}
-	for _, name := range names {
-		if err := fileio.CheckOutput(filepath.Join(k.Root, name)); err != nil {
-			return nil, fmt.Errorf("--kustomize %s: %w", k.Dir, err)
-		}
-	}
-	written := make([]string, 0, len(names))
-	for _, name := range names {
-		if err := fileio.WriteFile(filepath.Join(k.Root, name), files[name], 0o644); err != nil {
-			return nil, fmt.Errorf("--kustomize %s: %w", k.Dir, err)
-		}
+	written := make([]string, 0, len(kustomizeFiles))
+	for _, name := range kustomizeFiles {
 		written = append(written, filepath.Join(k.Dir, name))
 	}
 	return written, nil

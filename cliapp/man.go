@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,13 +75,25 @@ func ManCommand() *cli.Command {
 				return err
 			}
 			e := EnvOf(c)
-			dir := e.Path(c.Args().First())
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				return err
+			arg := c.Args().First()
+			dir := e.Path(arg)
+			// Every page is checked before any is written: a refused page
+			// (a link, a directory in its place) leaves DIR as it was, and
+			// the directories made for it are removed again.
+			undo, err := fileio.MkdirAll(dir, 0o755)
+			if err != nil {
+				return fmt.Errorf("man %s: %w", arg, err)
 			}
-			for _, name := range slices.Sorted(maps.Keys(pages)) {
+			names := slices.Sorted(maps.Keys(pages))
+			for _, name := range names {
+				if err := fileio.CheckOutput(filepath.Join(dir, name)); err != nil {
+					undo()
+					return fmt.Errorf("man %s: %w", arg, err)
+				}
+			}
+			for _, name := range names {
 				if err := fileio.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
-					return err
+					return fmt.Errorf("man %s: %w", arg, err)
 				}
 			}
 			fmt.Fprintf(e.Stderr, "wrote %d man pages into %s\n", len(pages), c.Args().First())

@@ -80,3 +80,49 @@ func TestHelpReadsAsKubectlSylvaPlannerWhenRunAsTheKubectlPlugin(t *testing.T) {
 		t.Errorf("sylva-planner plan --help speaks of kubectl:\n%s", out)
 	}
 }
+
+// man DIR checks every page before it writes one: a page it may not write
+// (a link in its place, here the last page in order) leaves DIR as it
+// was. A DIR that is a link, or goes through one, is refused; a new one is
+// made, parents included.
+func TestManChecksEveryPageBeforeWritingAny(t *testing.T) {
+	dir := t.TempDir()
+	run := func(args ...string) (int, string) {
+		t.Helper()
+		var stderr bytes.Buffer
+		code := runIn(context.Background(), dir, append([]string{"sylva-planner"}, args...), io.Discard, &stderr, func(string) string { return "" })
+		return code, stderr.String()
+	}
+	if err := os.Mkdir(filepath.Join(dir, "pages"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "target"), []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../target", filepath.Join(dir, "pages", "sylva-planner.1")); err != nil {
+		t.Fatal(err)
+	}
+	if code, stderr := run("man", "pages"); code != exitError || !strings.Contains(stderr, "sylva-planner.1 is a symbolic link") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("man pages with a linked page: exit %d, stderr %q; want 1 and one line naming the link", code, stderr)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "pages")); len(entries) != 1 {
+		t.Errorf("pages holds %d entries, want only the link: pages were written before the refusal", len(entries))
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "target")); string(b) != "kept\n" {
+		t.Errorf("the link's target holds %q", b)
+	}
+	if err := os.Symlink("pages", filepath.Join(dir, "plink")); err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{"plink", "plink/sub"} {
+		if code, stderr := run("man", arg); code != exitError || !strings.Contains(stderr, "plink is a symbolic link") {
+			t.Errorf("man %s: exit %d, stderr %q; want 1, plink is a symbolic link", arg, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pages", "sub")); !os.IsNotExist(err) {
+		t.Errorf("man plink/sub made pages/sub: %v", err)
+	}
+	if code, _ := run("man", "new/pages"); code != exitOK {
+		t.Errorf("man into a new directory: exit %d", code)
+	}
+}

@@ -40,13 +40,15 @@ func valuesCommand() *cli.Command {
 					"sylva-core environment-values directory: DIR/transition-values.yaml (the overlay) and\n" +
 					"DIR/kustomization.yaml, which generates the ConfigMap sylva-units-transition-values in -n\n" +
 					"and appends it last to the sylva-units HelmRelease's valuesFrom. List DIR under components:\n" +
-					"of the environment's kustomization.yaml and apply as usual.\n\n" +
+					"of the environment's kustomization.yaml and apply as usual. DIR is replaced whole, in one\n" +
+					"rename, so that it always holds the old pair or the new one: it must be new, empty, or hold\n" +
+					"only those two files, and no part of its path may be a symbolic link.\n\n" +
 					"Example: sylva-planner values generate --from 1.4 --to 1.6 --chart sylva-core/charts/sylva-units\n" +
 					"Example: sylva-planner values generate --from 1.4 --to 1.6 --kustomize my-env/transition",
 				ArgsUsage: " ",
 				Flags: append(planFlags(), cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
 					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true},
-					&cli.StringFlag{Name: "kustomize", Usage: "write the overlay as a kustomize Component into `DIR` (created if needed): the overlay, a ConfigMap generator and a patch appending it last to the sylva-units HelmRelease's valuesFrom", TakesFile: true},
+					&cli.StringFlag{Name: "kustomize", Usage: "write the overlay as a kustomize Component into `DIR` (created if needed, else replaced whole: new, empty, or holding only its two files): the overlay, a ConfigMap generator and a patch appending it last to the sylva-units HelmRelease's valuesFrom", TakesFile: true},
 					cliapp.NamespaceFlag("with --kustomize: the `NAMESPACE` of the ConfigMap it generates, the sylva-units HelmRelease's", values.DefaultNamespace)),
 				Action: valuesGenerateAction,
 			},
@@ -134,13 +136,22 @@ func releasesOf(c *cli.Context) (action.Releases, error) {
 
 func valuesGenerateAction(c *cli.Context) error {
 	dir := c.String("kustomize")
+	kustomize := c.IsSet("kustomize")
 	switch {
-	case dir != "" && c.IsSet("output"):
+	case kustomize && dir == "":
+		return cliapp.FlagError(c, errors.New("--kustomize needs a directory, such as --kustomize my-env/transition"))
+	case kustomize && c.IsSet("output"):
 		return cliapp.FlagError(c, errors.New("--kustomize writes files; it takes no -o"))
-	case dir == "" && cliapp.Typed(c, "namespace"):
+	case !kustomize && cliapp.Typed(c, "namespace"):
 		// The overlay reads the status of the namespace Helm installs it
 		// in (.Release.Namespace): -n would change nothing.
 		return cliapp.FlagError(c, errors.New("-n goes with --kustomize (the namespace of the ConfigMap it generates); the overlay itself reads the status ConfigMap of the release's own namespace"))
+	}
+	if kustomize {
+		// The directory is refused before any work.
+		if err := action.CheckKustomizeDir(dir, cliapp.EnvOf(c).Path(dir)); err != nil {
+			return err
+		}
 	}
 	rel, err := releasesOf(c)
 	if err != nil {
@@ -154,7 +165,7 @@ func valuesGenerateAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if dir != "" {
+	if kustomize {
 		return writeKustomize(c, g, dir)
 	}
 	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatYAML: g.WriteYAML, cliapp.FormatJSON: g.WriteJSON})
