@@ -21,14 +21,24 @@ import (
 
 // defaultInterruptGrace is how long the work may take to stop after the
 // first SIGINT or SIGTERM before the process exits anyway; the environment
-// variable SYLVA_PLANNER_INTERRUPT_GRACE (a duration) changes it.
+// variable interruptGraceEnv (a positive duration) changes it.
 const defaultInterruptGrace = 5 * time.Second
 
-func interruptGrace() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv("SYLVA_PLANNER_INTERRUPT_GRACE")); err == nil && d > 0 {
-		return d
+const interruptGraceEnv = "SYLVA_PLANNER_INTERRUPT_GRACE"
+
+// interruptGrace is the grace of interruptGraceEnv in getenv: unset or
+// empty is the default; anything but a positive duration is an error
+// naming the variable and the form.
+func interruptGrace(getenv func(string) string) (time.Duration, error) {
+	v := getenv(interruptGraceEnv)
+	if v == "" {
+		return defaultInterruptGrace, nil
 	}
-	return defaultInterruptGrace
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%s: give a positive duration, such as 5s or 1m, or unset it for %s", interruptGraceEnv, v, defaultInterruptGrace)
+	}
+	return d, nil
 }
 
 func main() {
@@ -40,7 +50,11 @@ func main() {
 		code := run(context.Background(), os.Args, os.Stdout, os.Stderr, os.Getenv)
 		os.Exit(renderchild.Exit(code))
 	}
-	grace := interruptGrace()
+	grace, err := interruptGrace(os.Getenv)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "sylva-planner: "+err.Error())
+		os.Exit(exitError)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

@@ -252,3 +252,30 @@ func testBinary(t *testing.T) string {
 	}
 	return exe
 }
+
+// TestABadInterruptGraceIsRefused: SYLVA_PLANNER_INTERRUPT_GRACE that is
+// not a positive duration is refused in one line naming the variable and
+// the form, exit 1, before any command runs (it silently meant 5s).
+func TestABadInterruptGraceIsRefused(t *testing.T) {
+	for _, v := range []string{"abc", "-1s", "0", "5"} {
+		t.Run(v, func(t *testing.T) {
+			if _, err := interruptGrace(func(string) string { return v }); err == nil {
+				t.Fatalf("interruptGrace(%q) accepted", v)
+			}
+			var stdout, stderr bytes.Buffer
+			cmd := exec.Command(testBinary(t), "version")
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Env = append(os.Environ(), testMainEnv+"=1", interruptGraceEnv+"="+v)
+			_ = cmd.Run()
+			want := "sylva-planner: SYLVA_PLANNER_INTERRUPT_GRACE=" + v + ": give a positive duration, such as 5s or 1m, or unset it for 5s\n"
+			if code := cmd.ProcessState.ExitCode(); code != exitError || stderr.String() != want || stdout.Len() != 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 1 and %q", code, stdout.String(), stderr.String(), want)
+			}
+		})
+	}
+	for v, want := range map[string]time.Duration{"": defaultInterruptGrace, "250ms": 250 * time.Millisecond, "1h": time.Hour} {
+		if got, err := interruptGrace(func(string) string { return v }); err != nil || got != want {
+			t.Errorf("interruptGrace(%q) = %v, %v; want %v", v, got, err, want)
+		}
+	}
+}
