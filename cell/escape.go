@@ -91,7 +91,8 @@ func writeHex(b *strings.Builder, prefix string, v uint32, width int) {
 // (OneLine), every character that could start Markdown or HTML structure
 // escaped (\ ` * _ [ ] | ~ with a backslash; < > & as the entities &lt;
 // &gt; &amp;; a #, -, +, =, or a number followed by . or ) that would
-// start a block at the beginning of a line). An underscore between two
+// start a block at the beginning of a line, except a lone "-", the empty
+// cell of OrDash). An underscore between two
 // letters or digits is left as it is: it cannot open or close emphasis.
 // The result fits a table cell as well as running text.
 func Markdown(s string) string {
@@ -210,7 +211,8 @@ func markdownText(b *strings.Builder, s string) {
 // setext underline, or -1; < (HTML) and > (quote) are entities anyway, `
 // and ~ (fences) escaped.
 func blockMarker(s string) int {
-	if s == "" {
+	if s == "" || s == "-" {
+		// "-" is the empty cell of OrDash, which no line starts with.
 		return -1
 	}
 	switch s[0] {

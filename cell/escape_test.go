@@ -33,6 +33,7 @@ func TestMarkdown(t *testing.T) {
 		{"a newline cannot start a heading", "web:1.0\n# READY nothing to do", "web:1.0 # READY nothing to do"},
 		{"a heading at the start is escaped", "# READY", `\# READY`},
 		{"a list marker at the start is escaped", "- item", `\- item`},
+		{"the dash of an empty cell stays", "-", "-"},
 		{"an ordered list marker at the start is escaped", "1. item", `1\. item`},
 		{"a version at the start is no list", "1.4 and 1.5", "1.4 and 1.5"},
 		{"HTML is shown, not rendered", `<img src=x onerror="alert(1)">`, `&lt;img src=x onerror="alert(1)"&gt;`},

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 )
 
 // ReportGroup is one section of the nightly report.
@@ -58,26 +60,27 @@ func (p *Plan) Headline() string {
 	return string(p.Verdict)
 }
 
-// WriteReportMarkdown writes the nightly report as Markdown.
+// WriteReportMarkdown writes the nightly report as Markdown, every string
+// from outside escaped as WriteMarkdown escapes it.
 func (p *Plan) WriteReportMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# %s\n\n", p.Headline())
+	fmt.Fprintf(bw, "# %s\n\n", cell.Markdown(p.Headline()))
 	// Each header line ends in a hard line break, so that Markdown does
 	// not run them together.
-	fmt.Fprintf(bw, "%s\n\n", strings.ReplaceAll(p.header(), "\n", "  \n"))
+	fmt.Fprintf(bw, "%s\n\n", markdownLines(p.header(), "  \n"))
 	if p.Position != nil {
-		fmt.Fprintf(bw, "**Cluster:** %s\n\n", p.Position.Summary)
+		fmt.Fprintf(bw, "**Cluster:** %s\n\n", cell.MarkdownSpans(p.Position.Summary))
 	}
-	fmt.Fprintf(bw, "Score %d · %s\n\n", p.Score, p.Summary.Line)
+	fmt.Fprintf(bw, "Score %d · %s\n\n", p.Score, cell.MarkdownSpans(p.Summary.Line))
 	if g := p.gateLine(); g != "" {
-		fmt.Fprintf(bw, "**%s**\n\n", g)
+		fmt.Fprintf(bw, "**%s**\n\n", cell.MarkdownSpans(g))
 	}
 	for _, g := range p.Groups() {
 		fmt.Fprintf(bw, "## %s\n\n", g.Title)
 		for _, f := range g.Findings {
-			fmt.Fprintf(bw, "- %s `%s` (%s): %s", tag(f), f.Code, f.Subject, f.Message)
+			fmt.Fprintf(bw, "- %s %s (%s): %s", tag(f), cell.MarkdownSpans("`"+f.Code+"`"), cell.Markdown(f.Subject), cell.MarkdownSpans(f.Message))
 			if f.Remediation != "" {
-				fmt.Fprintf(bw, " — %s", f.Remediation)
+				fmt.Fprintf(bw, " — %s", cell.MarkdownSpans(f.Remediation))
 			}
 			if f.InBaseline {
 				fmt.Fprintf(bw, " _(%s)_", inBaselineNote)
@@ -89,22 +92,22 @@ func (p *Plan) WriteReportMarkdown(w io.Writer) error {
 	if rows := p.passRows(); len(rows) > 0 {
 		fmt.Fprint(bw, "## Passes\n\n| pass | release | control plane | workers | Longhorn |\n|---|---|---|---|---|\n")
 		for _, r := range rows {
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", mdCell(r[0]), mdCell(r[1]), mdCell(r[2]), mdCell(r[3]), mdCell(r[4]))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", cell.Markdown(r[0]), cell.Markdown(r[1]), cell.Markdown(r[2]), cell.Markdown(r[3]), cell.Markdown(r[4]))
 		}
 		fmt.Fprintln(bw)
 	}
 	if len(p.Suppressed) > 0 {
 		fmt.Fprint(bw, "## Suppressed\n\n")
 		for _, s := range p.Suppressed {
-			fmt.Fprintf(bw, "- `%s` (%s): %s — suppressed: %s\n", s.Code, s.Subject, s.Message, s.Reason)
+			fmt.Fprintf(bw, "- %s (%s): %s — suppressed: %s\n", cell.MarkdownSpans("`"+s.Code+"`"), cell.Markdown(s.Subject), cell.MarkdownSpans(s.Message), cell.MarkdownSpans(s.Reason))
 		}
 		fmt.Fprintln(bw)
 	}
 	fmt.Fprint(bw, "## Checks\n\n| check | status | detail |\n|---|---|---|\n")
 	for _, c := range p.Checks {
-		fmt.Fprintf(bw, "| %s | %s | %s |\n", c.Name, c.Status, mdCell(c.Detail))
+		fmt.Fprintf(bw, "| %s | %s | %s |\n", cell.Markdown(c.Name), c.Status, cell.MarkdownCell(c.Detail))
 	}
-	fmt.Fprintf(bw, "\n**Next:** %s\n", p.Next)
+	fmt.Fprintf(bw, "\n**Next:** %s\n", cell.MarkdownSpans(p.Next))
 	return bw.Flush()
 }
 
@@ -156,7 +159,7 @@ ul{padding-left:0;list-style:none;margin:0}li{padding:8px 0;border-top:1px solid
 .blocker{background:#fde2e1;color:#8a1c12}.warning{background:#fdf1d8;color:#7a5406}.info{background:#e0ecfd;color:#1d4f91}
 code{background:#f0f1f4;border-radius:4px;padding:0 4px}.fix{color:#3b4252;font-size:14px;margin-top:2px}
 table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;padding:6px 8px;border-top:1px solid #eceef2}
-main{overflow-wrap:break-word}
+main{overflow-wrap:anywhere}
 figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
 @media print{body{background:#fff}main{max-width:none;padding:0}header.ready,header.blocked,header.held,header.unknown{background:#fff;color:#000;border:2px solid #000}section{box-shadow:none;border:1px solid #999;break-inside:avoid}}
 </style>

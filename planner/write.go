@@ -148,13 +148,16 @@ func (p *Plan) title() string {
 	return fmt.Sprintf("Sylva %s → %s", p.From.Release, p.To.Release)
 }
 
+// header is the plan's header: one line, and one of its inputs when it
+// names them. The values it quotes (the catalog's version, file names)
+// are folded onto their line (cell.OneLine).
 func (p *Plan) header() string {
-	h := fmt.Sprintf("%s · %s · %s · catalog %s · as of %s", p.Cluster.line(), p.BootstrapProvider, p.routeLine(), p.Metadata.CatalogVersion, p.Metadata.AsOf)
+	h := fmt.Sprintf("%s · %s · %s · catalog %s · as of %s", cell.OneLine(p.Cluster.line()), p.BootstrapProvider, p.routeLine(), cell.OneLine(p.Metadata.CatalogVersion), p.Metadata.AsOf)
 	if p.Metadata.FromSource != "" && p.Metadata.FromSource != "flag" {
-		h += fmt.Sprintf(" · source release read from the status ConfigMap (%s)", p.Metadata.FromSource)
+		h += fmt.Sprintf(" · source release read from the status ConfigMap (%s)", cell.OneLine(p.Metadata.FromSource))
 	}
 	if len(p.Metadata.Inputs) > 0 {
-		h += "\ninputs: " + strings.Join(p.Metadata.Inputs, ", ")
+		h += "\ninputs: " + cell.OneLine(strings.Join(p.Metadata.Inputs, ", "))
 	}
 	return h
 }
@@ -243,11 +246,14 @@ func (s ExpectedStatus) pairs() string {
 
 // WriteTable writes the plan for a terminal: header, passes, values and
 // expected status per pass, findings, verdict, summary and the next step.
+// A finding's or a check's text, which quotes values from outside, is
+// folded onto its line (cell.OneLine), so that no value writes a line of
+// its own; cliapp shows their control characters as escapes.
 func (p *Plan) WriteTable(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "%s\n%s\n\n", p.title(), p.header())
 	if p.Position != nil {
-		fmt.Fprintf(bw, "Cluster: %s\n\n", p.Position.Summary)
+		fmt.Fprintf(bw, "Cluster: %s\n\n", cell.OneLine(p.Position.Summary))
 	}
 	if len(p.Passes) > 0 {
 		tw := tabwriter.NewWriter(bw, 0, 4, 2, ' ', 0)
@@ -275,9 +281,9 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			if f.Class != "" {
 				tag += " [" + strings.ToUpper(string(f.Class)) + "]"
 			}
-			fmt.Fprintf(bw, "  %s %s (%s): %s\n", tag, f.Code, f.Subject, f.Message)
+			fmt.Fprintf(bw, "  %s %s (%s): %s\n", tag, f.Code, cell.OneLine(f.Subject), cell.OneLine(f.Message))
 			if f.Remediation != "" {
-				fmt.Fprintf(bw, "      fix: %s\n", f.Remediation)
+				fmt.Fprintf(bw, "      fix: %s\n", cell.OneLine(f.Remediation))
 			}
 			if f.InBaseline {
 				fmt.Fprintf(bw, "      %s\n", inBaselineNote)
@@ -288,7 +294,7 @@ func (p *Plan) WriteTable(w io.Writer) error {
 	if len(p.Suppressed) > 0 {
 		fmt.Fprintln(bw, "Suppressed (they count for nothing):")
 		for _, s := range p.Suppressed {
-			fmt.Fprintf(bw, "  %s %s (%s): %s\n      suppressed: %s\n", strings.ToUpper(string(s.Severity)), s.Code, s.Subject, s.Message, s.Reason)
+			fmt.Fprintf(bw, "  %s %s (%s): %s\n      suppressed: %s\n", strings.ToUpper(string(s.Severity)), s.Code, cell.OneLine(s.Subject), cell.OneLine(s.Message), cell.OneLine(s.Reason))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -307,7 +313,7 @@ func (p *Plan) WriteTable(w io.Writer) error {
 			if c.Required {
 				req = ", required"
 			}
-			fmt.Fprintf(bw, "  %s (%s%s): %s\n", c.Name, c.Status, req, c.Detail)
+			fmt.Fprintf(bw, "  %s (%s%s): %s\n", c.Name, c.Status, req, cell.OneLine(c.Detail))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -321,17 +327,20 @@ func (p *Plan) WriteTable(w io.Writer) error {
 }
 
 // WriteMarkdown writes the plan as a Markdown report, fit for a merge
-// request or an issue comment.
+// request or an issue comment. Every string from outside (a release or
+// version of the catalog, a name or value read from the cluster, a file
+// name) is escaped (cell.Markdown and its kin): it shows as written and
+// starts no heading, link, image or HTML.
 func (p *Plan) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# %s\n\n", p.title())
-	fmt.Fprintf(bw, "%s\n\n", p.header())
+	fmt.Fprintf(bw, "# %s\n\n", cell.Markdown(p.title()))
+	fmt.Fprintf(bw, "%s\n\n", markdownLines(p.header(), "\n"))
 	if p.Position != nil {
-		fmt.Fprintf(bw, "**Cluster:** %s\n\n", p.Position.Summary)
+		fmt.Fprintf(bw, "**Cluster:** %s\n\n", cell.MarkdownSpans(p.Position.Summary))
 	}
-	fmt.Fprintf(bw, "**Verdict: %s** (score %d) — %s\n\n", strings.ToUpper(string(p.Verdict)), p.Score, p.Summary.Line)
+	fmt.Fprintf(bw, "**Verdict: %s** (score %d) — %s\n\n", strings.ToUpper(string(p.Verdict)), p.Score, cell.MarkdownSpans(p.Summary.Line))
 	if g := p.gateLine(); g != "" {
-		fmt.Fprintf(bw, "**%s**\n\n", g)
+		fmt.Fprintf(bw, "**%s**\n\n", cell.MarkdownSpans(g))
 	}
 	if len(p.Passes) > 0 {
 		fmt.Fprintln(bw, "## Passes")
@@ -339,25 +348,28 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 		fmt.Fprintln(bw, "| pass | release | trigger | control plane | workers | Longhorn | requests another pass |")
 		fmt.Fprintln(bw, "|---|---|---|---|---|---|---|")
 		for _, ps := range p.Passes {
-			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s |\n", p.passCell(ps), ps.Release, ps.Trigger, cpCell(ps.ControlPlane), workerCell(ps.Workers), componentCell(ps, longhorn), yesNo(ps.RequestsAnotherPass))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s | %s |\n", p.passCell(ps), cell.Markdown(ps.Release), ps.Trigger, cell.Markdown(cpCell(ps.ControlPlane)), cell.Markdown(workerCell(ps.Workers)), cell.Markdown(componentCell(ps, longhorn)), yesNo(ps.RequestsAnotherPass))
 		}
 		fmt.Fprintln(bw)
 		fmt.Fprintln(bw, "## Helper values and expected status per pass")
 		fmt.Fprintln(bw)
 		for _, ps := range p.Passes {
-			fmt.Fprintf(bw, "Pass %d (%s, %d of %d in this hop):\n\n```yaml\n", ps.Index, ps.Release, ps.HopPass, ps.HopPasses)
-			if err := envelope.WriteYAML(bw, ps.Values.document()); err != nil {
+			var block strings.Builder
+			if err := envelope.WriteYAML(&block, ps.Values.document()); err != nil {
 				return err
 			}
-			fmt.Fprintln(bw, "# sylva-units-status once the pass has reconciled:")
+			fmt.Fprintln(&block, "# sylva-units-status once the pass has reconciled:")
 			st, err := ps.ExpectedStatus.document()
 			if err != nil {
 				return err
 			}
-			if err := envelope.WriteYAML(bw, st); err != nil {
+			if err := envelope.WriteYAML(&block, st); err != nil {
 				return err
 			}
-			fmt.Fprint(bw, "```\n\n")
+			// A fence longer than any backticks of the values, so that
+			// none of them ends the block.
+			fence := cell.Fence(block.String())
+			fmt.Fprintf(bw, "Pass %d (%s, %d of %d in this hop):\n\n%syaml\n%s%s\n\n", ps.Index, cell.Markdown(ps.Release), ps.HopPass, ps.HopPasses, fence, block.String(), fence)
 		}
 	}
 	fmt.Fprintln(bw, "## Findings")
@@ -372,14 +384,14 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 			if f.InBaseline {
 				sev += " (" + inBaselineNote + ")"
 			}
-			fmt.Fprintf(bw, "| %s | %s | `%s` | %s | %s | %s |\n", sev, cell.OrDash(string(f.Class)), f.Code, mdCell(f.Subject), mdCell(f.Message), mdCell(cell.OrDash(f.Remediation)))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s | %s |\n", sev, cell.OrDash(string(f.Class)), cell.MarkdownCode(f.Code), cell.MarkdownCell(f.Subject), cell.MarkdownCell(f.Message), cell.OrDash(cell.MarkdownCell(f.Remediation)))
 		}
 	}
 	fmt.Fprintln(bw)
 	if len(p.Suppressed) > 0 {
 		fmt.Fprint(bw, "## Suppressed\n\nThey count for nothing.\n\n| severity | code | subject | message | suppressed because |\n|---|---|---|---|---|\n")
 		for _, s := range p.Suppressed {
-			fmt.Fprintf(bw, "| %s | `%s` | %s | %s | %s |\n", s.Severity, s.Code, mdCell(s.Subject), mdCell(s.Message), mdCell(s.Reason))
+			fmt.Fprintf(bw, "| %s | %s | %s | %s | %s |\n", s.Severity, cell.MarkdownCode(s.Code), cell.MarkdownCell(s.Subject), cell.MarkdownCell(s.Message), cell.MarkdownCell(s.Reason))
 		}
 		fmt.Fprintln(bw)
 	}
@@ -388,10 +400,18 @@ func (p *Plan) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintln(bw, "| check | required | status | detail |")
 	fmt.Fprintln(bw, "|---|---|---|---|")
 	for _, c := range p.Checks {
-		fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", c.Name, yesNo(c.Required), c.Status, mdCell(c.Detail))
+		fmt.Fprintf(bw, "| %s | %s | %s | %s |\n", cell.Markdown(c.Name), yesNo(c.Required), c.Status, cell.MarkdownCell(c.Detail))
 	}
-	fmt.Fprintf(bw, "\n**Next:** %s\n", p.Next)
+	fmt.Fprintf(bw, "\n**Next:** %s\n", cell.MarkdownSpans(p.Next))
 	return bw.Flush()
 }
 
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+// markdownLines is text, line by line, as Markdown text (cell.Markdown),
+// the lines joined with sep.
+func markdownLines(text, sep string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = cell.Markdown(l)
+	}
+	return strings.Join(lines, sep)
+}
