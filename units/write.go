@@ -30,7 +30,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 			r.Release, cell.OrDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion)
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "Note: %s\n", n)
+		fmt.Fprintf(&b, "Note: %s\n", cell.OneLine(n))
 	}
 	b.WriteString("\n")
 	if len(r.Units) == 0 {
@@ -43,8 +43,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 			if u.State == StateUntracked {
 				meta = u.SuggestedMetadata
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.State, u.Name, cell.OrDash(meta), cell.OrDash(u.PrunableIn),
-				cell.OrDash(strings.Join(u.markedDependents(), ",")), u.Reason)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.State, cell.OneLine(u.Name), cell.OrDash(cell.OneLine(meta)), cell.OrDash(u.PrunableIn),
+				cell.OrDash(cell.OneLine(strings.Join(u.markedDependents(), ","))), cell.OneLine(u.Reason))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -61,7 +61,7 @@ func (r *Report) WriteTable(w io.Writer) error {
 		tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "UNIT\tFIELDS")
 		for _, g := range groups {
-			fmt.Fprintf(tw, "%s\t%s\n", cell.OrDash(g.unit), strings.Join(g.fields, ", "))
+			fmt.Fprintf(tw, "%s\t%s\n", cell.OrDash(cell.OneLine(g.unit)), strings.Join(g.fields, ", "))
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -75,19 +75,23 @@ func (r *Report) WriteTable(w io.Writer) error {
 
 // WriteMarkdown writes the report as Markdown fit for a merge-request
 // comment: a summary, a table, the metadata to add to untracked units and
-// the command to run next.
+// the command to run next. Every string from the values files or the
+// catalog (unit names, metadata, templates, versions) is escaped
+// (cell.Markdown and its kin): it shows as written and starts no heading,
+// link, image or HTML.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
+	release := cell.Markdown(r.Release)
 	if r.Release == "" {
 		fmt.Fprintf(&b, "### Prune audit: release unknown\n\n")
-		fmt.Fprintf(&b, "Catalog %s, sylva-planner %s.\n", r.Metadata.CatalogVersion, r.Metadata.ToolVersion)
+		fmt.Fprintf(&b, "Catalog %s, sylva-planner %s.\n", cell.Markdown(r.Metadata.CatalogVersion), cell.Markdown(r.Metadata.ToolVersion))
 	} else {
-		fmt.Fprintf(&b, "### Prune audit: Sylva %s\n\n", r.Release)
+		fmt.Fprintf(&b, "### Prune audit: Sylva %s\n\n", release)
 		fmt.Fprintf(&b, "Supported upgrade sources of %s: %s. Catalog %s, sylva-planner %s.\n",
-			r.Release, cell.OrDash(strings.Join(r.SupportedSources, ", ")), r.Metadata.CatalogVersion, r.Metadata.ToolVersion)
+			release, cell.OrDash(cell.Markdown(strings.Join(r.SupportedSources, ", "))), cell.Markdown(r.Metadata.CatalogVersion), cell.Markdown(r.Metadata.ToolVersion))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintf(&b, "\n> **Note:** %s\n", mdEscape(n))
+		fmt.Fprintf(&b, "\n> **Note:** %s\n", cell.MarkdownSpans(n))
 	}
 	b.WriteString("\n")
 	if len(r.Units) == 0 {
@@ -101,16 +105,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			if u.State == StatePrunable || u.State == StateBlocked || u.State == StateMalformed {
 				state = "**" + state + "**"
 			}
-			meta := ""
-			if u.TransitionalFrom != "" {
-				meta = "`" + mdEscape(u.TransitionalFrom) + "`"
-			}
 			deps := u.markedDependents()
 			for i, d := range deps {
-				deps[i] = "`" + d + "`"
+				deps[i] = cell.MarkdownCode(d)
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s | %s | %s | %s |\n", state, u.Name, meta, u.PrunableIn,
-				strings.Join(deps, ", "), mdEscape(u.Reason))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", state, cell.MarkdownCode(u.Name), cell.MarkdownCode(u.TransitionalFrom), cell.Markdown(u.PrunableIn),
+				strings.Join(deps, ", "), cell.MarkdownCell(u.Reason))
 		}
 		b.WriteString("\n")
 		var add []AuditedUnit
@@ -120,25 +120,29 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 		}
 		if len(add) > 0 {
-			b.WriteString("<details><summary>Metadata to add to untracked units</summary>\n\n```yaml\nunits:\n")
+			var yaml strings.Builder
+			yaml.WriteString("units:\n")
 			for _, u := range add {
-				fmt.Fprintf(&b, "  %s:\n    %s\n", u.Name, u.SuggestedMetadata)
+				fmt.Fprintf(&yaml, "  %s:\n    %s\n", cell.OneLine(cell.Visible(u.Name)), cell.OneLine(cell.Visible(u.SuggestedMetadata)))
 			}
-			b.WriteString("```\n\n</details>\n\n")
+			// A fence longer than any backticks of the names, so that none
+			// of them ends the block.
+			fence := cell.Fence(yaml.String())
+			fmt.Fprintf(&b, "<details><summary>Metadata to add to untracked units</summary>\n\n%syaml\n%s%s\n\n</details>\n\n", fence, yaml.String(), fence)
 		}
 	}
 	if len(r.Unresolved) > 0 && !r.ShowUnresolved {
-		fmt.Fprintf(&b, "%s\n\n", mdEscape(r.unresolvedLine()))
+		fmt.Fprintf(&b, "%s\n\n", cell.MarkdownSpans(r.unresolvedLine()))
 	}
 	if len(r.Unresolved) > 0 && r.ShowUnresolved {
 		fmt.Fprintf(&b, "<details><summary>Unresolved gotpl entries (%d, %s reading)</summary>\n\n", len(r.Unresolved), r.Resolution)
 		b.WriteString("| Unit | Field | Kind | Template |\n|---|---|---|---|\n")
 		for _, u := range r.Unresolved {
-			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", mdCode(u.Unit), mdCode(u.Field), u.Kind, mdCode(u.Template))
+			fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", cell.OrDash(cell.MarkdownCode(u.Unit)), cell.OrDash(cell.MarkdownCode(u.Field)), u.Kind, cell.OrDash(cell.MarkdownCode(u.Template)))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
-	fmt.Fprintf(&b, "**Next:** %s\n", mdEscape(r.next()))
+	fmt.Fprintf(&b, "**Next:** %s\n", cell.MarkdownSpans(r.next()))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -248,15 +252,6 @@ func cutLine(s string, n int) string {
 	return s
 }
 
-// mdCode writes s as inline code on one line (a pipe escaped), or "-".
-func mdCode(s string) string {
-	if s == "" {
-		return "-"
-	}
-	s = strings.ReplaceAll(strings.Join(strings.Fields(s), " "), "`", "'")
-	return "`" + strings.ReplaceAll(s, "|", `\|`) + "`"
-}
-
 func lessRelease(a, b string) bool {
 	pa, pb := splitRelease(a), splitRelease(b)
 	if pa[0] != pb[0] {
@@ -271,8 +266,4 @@ func splitRelease(s string) [2]int {
 	out[0], _ = strconv.Atoi(maj)
 	out[1], _ = strconv.Atoi(minor)
 	return out
-}
-
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;").Replace(s)
 }
