@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -187,13 +188,16 @@ func (m *Matrix) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, m) 
 // WriteGitLabCI).
 func (m *Matrix) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, m) }
 
-// WriteMarkdown writes the matrix as a table for a merge request.
+// WriteMarkdown writes the matrix as a table for a merge request. The
+// scenario names and initial revisions, which a checkout's CI files give,
+// are escaped (cell.Markdown and its kin): they show as written and start
+// no heading, link, image or HTML.
 func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "# Migration tests for %s (Sylva %s)\n\n", m.Target, m.Release)
+	fmt.Fprintf(bw, "# Migration tests for %s\n\n", cell.Markdown(fmt.Sprintf("%s (Sylva %s)", m.Target, m.Release)))
 	if len(m.Scenarios) == 0 {
 		why := m.nothingToTest()
-		fmt.Fprintf(bw, "%s%s.\n", strings.ToUpper(why[:1]), why[1:])
+		fmt.Fprintf(bw, "%s.\n", cell.MarkdownSpans(strings.ToUpper(why[:1])+why[1:]))
 		return bw.Flush()
 	}
 	fmt.Fprintln(bw, "| scenario | initial revision | passes | Kubernetes per pass | sylva-units-status after each pass | verdict |")
@@ -201,9 +205,9 @@ func (m *Matrix) WriteMarkdown(w io.Writer) error {
 	for _, s := range m.Scenarios {
 		var st []string
 		for i, e := range s.ExpectedStatus {
-			st = append(st, fmt.Sprintf("%d: `%s`/`%s`", i+1, e.SylvaRelease, e.AdditionalReconciliationRequired))
+			st = append(st, fmt.Sprintf("%d: %s/%s", i+1, cell.MarkdownCode(e.SylvaRelease), cell.MarkdownCode(e.AdditionalReconciliationRequired)))
 		}
-		fmt.Fprintf(bw, "| %s | `%s` | %d | %s | %s | %s |\n", s.Name, s.InitialRevision, s.Passes, strings.Join(s.K8sVersions, " → "), strings.Join(st, "<br>"), s.Verdict)
+		fmt.Fprintf(bw, "| %s | %s | %d | %s | %s | %s |\n", cell.Markdown(s.Name), cell.MarkdownCode(s.InitialRevision), s.Passes, cell.Markdown(strings.Join(s.K8sVersions, " → ")), strings.Join(st, "<br>"), s.Verdict)
 	}
 	return bw.Flush()
 }
