@@ -253,7 +253,9 @@ func (m *Matrix) WriteGitLabCI(w io.Writer, extends string) error {
 // commentCatalog is the catalog's version as a comment line of the CI
 // file quotes it: on that line (a line break of a --catalog file's version
 // would start YAML of its own), its controls shown (cell.Visible).
-func (m *Matrix) commentCatalog() string { return cell.OneLine(cell.Visible(m.Metadata.CatalogVersion)) }
+func (m *Matrix) commentCatalog() string {
+	return cell.OneLine(cell.Visible(m.Metadata.CatalogVersion))
+}
 
 // nothingToTest says why the matrix has no scenario: the target supports
 // no upgrade source, or none of its sources has a release branch in the
