@@ -2,13 +2,16 @@ package action
 
 import (
 	"bufio"
+	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing/fstest"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/catalog/importer"
@@ -62,8 +65,24 @@ type ImportedRef struct {
 }
 
 // Run reads every ref of the checkout, and rewrites the --update file.
+// The checkout and the --update file are checked before any ref is read;
+// the file is rewritten once, after the new catalog of its directory
+// loaded in memory.
 func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 	dir := r.SylvaCore
+	if err := checkRepository(ctx, dir, r.SylvaCorePath); err != nil {
+		return nil, err
+	}
+	var old []byte
+	if r.Update != "" {
+		var err error
+		if old, err = fileio.ReadFile(r.UpdatePath, fileio.DefaultMaxSize); err != nil {
+			return nil, fmt.Errorf("--update %s: %w", r.Update, err)
+		}
+		if err := fileio.CheckOutput(r.UpdatePath); err != nil {
+			return nil, fmt.Errorf("--update %s: %w", r.Update, err)
+		}
+	}
 	repo := ci.Checkout{Dir: r.SylvaCorePath}
 	tags, branches, err := repo.Refs(ctx)
 	if err != nil {
@@ -126,7 +145,7 @@ func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 	}
 	out := &CatalogImport{Header: envelope.NewHeader("CatalogImport", r.Metadata), Releases: rels, results: results}
 	if r.Update != "" {
-		if err := updateCatalogFile(r.UpdatePath, rels, results); err != nil {
+		if err := updateCatalogFile(r.UpdatePath, old, rels, results); err != nil {
 			return nil, fmt.Errorf("--update %s: %w", r.Update, err)
 		}
 		for _, rel := range rels {
@@ -150,13 +169,12 @@ func shortOrEmpty(v skew.Version) string {
 	return v.Short()
 }
 
-// updateCatalogFile rewrites the imported blocks of file, then checks that
-// the catalog of its directory still loads.
-func updateCatalogFile(file string, rels []catalog.Release, results []*importer.Result) error {
-	data, err := fileio.ReadFile(file, fileio.DefaultMaxSize)
-	if err != nil {
-		return err
-	}
+// updateCatalogFile rewrites the imported blocks of file, which holds
+// data: the catalog of its directory, with the new file in place of the
+// old, must load first (checked in memory, the other files read as
+// --catalog DIR reads them: regular files only, up to the input limit);
+// only then is the file replaced, once, atomically.
+func updateCatalogFile(file string, data []byte, rels []catalog.Release, results []*importer.Result) error {
 	notes := map[string][]importer.Note{}
 	for _, r := range results {
 		notes[r.Ref] = r.Notes
@@ -165,13 +183,78 @@ func updateCatalogFile(file string, rels []catalog.Release, results []*importer.
 	if err != nil {
 		return err
 	}
-	if err := fileio.WriteFile(file, out, 0o644); err != nil {
+	if err := loadsWith(file, out); err != nil {
+		return fmt.Errorf("the updated catalog does not load, so %s was left unchanged: %w", file, err)
+	}
+	return fileio.WriteFile(file, out, 0o644)
+}
+
+// loadsWith loads the catalog of file's directory as it would be with
+// data in file.
+func loadsWith(file string, data []byte) error {
+	dir, base := filepath.Dir(file), filepath.Base(file)
+	disk := fileio.DirFS(dir, fileio.DefaultMaxSize)
+	names, err := fs.Glob(disk, "*.yaml")
+	if err != nil {
 		return err
 	}
-	// The catalog of the file's directory must still load; if not, the
-	// file is put back as it was.
-	if _, err := catalog.Load(os.DirFS(filepath.Dir(file))); err != nil {
-		return errors.Join(fmt.Errorf("the updated catalog does not load, so %s was left unchanged: %w", file, err), fileio.WriteFile(file, data, 0o644))
+	mem := fstest.MapFS{base: {Data: data}}
+	for _, name := range names {
+		if name == base {
+			continue
+		}
+		b, err := fs.ReadFile(disk, name)
+		if err != nil {
+			return err
+		}
+		mem[name] = &fstest.MapFile{Data: b}
+	}
+	_, err = catalog.Load(mem)
+	return err
+}
+
+// checkRepository refuses a --sylva-core dir (at path) that is not the top
+// of a git checkout or a bare clone: git would otherwise search its
+// parents and read whatever repository holds it.
+func checkRepository(ctx context.Context, dir, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("--sylva-core %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("--sylva-core %s: %w; give a sylva-core git checkout, for example --sylva-core ../sylva-core", dir, err)
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return fmt.Errorf("--sylva-core %s is not a directory: give a sylva-core git checkout, for example --sylva-core ../sylva-core", dir)
+	}
+	git := func(args ...string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", real}, args...)...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+			return "", fmt.Errorf("%w: %s", err, msg)
+		}
+		return strings.TrimSpace(stdout.String()), nil
+	}
+	notRepo := fmt.Errorf("--sylva-core %s is not a git repository: give the top directory of a sylva-core checkout or clone, for example --sylva-core ../sylva-core", dir)
+	out, err := git("rev-parse", "--is-bare-repository", "--absolute-git-dir")
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return notRepo
+	}
+	bare, gitDir, _ := strings.Cut(out, "\n")
+	top := gitDir
+	if bare != "true" {
+		if top, err = git("rev-parse", "--show-toplevel"); err != nil {
+			return notRepo
+		}
+	}
+	if top, err = filepath.EvalSymlinks(top); err != nil || top != real {
+		return fmt.Errorf("--sylva-core %s is not a git repository but a directory inside %s: give the top directory of the checkout, --sylva-core %s", dir, top, top)
 	}
 	return nil
 }

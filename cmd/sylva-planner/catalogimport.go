@@ -27,11 +27,13 @@ func catalogImportCommand() *cli.Command {
 			"(one release per Sylva minor: a release branch wins over tags of its minor, the highest tag\n" +
 			"over the others, main is a development line). A ref's release is its tag's or branch's minor;\n" +
 			"main's is its sylva_release, else the one after the newest other ref or release tag or branch of\n" +
-			"the checkout, or name it: --ref main=1.4.\n\n" +
+			"the checkout, or name it: --ref main=1.4. The file is written once, atomically, after the\n" +
+			"catalog of its directory loaded with the new file in memory (its other *.yaml files read as\n" +
+			"--catalog DIR reads them); if it does not load, the file is not touched.\n\n" +
 			"Example: sylva-planner catalog import --sylva-core ../sylva-core --ref 1.3.10 --ref main",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "sylva-core", Usage: "a sylva-core git checkout or clone `DIR` (required)", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},
+			&cli.StringFlag{Name: "sylva-core", Usage: "the top `DIR` of a sylva-core git checkout or clone (required; git does not search its parents)", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},
 			&cli.StringSliceFlag{Name: "ref", Usage: "a tag or branch to read, as `REF` or REF=RELEASE (repeatable; default: every release tag and branch, and main)"},
 			&cli.StringFlag{Name: "update", Usage: "rewrite the imported blocks of this ReleaseCatalog `FILE`", TakesFile: true},
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
