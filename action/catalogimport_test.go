@@ -160,8 +160,8 @@ func TestCatalogImportRefusesADirectoryThatIsNoCheckout(t *testing.T) {
 		t.Fatal(err)
 	}
 	for dir, want := range map[string]string{
-		sub:   "is not a git repository but a directory inside " + top + ": give the top directory of the checkout, --sylva-core " + top,
-		plain: "is not a git repository",
+		sub:                             "is not a git repository but a directory inside " + top + ": give the top directory of the checkout, --sylva-core " + top,
+		plain:                           "is not a git repository",
 		filepath.Join(plain, "missing"): "no such file or directory",
 	} {
 		_, err := action.CatalogImportRequest{Catalog: cat, SylvaCore: dir, SylvaCorePath: dir}.Run(context.Background())
