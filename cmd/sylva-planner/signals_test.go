@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -278,4 +279,66 @@ func TestABadInterruptGraceIsRefused(t *testing.T) {
 			t.Errorf("interruptGrace(%q) = %v, %v; want %v", v, got, err, want)
 		}
 	}
+}
+
+// kustomizePlan reads the plan of each file of a --kustomize pair: the
+// "X → Y" of kustomization.yaml's first line and of the overlay's plan
+// line.
+func kustomizePlan(t *testing.T, dir string) (kustomization, overlay string) {
+	t.Helper()
+	read := func(name, prefix string) string {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for l := range strings.Lines(string(b)) {
+			if _, after, ok := strings.Cut(l, prefix); ok {
+				plan, _, _ := strings.Cut(after, ";")
+				return strings.TrimRight(strings.TrimSpace(plan), ")")
+			}
+		}
+		t.Fatalf("%s has no %q line", name, prefix)
+		return ""
+	}
+	return read("kustomization.yaml", "(plan "), read("transition-values.yaml", "# plan: ")
+}
+
+// TestKustomizeUnderSignalsIsThePairOldOrNew rewrites a --kustomize pair
+// with alternating plans and stops each run at a random moment, by
+// SIGTERM or SIGKILL: the two files always describe the same plan (the
+// old pair or the new one, never one of each).
+func TestKustomizeUnderSignalsIsThePairOldOrNew(t *testing.T) {
+	if testing.Short() {
+		t.Skip("signals processes")
+	}
+	bin := testBinary(t)
+	dir := filepath.Join(t.TempDir(), "transition")
+	run := func(from string) *exec.Cmd {
+		cmd := exec.Command(bin, "values", "generate", "--from", from, "--to", "1.6", "--kustomize", dir)
+		cmd.Env = append(os.Environ(), testMainEnv+"=1")
+		return cmd
+	}
+	if out, err := run("1.4").CombinedOutput(); err != nil {
+		t.Fatalf("the first pair: %v: %s", err, out)
+	}
+	plans := map[string]bool{}
+	for i := range 60 {
+		cmd := run([]string{"1.4", "1.5"}[i%2])
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rand.IntN(120)) * time.Millisecond)
+		sig := syscall.SIGTERM
+		if i%3 == 0 {
+			sig = syscall.SIGKILL
+		}
+		_ = cmd.Process.Signal(sig)
+		_ = cmd.Wait()
+		k, o := kustomizePlan(t, dir)
+		if k != o {
+			t.Fatalf("run %d, %v: kustomization.yaml is of plan %s, transition-values.yaml of %s", i, sig, k, o)
+		}
+		plans[k] = true
+	}
+	t.Logf("plans seen: %v", plans)
 }
