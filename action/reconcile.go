@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -37,8 +38,13 @@ type ReconcileRequest struct {
 	// it, from the first decision made, and the document holds none.
 	Document bool
 	// Where names the cluster in errors (" (context NAME)"), or is empty.
-	Where    string
-	Metadata envelope.Metadata
+	Where string
+	// Server and RequestTimeout are the API server's address and the
+	// timeout of each request (--request-timeout), named when a request
+	// gets no answer in time.
+	Server         string
+	RequestTimeout time.Duration
+	Metadata       envelope.Metadata
 	// OnDecision, when set, is called with each decision as it is made;
 	// t is the transition located, on the call that located it only.
 	OnDecision func(r reconciler.Result, t *status.Transition)
@@ -211,6 +217,11 @@ func (r ReconcileRequest) drive(ctx context.Context, doc *ReconcileDocument) (*R
 		// finish"; a request timing out (--request-timeout) before it, with
 		// or without --wait, is an unreachable cluster: exit 1.
 		return doc, OutcomeFail, fmt.Errorf("timed out after %s (--timeout %s)%s: %w", a.Now().Sub(start).Round(time.Second), r.Timeout, r.Where, err)
+	case errors.Is(err, reconciler.ErrRequestTimeout):
+		// A silent server is an unreachable cluster (exit 1), also in the
+		// middle of a wait: --timeout is for a pass that does not finish.
+		return doc, "", fmt.Errorf("the API server %s%s did not answer within --request-timeout %s (namespace %s): %w; check that it is up and reachable, or raise --request-timeout",
+			cmp.Or(r.Server, "(unknown address)"), r.Where, r.RequestTimeout, r.Target.Namespace, err)
 	case errors.Is(err, reconciler.ErrPassFailed):
 		return doc, OutcomeFail, fmt.Errorf("namespace %s%s: %w", r.Target.Namespace, r.Where, err)
 	default:

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -25,6 +27,14 @@ type waitTimeout struct{}
 
 func (waitTimeout) Error() string        { return context.DeadlineExceeded.Error() }
 func (waitTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
+
+// ErrRequestTimeout is wrapped, beside the request's own error, by the
+// error of Drive when one request got no answer within the client's own
+// timeout (--request-timeout) while the wait still had time: a silent API
+// server ends the wait instead of being polled until --timeout. An error
+// the API server answers (a conflict, a 500, its own timeout answer) is
+// still retried while waiting.
+var ErrRequestTimeout = errors.New("no answer in time")
 
 // DefaultInterval is how often Drive polls while it waits.
 const DefaultInterval = 5 * time.Second
@@ -102,10 +112,12 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 	waited := ""
 	for {
 		res, err := a.Apply(ctx, t)
-		if err != nil && o.Wait && deadlineHit(ctx, err) {
+		switch {
+		case err != nil && o.Wait && deadlineHit(ctx, err):
 			return res, fmt.Errorf("%s (last decision): %w", last, ErrWaitTimeout)
-		}
-		if err != nil {
+		case err != nil && requestTimedOut(ctx, err):
+			return res, fmt.Errorf("%w: %w", ErrRequestTimeout, err)
+		case err != nil:
 			return res, err
 		}
 		if !o.Wait || a.DryRun {
@@ -174,6 +186,10 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 		case err != nil && deadlineHit(ctx, err):
 			// The deadline hit during the read: say what was last seen.
 			return fmt.Errorf("request %q: %s: %w", v, state, ErrWaitTimeout)
+		case err != nil && requestTimedOut(ctx, err):
+			// Nothing answered: polling a silent server until --timeout
+			// would only hide it (docs/reconcile.md promises exit 1).
+			return fmt.Errorf("request %q: %w: %w", v, ErrRequestTimeout, err)
 		case err != nil:
 			state = "cannot read: " + err.Error()
 		default:
@@ -241,6 +257,22 @@ func kustomizationState(ks *status.FluxObject) string {
 // does not.
 func deadlineHit(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || strings.Contains(err.Error(), "would exceed context deadline")
+}
+
+// requestTimedOut reports whether err is a request that got no answer in
+// its own time (the HTTP client's timeout, or the request context's
+// deadline that client-go sets from it) while ctx, the wait, has time
+// left. A timeout the API server answers (504, "the server was unable to
+// return a response in the time allotted") is an answer: it is not one.
+func requestTimedOut(ctx context.Context, err error) bool {
+	if ctx.Err() != nil || apierrors.IsTimeout(err) || apierrors.IsServerTimeout(err) {
+		return false
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var te interface{ Timeout() bool }
+	return errors.As(err, &te) && te.Timeout()
 }
 
 // waitErr is the error of a sleep of the wait: ErrWaitTimeout when the

@@ -29,7 +29,8 @@ func reconcileCommand() *cli.Command {
 			"Offline, --file FILE --dry-run decides from `kubectl get cm,kustomizations,helmreleases -o yaml`\n" +
 			"of the release namespace instead of a cluster, and changes nothing.\n\n" +
 			"Exit codes: 0 triggered or nothing to do; 1 operational error (unreachable cluster, missing or\n" +
-			"malformed objects); 2 the wait failed or timed out.\n\n" +
+			"malformed objects, a request not answered within --request-timeout, also while waiting); 2 the\n" +
+			"wait failed or ran out of --timeout.\n\n" +
 			"Example: sylva-planner reconcile -n sylva-system --wait --timeout 2h",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
@@ -110,6 +111,7 @@ func reconcileClient(e *cliapp.Env, req *action.ReconcileRequest, kubeconfig, ku
 		return nil, err
 	}
 	req.Where = action.Where(contextName)
+	req.Server, req.RequestTimeout = cfg.Host, cfg.Timeout
 	applier, rec, err := reconciler.NewOneShot(cfg, "sylva-planner/"+version, req.Where, time.Now)
 	if err != nil {
 		return nil, err

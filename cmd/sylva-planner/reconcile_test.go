@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -266,5 +270,121 @@ func TestControllerCommandNeedsAScope(t *testing.T) {
 		if code != exitError || !strings.Contains(errOut, "sylva-planner: ") {
 			t.Errorf("%v: exit %d, stderr %s", args, code, errOut)
 		}
+	}
+}
+
+// silenceableProxy forwards TCP connections to upstream (host:port) until
+// silence is called; from then on it reads and drops what clients send,
+// answers nothing, and holds new connections open without answering: an
+// API server that stops answering in the middle of a wait.
+func silenceableProxy(t *testing.T, upstream string) (addr string, silence func()) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var silent atomic.Bool
+	var mu sync.Mutex
+	var conns []net.Conn
+	track := func(c net.Conn) {
+		mu.Lock()
+		conns = append(conns, c)
+		mu.Unlock()
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			track(c)
+			if silent.Load() {
+				go func() { _, _ = io.Copy(io.Discard, c) }()
+				continue
+			}
+			up, err := net.Dial("tcp", upstream)
+			if err != nil {
+				_ = c.Close()
+				continue
+			}
+			track(up)
+			go func() { _, _ = io.Copy(c, up) }()
+			go func() {
+				buf := make([]byte, 32<<10)
+				for {
+					n, err := c.Read(buf)
+					if n > 0 && !silent.Load() {
+						if _, werr := up.Write(buf[:n]); werr != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return l.Addr().String(), func() { silent.Store(true) }
+}
+
+// TestReconcileWaitEndsWhenTheAPIServerStopsAnswering: reconcile --wait
+// requests the pass, then the API server stops answering (the TCP
+// connection stays open): the first read that gets no answer within
+// --request-timeout ends the wait with exit 1 and one line naming the API
+// server and --request-timeout, within a few request timeouts, not after
+// --timeout.
+func TestReconcileWaitEndsWhenTheAPIServerStopsAnswering(t *testing.T) {
+	cfg, _, ns := reconcileCluster(t)
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr, silence := silenceableProxy(t, u.Host)
+	proxied := rest.CopyConfig(cfg)
+	proxied.Host = u.Scheme + "://" + addr
+	kubeconfig := kubetest.WriteKubeconfig(t, proxied)
+
+	// Silence the server once the command waits for the pass it requested.
+	hr := schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
+	dyn := dynamic.NewForConfigOrDie(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var silencedAt atomic.Int64
+	go func() {
+		for ctx.Err() == nil {
+			obj, err := dyn.Resource(hr).Namespace(ns).Get(ctx, status.DefaultHelmRelease, metav1.GetOptions{})
+			if err == nil && obj.GetAnnotations()[reconciler.AnnotationRequestedAt] != "" {
+				time.Sleep(300 * time.Millisecond) // a poll or two answered
+				silencedAt.Store(time.Now().UnixNano())
+				silence()
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	const requestTimeout = 2 * time.Second
+	code, out, errOut := runBounded(t, context.Background(), 90*time.Second, "reconcile", "-n", ns, "--kubeconfig", kubeconfig,
+		"--wait", "--timeout", "60s", "--poll-interval", "100ms", "--request-timeout", requestTimeout.String())
+	ended := time.Now()
+	if silencedAt.Load() == 0 {
+		t.Fatalf("the pass was never requested: exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+	last := lines[len(lines)-1]
+	if code != exitError || !strings.HasPrefix(out, "triggered: ") ||
+		!strings.Contains(last, "the API server "+proxied.Host+" (context kubetest) did not answer within --request-timeout 2s") {
+		t.Fatalf("reconcile --wait on a server that stopped answering: exit %d\nstdout: %s\nstderr: %s\nwant exit 1 and a last line naming the server and --request-timeout", code, out, errOut)
+	}
+	if took := ended.Sub(time.Unix(0, silencedAt.Load())); took > 4*requestTimeout {
+		t.Errorf("reconcile --wait took %s after the server went silent, want at most a few --request-timeout (%s)", took, requestTimeout)
 	}
 }
