@@ -45,13 +45,21 @@ const OutputEnv = "SYLVA_PLANNER_OUTPUT"
 // flag, so that an unsupported value falls back to the default.
 func OutputFlag(allowed ...Format) *cli.GenericFlag {
 	names := make([]string, len(allowed))
+	var text []string
 	for i, a := range allowed {
 		names[i] = string(a)
+		if textFormats[a] {
+			text = append(text, string(a))
+		}
+	}
+	usage := "output format: " + strings.Join(names, ", ") + " (" + OutputEnv + " when it is one of these)"
+	if len(text) > 0 {
+		usage += "; " + strings.Join(text, " and ") + " " + cell.Plural(len(text), "shows", "show") + " the control characters of inputs as escapes such as \\x1b"
 	}
 	return &cli.GenericFlag{
 		Name:    "output",
 		Aliases: []string{"o"},
-		Usage:   "output format: " + strings.Join(names, ", ") + " (" + OutputEnv + " when it is one of these)",
+		Usage:   usage,
 		Value:   NewEnum("output format", allowed...),
 	}
 }
