@@ -126,7 +126,8 @@ func CheckKustomizeDir(dir, root string) error {
 		return errors.New("--kustomize needs a directory, such as --kustomize my-env/transition")
 	}
 	if err := fileio.CheckOutputDir(root, kustomizeFiles); err != nil {
-		return fmt.Errorf("--kustomize %s: %w", dir, err)
+		// The error names the path.
+		return fmt.Errorf("--kustomize: %w", err)
 	}
 	return nil
 }
@@ -151,7 +152,7 @@ func (k Kustomize) write() ([]string, error) {
 		return nil, err
 	}
 	if err := fileio.WriteDir(k.Root, files, 0o644); err != nil {
-		return nil, fmt.Errorf("--kustomize %s: %w", k.Dir, err)
+		return nil, fmt.Errorf("--kustomize: %w", err)
 	}
 	written := make([]string, 0, len(kustomizeFiles))
 	for _, name := range kustomizeFiles {

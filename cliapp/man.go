@@ -82,18 +82,18 @@ func ManCommand() *cli.Command {
 			// the directories made for it are removed again.
 			undo, err := fileio.MkdirAll(dir, 0o755)
 			if err != nil {
-				return fmt.Errorf("man %s: %w", arg, err)
+				return fmt.Errorf("man: %w", err)
 			}
 			names := slices.Sorted(maps.Keys(pages))
 			for _, name := range names {
 				if err := fileio.CheckOutput(filepath.Join(dir, name)); err != nil {
 					undo()
-					return fmt.Errorf("man %s: %w", arg, err)
+					return fmt.Errorf("man: %w", err)
 				}
 			}
 			for _, name := range names {
 				if err := fileio.WriteFile(filepath.Join(dir, name), []byte(pages[name]), 0o644); err != nil {
-					return fmt.Errorf("man %s: %w", arg, err)
+					return fmt.Errorf("man: %w", err)
 				}
 			}
 			fmt.Fprintf(e.Stderr, "wrote %d man pages into %s\n", len(pages), c.Args().First())

@@ -81,6 +81,9 @@ func linkError(name, link string) error {
 	if real, err := filepath.EvalSymlinks(link); err == nil && strings.HasPrefix(name, link) {
 		hint = ", " + filepath.Join(real, strings.TrimPrefix(name, link))
 	}
+	if filepath.Clean(name) == filepath.Clean(link) {
+		return fmt.Errorf("%s is %w: give the path without links%s", link, ErrSymlink, hint)
+	}
 	return fmt.Errorf("%s: %s is %w: give the path without links%s", name, link, ErrSymlink, hint)
 }
 
