@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -174,7 +175,7 @@ func (v *visibleWriter) Write(p []byte) (int, error) {
 	defer v.mu.Unlock()
 	data := p
 	if len(v.tail) > 0 {
-		data = append(v.tail, p...)
+		data = slices.Concat(v.tail, p)
 	}
 	cut := len(data) - cutRune(data)
 	out := cell.Visible(string(data[:cut]))
