@@ -2,13 +2,10 @@ package action
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing/fstest"
@@ -65,14 +62,11 @@ type ImportedRef struct {
 }
 
 // Run reads every ref of the checkout, and rewrites the --update file.
-// The checkout and the --update file are checked before any ref is read;
+// The --update file is checked before any ref is read;
 // the file is rewritten once, after the new catalog of its directory
 // loaded in memory.
 func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 	dir := r.SylvaCore
-	if err := checkRepository(ctx, dir, r.SylvaCorePath); err != nil {
-		return nil, err
-	}
 	var old []byte
 	if r.Update != "" {
 		var err error
@@ -211,52 +205,6 @@ func loadsWith(file string, data []byte) error {
 	}
 	_, err = catalog.Load(mem)
 	return err
-}
-
-// checkRepository refuses a --sylva-core dir (at path) that is not the top
-// of a git checkout or a bare clone: git would otherwise search its
-// parents and read whatever repository holds it.
-func checkRepository(ctx context.Context, dir, path string) error {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return fmt.Errorf("--sylva-core %s: %w", dir, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return fmt.Errorf("--sylva-core %s: %w; give a sylva-core git checkout, for example --sylva-core ../sylva-core", dir, err)
-	}
-	if st, err := os.Stat(real); err != nil || !st.IsDir() {
-		return fmt.Errorf("--sylva-core %s is not a directory: give a sylva-core git checkout, for example --sylva-core ../sylva-core", dir)
-	}
-	git := func(args ...string) (string, error) {
-		var stdout, stderr bytes.Buffer
-		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", real}, args...)...)
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		if err := cmd.Run(); err != nil {
-			msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
-			return "", fmt.Errorf("%w: %s", err, msg)
-		}
-		return strings.TrimSpace(stdout.String()), nil
-	}
-	notRepo := fmt.Errorf("--sylva-core %s is not a git repository: give the top directory of a sylva-core checkout or clone, for example --sylva-core ../sylva-core", dir)
-	out, err := git("rev-parse", "--is-bare-repository", "--absolute-git-dir")
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return notRepo
-	}
-	bare, gitDir, _ := strings.Cut(out, "\n")
-	top := gitDir
-	if bare != "true" {
-		if top, err = git("rev-parse", "--show-toplevel"); err != nil {
-			return notRepo
-		}
-	}
-	if top, err = filepath.EvalSymlinks(top); err != nil || top != real {
-		return fmt.Errorf("--sylva-core %s is not a git repository but a directory inside %s: give the top directory of the checkout, --sylva-core %s", dir, top, top)
-	}
-	return nil
 }
 
 // WriteTable writes what each ref proves, for people.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -140,33 +139,5 @@ func TestCatalogImportUpdateChecksTheDirectoryBeforeWriting(t *testing.T) {
 				t.Error("the --update file was written (then restored)")
 			}
 		})
-	}
-}
-
-// --sylva-core names the top of a checkout: a directory inside one, or a
-// directory in none, is refused before git searches its parents.
-func TestCatalogImportRefusesADirectoryThatIsNoCheckout(t *testing.T) {
-	cat, err := catalog.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	top := t.TempDir()
-	if out, err := exec.Command("git", "init", "-q", top).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v: %s", err, out)
-	}
-	sub := filepath.Join(top, "sub")
-	plain := t.TempDir()
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for dir, want := range map[string]string{
-		sub:                             "is not a git repository but a directory inside " + top + ": give the top directory of the checkout, --sylva-core " + top,
-		plain:                           "is not a git repository",
-		filepath.Join(plain, "missing"): "no such file or directory",
-	} {
-		_, err := action.CatalogImportRequest{Catalog: cat, SylvaCore: dir, SylvaCorePath: dir}.Run(context.Background())
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("--sylva-core %s: %v, want %q", dir, err, want)
-		}
 	}
 }

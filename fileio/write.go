@@ -448,7 +448,7 @@ func openDir(name string, names []string) (*dirTarget, error) {
 	case base == "/" || filepath.Clean(name) == "/":
 		return nil, fmt.Errorf("%s is the root directory, which is never replaced: give a directory of its own", name)
 	case base == "." || base == "..":
-		return nil, fmt.Errorf("%s: name the directory by its own name, not . or ..", name)
+		return nil, fmt.Errorf("%s ends in . or ..: name the directory by its own name", name)
 	}
 	parent, _, rest, err := walk(dirName, name)
 	if err != nil {

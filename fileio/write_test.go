@@ -204,7 +204,7 @@ func TestWriteDirRefuses(t *testing.T) {
 	must(os.WriteFile(filepath.Join(root, "file"), nil, 0o644))
 	tests := []struct{ name, dir, want string }{
 		{name: "the root directory", dir: "/", want: "is the root directory"},
-		{name: "a path ending in .", dir: filepath.Join(root, "pair") + "/.", want: "not . or .."},
+		{name: "a path ending in .", dir: filepath.Join(root, "pair") + "/.", want: "ends in . or ..: name the directory by its own name"},
 		{name: "a directory holding other files", dir: filepath.Join(root, "busy"), want: "holds README.md besides"},
 		{name: "a link to a directory", dir: filepath.Join(root, "klink"), want: "is a symbolic link"},
 		{name: "a path through a link", dir: filepath.Join(root, "klink", "sub"), want: "klink is a symbolic link"},

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -51,6 +56,11 @@ func catalogImport(c *cli.Context) error {
 		return cliapp.FlagError(c, errors.New("--sylva-core is required: give a sylva-core git checkout, for example --sylva-core ../sylva-core"))
 	}
 	e := cliapp.EnvOf(c)
+	// Before git runs: git would search the parents of a directory that
+	// is no checkout.
+	if err := checkSylvaCore(c.Context, c.String("sylva-core"), e.Path(c.String("sylva-core"))); err != nil {
+		return err
+	}
 	req := action.CatalogImportRequest{
 		SylvaCore: c.String("sylva-core"), SylvaCorePath: e.Path(c.String("sylva-core")),
 		Refs: c.StringSlice("ref"), Update: c.String("update"),
@@ -71,4 +81,50 @@ func catalogImport(c *cli.Context) error {
 		fmt.Fprintf(e.Stderr, "updated %s: %s\n", req.Update, strings.Join(rep.Updated, ", "))
 	}
 	return cliapp.WriteOutput(c, cliapp.DocumentWriters(rep.WriteTable, rep))
+}
+
+// checkSylvaCore refuses a --sylva-core dir (at path) that is not the top
+// of a git checkout or a bare clone: git would otherwise search its
+// parents and read whatever repository holds it.
+func checkSylvaCore(ctx context.Context, dir, path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("--sylva-core %s: %w", dir, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return fmt.Errorf("--sylva-core %s: %w; give a sylva-core git checkout, for example --sylva-core ../sylva-core", dir, err)
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return fmt.Errorf("--sylva-core %s is not a directory: give a sylva-core git checkout, for example --sylva-core ../sylva-core", dir)
+	}
+	git := func(args ...string) (string, error) {
+		var stdout, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, "git", append([]string{"-C", real}, args...)...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			msg, _, _ := strings.Cut(strings.TrimSpace(stderr.String()), "\n")
+			return "", fmt.Errorf("%w: %s", err, msg)
+		}
+		return strings.TrimSpace(stdout.String()), nil
+	}
+	notRepo := fmt.Errorf("--sylva-core %s is not a git repository: give the top directory of a sylva-core checkout or clone, for example --sylva-core ../sylva-core", dir)
+	out, err := git("rev-parse", "--is-bare-repository", "--absolute-git-dir")
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return notRepo
+	}
+	bare, gitDir, _ := strings.Cut(out, "\n")
+	top := gitDir
+	if bare != "true" {
+		if top, err = git("rev-parse", "--show-toplevel"); err != nil {
+			return notRepo
+		}
+	}
+	if top, err = filepath.EvalSymlinks(top); err != nil || top != real {
+		return fmt.Errorf("--sylva-core %s is not a git repository but a directory inside %s: give the top directory of the checkout, --sylva-core %s", dir, top, top)
+	}
+	return nil
 }
