@@ -1,13 +1,8 @@
 package inventory
 
 import (
-	"bytes"
 	"cmp"
-	"compress/gzip"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
 	"io/fs"
 	"path"
 	"regexp"
@@ -45,6 +40,21 @@ type Inventory struct {
 	// Files counts the files read; Skipped lists the ones that did not parse.
 	Files   int
 	Skipped []string
+	// ReleaseSecrets counts the Helm release Secrets seen (every
+	// revision); Releases counts the manifests read, one per release: the
+	// newest deployed revision. SkippedReleases lists, as "NAME: why",
+	// the release Secrets whose manifest was not read or not read whole.
+	ReleaseSecrets, Releases int
+	SkippedReleases          []string
+
+	// pending are the release Secrets of manifest files that may be the
+	// newest deployed revision of their release, read once every file is.
+	pending []pendingRelease
+	// releaseBytes is what the releases read so far decompressed,
+	// releaseObjects the objects their manifests added and releaseParsed
+	// the bytes of their documents the YAML parser read.
+	releaseBytes, releaseParsed int64
+	releaseObjects              int
 }
 
 // Rule detects one component's version: the first group of an image
@@ -69,8 +79,10 @@ type Detected struct {
 
 // Read walks fsys and decodes every *.yaml, *.yml and *.json file: single
 // objects, multi-document files and `kind: List` dumps. Helm release Secrets
-// (type helm.sh/release.v1) are opened and their manifests read too. A file
-// that does not parse is listed in Skipped, not an error.
+// (type helm.sh/release.v1) are opened and their manifests read too: only
+// the newest deployed revision of each release, within the bounds
+// MaxReleaseBytes and MaxReleasesBytes (see SkippedReleases). A file that
+// does not parse is listed in Skipped, not an error.
 func Read(fsys fs.FS) (*Inventory, error) {
 	return read(fsys, runtime.GOMAXPROCS(0))
 }
@@ -160,6 +172,7 @@ func (f *Facts) walk(fsys fs.FS, workers int, add func(part *Facts, path string,
 		}
 		parts[i].facts = nil
 	}
+	inv.readPending()
 	inv.sortObjects()
 	return nil
 }
@@ -220,6 +233,8 @@ type filePart struct {
 // join appends the objects, API uses and drain model of part.
 func (f *Facts) join(part *Facts) {
 	f.Inventory.Objects = append(f.Inventory.Objects, part.Inventory.Objects...)
+	f.Inventory.pending = append(f.Inventory.pending, part.Inventory.pending...)
+	f.Inventory.ReleaseSecrets += part.Inventory.ReleaseSecrets
 	f.Uses = append(f.Uses, part.Uses...)
 	s, p := &f.Snapshot, &part.Snapshot
 	s.Nodes = append(s.Nodes, p.Nodes...)
@@ -230,19 +245,34 @@ func (f *Facts) join(part *Facts) {
 
 func (inv *Inventory) addDocuments(file string, data []byte, depth int) error {
 	for _, doc := range yamldoc.Split(data) {
-		var m map[string]any
-		// Strict: a key given twice is refused, named on one line.
-		if err := yaml.UnmarshalStrict(doc, &m); err != nil {
-			if derr := yamldoc.DuplicateKey(doc); derr != nil {
-				return derr
-			}
+		if err := inv.addDocument(file, doc, depth); err != nil {
 			return err
-		}
-		if m != nil {
-			inv.addObject(file, m, depth)
 		}
 	}
 	return nil
+}
+
+// addDocument decodes one document and adds its object.
+func (inv *Inventory) addDocument(file string, doc []byte, depth int) error {
+	var m map[string]any
+	// Strict: a key given twice is refused, named on one line.
+	if err := yaml.UnmarshalStrict(doc, &m); err != nil {
+		if derr := yamldoc.DuplicateKey(doc); derr != nil {
+			return derr
+		}
+		return err
+	}
+	if m != nil {
+		inv.addObject(file, m, depth)
+	}
+	return nil
+}
+
+// bodyKinds are the kinds whose body addObject reads: images, kubelet
+// versions, Helm releases.
+var bodyKinds = map[string]bool{
+	"Pod": true, "Deployment": true, "StatefulSet": true, "DaemonSet": true, "ReplicaSet": true,
+	"Job": true, "CronJob": true, "Node": true, "Secret": true,
 }
 
 func (inv *Inventory) addObject(file string, m map[string]any, depth int) {
@@ -280,10 +310,8 @@ func (inv *Inventory) addObject(file string, m map[string]any, depth int) {
 	case "Node":
 		o.KubeletVersion, _ = dig(m, "status", "nodeInfo")["kubeletVersion"].(string)
 	case "Secret":
-		if t, _ := m["type"].(string); t == "helm.sh/release.v1" && depth == 0 {
-			if manifest, err := helmManifest(m); err == nil {
-				_ = inv.addDocuments(file+"#release", []byte(manifest), depth+1)
-			}
+		if t, _ := m["type"].(string); t == releaseType && depth == 0 {
+			inv.offerRelease(file, o, m)
 		}
 	}
 	inv.Objects = append(inv.Objects, o)
@@ -310,52 +338,6 @@ func images(podSpec map[string]any) []string {
 		}
 	}
 	return out
-}
-
-// helmManifest opens a Helm 3 release Secret as a manifest file holds it:
-// data.release is base64 (the Secret encoding) of Helm's stored release.
-func helmManifest(secret map[string]any) (string, error) {
-	data, _ := secret["data"].(map[string]any)
-	enc, _ := data["release"].(string)
-	stored, err := base64.StdEncoding.DecodeString(enc)
-	if err != nil {
-		return "", err
-	}
-	return releaseManifest(stored)
-}
-
-// magicGzip starts a gzip stream.
-var magicGzip = []byte{0x1f, 0x8b, 0x08}
-
-// releaseManifest returns the manifest of a release as Helm 3's Secret and
-// ConfigMap drivers store it: base64 of gzip of the release JSON, or of the
-// bare JSON for releases stored before Helm compressed them. It is the one
-// decoder for both the manifest files (helmManifest) and live Secrets
-// (AddHelmRelease). Helm's own decoder (decodeRelease in
-// helm.sh/helm/v3/pkg/storage/driver) is unexported and reachable only
-// through a driver over a Kubernetes client; this follows its format, reads
-// only the manifest, and stops at 64 MiB of JSON.
-func releaseManifest(stored []byte) (string, error) {
-	raw, err := base64.StdEncoding.DecodeString(string(stored))
-	if err != nil {
-		return "", err
-	}
-	if bytes.HasPrefix(raw, magicGzip) {
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return "", err
-		}
-		if raw, err = io.ReadAll(io.LimitReader(zr, 64<<20)); err != nil {
-			return "", err
-		}
-	}
-	var rel struct {
-		Manifest string `json:"manifest"`
-	}
-	if err := json.Unmarshal(raw, &rel); err != nil {
-		return "", err
-	}
-	return rel.Manifest, nil
 }
 
 // Detect applies the rules to the objects and returns one version per

@@ -197,18 +197,6 @@ func ObjectOf(apiVersion, kind string, meta *metav1.ObjectMeta, images []string)
 	}
 }
 
-// AddHelmRelease reads the manifest of a Helm 3 release Secret's
-// data.release value (Helm's stored release, as a typed client returns it:
-// base64 of gzip of the release JSON) and adds its objects, marked
-// "#release" with name.
-func (inv *Inventory) AddHelmRelease(name string, release []byte) error {
-	manifest, err := releaseManifest(release)
-	if err != nil {
-		return err
-	}
-	return inv.addDocuments(name+"#release", []byte(manifest), 1)
-}
-
 // Images returns the container images of a pod spec.
 func Images(spec *corev1.PodSpec) []string {
 	var out []string

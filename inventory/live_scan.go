@@ -44,7 +44,7 @@ func scan(fsys fs.FS, source string, workers int) (*Facts, error) {
 			cell.Count(inv.Files, "file", "files"), cell.Count(len(inv.Objects), "object", "objects"), cell.Count(len(s.PDBs), "PodDisruptionBudget", "PodDisruptionBudgets"),
 			cell.Count(len(s.Workloads), "workload", "workloads"), cell.Count(len(s.Pods), "pod", "pods"), cell.Count(len(s.Nodes), "node", "nodes")),
 	}
-	f.Checks = []planner.Check{inv.Judge(check, source)}
+	f.Checks = append([]planner.Check{inv.Judge(check, source)}, inv.ReleaseChecks()...)
 	return f, nil
 }
 

@@ -63,7 +63,7 @@ func TestParallelScanGivesTheFactsOfASequentialScan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(want, got); diff != "" {
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(Inventory{})); diff != "" {
 				t.Fatalf("scan with %d workers (-sequential +parallel):\n%s", workers, diff)
 			}
 		}
@@ -81,7 +81,7 @@ func TestParallelReadGivesTheInventoryOfASequentialRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(Inventory{})); diff != "" {
 			t.Fatalf("read with %d workers (-sequential +parallel):\n%s", workers, diff)
 		}
 	}
@@ -147,7 +147,7 @@ func TestAFileOfManyDocumentsGivesTheFactsOfASequentialScan(t *testing.T) {
 	}
 	want.Inventory.sortObjects()
 	got.Checks = nil
-	if diff := cmp.Diff(&want, got); diff != "" {
+	if diff := cmp.Diff(&want, got, cmp.AllowUnexported(Inventory{})); diff != "" {
 		t.Errorf("scan of a file of many documents (-sequential +parallel):\n%s", diff)
 	}
 }
