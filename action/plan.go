@@ -236,7 +236,7 @@ func observedOf(f *inventory.Facts, rules []inventory.Rule) *planner.Observed {
 		Name: CheckInventory, Required: true, Status: planner.CheckAssessed,
 		Detail: fmt.Sprintf("files read: %d, objects: %d, components detected: %d", inv.Files, len(inv.Objects), len(obs.Components)),
 	}
-	obs.Checks = []planner.Check{inv.Judge(check, strings.TrimPrefix(f.Source, manifestsIn))}
+	obs.Checks = append([]planner.Check{inv.Judge(check, strings.TrimPrefix(f.Source, manifestsIn))}, inv.ReleaseChecks()...)
 	return obs
 }
 

@@ -319,22 +319,7 @@ func (c *collector) run(ctx context.Context) (*inventory.Facts, error) {
 		}
 	}
 
-	n = 0
-	err = pages(ctx, c.limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		o.FieldSelector = "type=helm.sh/release.v1"
-		o.LabelSelector = "owner=helm,status=deployed"
-		l, err := c.cs.CoreV1().Secrets("").List(ctx, o)
-		if err != nil {
-			return "", err
-		}
-		for i := range l.Items {
-			s := &l.Items[i]
-			// A release that does not decode only loses its versions.
-			_ = inv.AddHelmRelease(s.Namespace+"/"+s.Name, s.Data["release"])
-		}
-		n += len(l.Items)
-		return l.Continue, nil
-	})
+	n, err = c.helmReleases(ctx)
 	if err := record(CheckHelm, "helm release secrets", err, n); err != nil {
 		return nil, err
 	}
@@ -357,7 +342,7 @@ func (c *collector) run(ctx context.Context) (*inventory.Facts, error) {
 		{Name: CheckNodes, Required: false, Status: status[CheckNodes], Detail: "nodes with zones and versions: " + detail[CheckNodes]},
 		{Name: CheckAPIs, Required: true, Status: status[CheckAPIs], Detail: "API versions objects were written with (managedFields, last-applied-configuration): " + detail[CheckAPIs]},
 		{Name: CheckMetric, Required: false, Status: status[CheckMetric], Detail: "apiserver_requested_deprecated_apis: " + detail[CheckMetric]},
-		{Name: CheckHelm, Required: false, Status: status[CheckHelm], Detail: "running versions from Helm releases: " + detail[CheckHelm]},
+		helmCheck(status[CheckHelm], detail[CheckHelm], inv),
 	}
 	inventoryCheck := planner.Check{
 		Name: CheckInventory, Required: true, Status: planner.CheckAssessed,
@@ -372,6 +357,84 @@ func (c *collector) run(ctx context.Context) (*inventory.Facts, error) {
 		return strings.Compare(a.APIVersion+"\x00"+a.Kind+"\x00"+a.Namespace+"\x00"+a.Name, b.APIVersion+"\x00"+b.Kind+"\x00"+b.Namespace+"\x00"+b.Name)
 	})
 	return f, nil
+}
+
+// Selectors of the Secrets Helm 3 stores the deployed revision of a
+// release in.
+const (
+	releaseFields = "type=helm.sh/release.v1"
+	releaseLabels = "owner=helm,status=deployed"
+)
+
+// releasePageSize is the Limit of the lists of release Secrets with their
+// data: a Secret holds up to 1 MiB, so a page holds at most 64 MiB.
+const releasePageSize = 64
+
+var secretsGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+// helmReleases reads the manifest of the newest deployed revision of each
+// Helm release and returns how many release Secrets it saw. The labels
+// come first, without the data (a metadata list), so that only the chosen
+// revisions are decompressed (inventory.NewestReleases); then the chosen
+// Secrets' data, page by page. A revision deployed between the two lists
+// is read as well. A release that is not read is listed in the
+// inventory's SkippedReleases, which the check names.
+func (c *collector) helmReleases(ctx context.Context) (int, error) {
+	var secrets []inventory.ReleaseSecret
+	err := pages(ctx, c.limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
+		o.FieldSelector, o.LabelSelector = releaseFields, releaseLabels
+		l, err := c.md.Resource(secretsGVR).List(ctx, o)
+		if err != nil {
+			return "", err
+		}
+		for i := range l.Items {
+			m := &l.Items[i].ObjectMeta
+			secrets = append(secrets, inventory.ReleaseSecret{Namespace: m.Namespace, Name: m.Name, Labels: m.Labels})
+		}
+		return l.Continue, nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	chosen := map[string]bool{}
+	newest := map[string]int{}
+	for _, i := range inventory.NewestReleases(secrets) {
+		s := secrets[i]
+		chosen[s.Namespace+"/"+s.Name] = true
+		key, rev, _ := s.Release()
+		newest[key] = rev
+	}
+	inv := c.facts.Inventory
+	err = pages(ctx, min(c.limit, releasePageSize), func(ctx context.Context, o metav1.ListOptions) (string, error) {
+		o.FieldSelector, o.LabelSelector = releaseFields, releaseLabels
+		l, err := c.cs.CoreV1().Secrets("").List(ctx, o)
+		if err != nil {
+			return "", err
+		}
+		for i := range l.Items {
+			s := &l.Items[i]
+			name := s.Namespace + "/" + s.Name
+			key, rev, _ := inventory.ReleaseSecret{Namespace: s.Namespace, Name: s.Name, Labels: s.Labels}.Release()
+			if last, ok := newest[key]; chosen[name] || !ok || rev > last {
+				// A release that is not read is listed in SkippedReleases.
+				_ = inv.AddHelmRelease(name, s.Data["release"])
+			}
+		}
+		return l.Continue, nil
+	})
+	return len(secrets), err
+}
+
+// helmCheck is the check of the Helm releases: status and detail as the
+// lists left them, partial when a release was not read or not read whole,
+// naming it and why.
+func helmCheck(status planner.CheckStatus, detail string, inv *inventory.Inventory) planner.Check {
+	c := planner.Check{Name: CheckHelm, Required: false, Status: status, Detail: "running versions from Helm releases: " + detail}
+	if len(inv.SkippedReleases) > 0 {
+		c.Status = planner.CheckPartial
+		c.Detail += fmt.Sprintf(" (%d read, the newest deployed revision of each); %d not read: %s", inv.Releases, len(inv.SkippedReleases), strings.Join(inv.SkippedReleases, "; "))
+	}
+	return c
 }
 
 // deprecatedRequests reads the apiserver_requested_deprecated_apis gauge:
