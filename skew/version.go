@@ -38,6 +38,9 @@ func Parse(s string) (Version, error) {
 		return Version{}, errors.New("empty version")
 	}
 	s = strings.TrimPrefix(s, "v")
+	if err := negativeNumber(s); err != nil {
+		return Version{}, fmt.Errorf("version %q: %w", raw, err)
+	}
 	var v Version
 	v.raw = raw
 	if i := strings.IndexByte(s, '+'); i >= 0 {
@@ -60,6 +63,9 @@ func Parse(s string) (Version, error) {
 	}
 	nums := make([]int, len(parts))
 	for i, p := range parts {
+		if p == "" {
+			return Version{}, fmt.Errorf("version %q: the %s is empty; %s", raw, partNames[i], wantForm)
+		}
 		n, err := parseNumber(p)
 		if err != nil {
 			return Version{}, fmt.Errorf("version %q: %w", raw, err)
@@ -80,6 +86,39 @@ func MustParse(s string) Version {
 		panic(err)
 	}
 	return v
+}
+
+// wantForm is the form of a version, said when a part is wrong.
+const wantForm = "want MAJOR.MINOR or MAJOR.MINOR.PATCH of non-negative numbers"
+
+// partNames name the numbers of a version in errors.
+var partNames = [...]string{"major", "minor", "patch"}
+
+// negativeNumber refuses a '-' that starts a number (s without its
+// leading "v"): "1.-4" would otherwise read as "1." with the pre-release
+// "4", and be refused for an empty minor that the user did not type. The
+// first '-' after any other character starts the pre-release, where
+// "rc.-1" is left to the pre-release rules.
+func negativeNumber(s string) error {
+	core, _, _ := strings.Cut(s, "+")
+	for i := 0; i < len(core); i++ {
+		if core[i] != '-' {
+			continue
+		}
+		if i > 0 && core[i-1] != '.' {
+			return nil
+		}
+		dots := strings.Count(core[:i], ".")
+		if dots >= len(partNames) {
+			return nil
+		}
+		num := core[i:]
+		if j := strings.IndexByte(num[1:], '.'); j >= 0 {
+			num = num[:j+1]
+		}
+		return fmt.Errorf("the %s %q is negative; %s", partNames[dots], num, wantForm)
+	}
+	return nil
 }
 
 func parseNumber(p string) (int, error) {

@@ -53,6 +53,28 @@ func TestParseRefusesWhatIsNotAVersion(t *testing.T) {
 	}
 }
 
+func TestParseSaysWhatIsWrongWithANumber(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"1.-4", `version "1.-4": the minor "-4" is negative; want MAJOR.MINOR or MAJOR.MINOR.PATCH of non-negative numbers`},
+		{"-1.4", `version "-1.4": the major "-1" is negative; want MAJOR.MINOR or MAJOR.MINOR.PATCH of non-negative numbers`},
+		{"v1.4.-1", `version "v1.4.-1": the patch "-1" is negative; want MAJOR.MINOR or MAJOR.MINOR.PATCH of non-negative numbers`},
+		{"1..4", `version "1..4": the minor is empty; want MAJOR.MINOR or MAJOR.MINOR.PATCH of non-negative numbers`},
+		{".4", `version ".4": the major is empty; want MAJOR.MINOR or MAJOR.MINOR.PATCH of non-negative numbers`},
+		{"banana", `version "banana": want MAJOR.MINOR or MAJOR.MINOR.PATCH`},
+	}
+	for _, tt := range tests {
+		if _, err := Parse(tt.in); err == nil || err.Error() != tt.want {
+			t.Errorf("Parse(%q) error = %v, want %s", tt.in, err, tt.want)
+		}
+	}
+	// A '-' inside the pre-release is the pre-release's.
+	for _, in := range []string{"1.6-rc.-1", "1.6.0-rc.1", "1.6.0-a-b"} {
+		if _, err := Parse(in); err != nil {
+			t.Errorf("Parse(%q) = %v, want a version", in, err)
+		}
+	}
+}
+
 func TestCompareOrdersAsSemanticVersions(t *testing.T) {
 	ordered := []string{"0.0.0-git-c2cf24ef+9675be9d", "1.4-pre", "1.4", "1.4.3", "1.5-pre", "1.5", "1.6.0-rc.1", "1.6.0-rc.2", "1.6.0-rc.10", "1.6", "1.10"}
 	for i := range ordered {
