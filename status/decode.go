@@ -1,6 +1,7 @@
 package status
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,6 +141,7 @@ func decodeObservation(data []byte, helmRelease string) (Observation, error) {
 	if len(yamldoc.Split(data)) > 1 {
 		return Observation{}, errors.New("input holds several YAML documents; give one ConfigMap or a List (kubectl get … -o yaml prints one)")
 	}
+	tagged := taggedData(data)
 	// Strict: a key given twice (two sylva_release entries in data, say)
 	// is an error, not the last one silently kept.
 	j, err := yaml.YAMLToJSONStrict(data)
@@ -156,7 +158,7 @@ func decodeObservation(data []byte, helmRelease string) (Observation, error) {
 	}
 	kind, _ := obj["kind"].(string)
 	if kind == "List" || strings.HasSuffix(kind, "List") {
-		return decodeList(obj, helmRelease)
+		return decodeList(obj, helmRelease, tagged)
 	}
 	if kind != "ConfigMap" {
 		if kind == "" {
@@ -164,14 +166,93 @@ func decodeObservation(data []byte, helmRelease string) (Observation, error) {
 		}
 		return Observation{}, fmt.Errorf("input is a %s, not a ConfigMap", kind)
 	}
-	cm, err := statusFromMap(obj)
+	cm, err := statusOf(obj, tagged)
 	if err != nil {
 		return Observation{}, err
 	}
 	return Observation{Namespace: cm.Namespace, ConfigMap: cm, HelmReleaseName: helmRelease}, nil
 }
 
-func decodeList(list map[string]any, helmRelease string) (Observation, error) {
+// taggedData finds, in the status ConfigMaps of data (a ConfigMap given
+// alone, or those named sylva-units-status in a List), a data value
+// written with a YAML tag other than !!str, such as `!!binary MS40`: the
+// YAML to JSON conversion would read it as the string "1.4", while the
+// data kubectl prints and the chart compares are plain strings. It returns
+// the refusal (a *KeyError naming the key and the value as written) of
+// each such ConfigMap, by namespace; input that is not YAML gives none
+// (the decoder says what is wrong with it).
+func taggedData(data []byte) map[string]error {
+	var doc yamlv3.Node
+	// Every tag starts with '!': most inputs need no second parse.
+	if !bytes.Contains(data, []byte("!")) || yamlv3.Unmarshal(data, &doc) != nil || len(doc.Content) != 1 {
+		return nil
+	}
+	out := map[string]error{}
+	var walk func(n *yamlv3.Node, root bool)
+	walk = func(n *yamlv3.Node, root bool) {
+		if n.Kind == yamlv3.MappingNode && mappingValue(n, "kind") == "ConfigMap" {
+			meta := mapping(n, "metadata")
+			if !root && mappingValue(meta, "name") != ConfigMapName {
+				return
+			}
+			d := mapping(n, "data")
+			for i := 0; d != nil && i+1 < len(d.Content); i += 2 {
+				k, v := d.Content[i], d.Content[i+1]
+				if v.Kind == yamlv3.ScalarNode && v.Style&yamlv3.TaggedStyle != 0 && v.ShortTag() != "!!str" {
+					ns := mappingValue(meta, "namespace")
+					if out[ns] == nil {
+						out[ns] = &KeyError{Key: k.Value, Value: v.Tag + " " + v.Value, Err: fmt.Errorf(
+							"the value is tagged %s: a ConfigMap's data holds plain strings, which kubectl prints untagged and the chart compares as written; write the string itself, quoted", v.Tag)}
+					}
+				}
+			}
+			return
+		}
+		for _, c := range n.Content {
+			walk(c, false)
+		}
+	}
+	walk(doc.Content[0], true)
+	return out
+}
+
+// statusOf is statusFromMap of obj, refused when taggedData found a
+// tagged value in it (tagged is taggedData's result for the input).
+func statusOf(obj map[string]any, tagged map[string]error) (*Status, error) {
+	ns, _ := nested(obj, "metadata", "namespace").(string)
+	if err := tagged[ns]; err != nil {
+		return nil, err
+	}
+	return statusFromMap(obj)
+}
+
+// mapping is the mapping under key in the mapping n, or nil.
+func mapping(n *yamlv3.Node, key string) *yamlv3.Node {
+	if n == nil || n.Kind != yamlv3.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yamlv3.MappingNode {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// mappingValue is the scalar under key in the mapping n, or "".
+func mappingValue(n *yamlv3.Node, key string) string {
+	if n == nil || n.Kind != yamlv3.MappingNode {
+		return ""
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key && n.Content[i+1].Kind == yamlv3.ScalarNode {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+func decodeList(list map[string]any, helmRelease string, tagged map[string]error) (Observation, error) {
 	raw, ok := list["items"]
 	if !ok || raw == nil {
 		return Observation{}, nil
@@ -224,7 +305,7 @@ func decodeList(list map[string]any, helmRelease string) (Observation, error) {
 		}
 	}
 	if pick != nil {
-		cm, err := statusFromMap(pick)
+		cm, err := statusOf(pick, tagged)
 		if err != nil {
 			return Observation{}, err
 		}
@@ -389,8 +470,14 @@ func (s *Status) decodeKey(k, v string) error {
 	return nil
 }
 
+// decodeRelease reads sylva_release. The chart compares the value as a
+// string ("1.4" is not "1.4\n"), so white space around it is refused, not
+// trimmed: a status the chart would not match must not read as a release.
 func decodeRelease(v string) (skew.Version, error) {
-	r, err := skew.Parse(strings.TrimSpace(v))
+	if t := strings.TrimSpace(v); t != v {
+		return skew.Version{}, fmt.Errorf("white space around the release: the chart compares the string as written, which is not %q; write %q", t, t)
+	}
+	r, err := skew.Parse(v)
 	if err != nil {
 		return skew.Version{}, fmt.Errorf("not a Sylva release such as \"1.6\" or \"1.6-pre\": %w", err)
 	}

@@ -448,6 +448,7 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 	if len(yamldoc.Split(data)) > 1 {
 		return nil, errors.New("input holds several YAML documents; give one List (kubectl get configmaps,kustomizations,helmreleases -A -o yaml prints one)")
 	}
+	tagged := taggedData(data)
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		return nil, fmt.Errorf("input is not YAML or JSON with each key once: %w", err)
@@ -542,7 +543,7 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 			err = fmt.Errorf("the list holds %s twice in namespace %s, which a cluster cannot; give the List kubectl get prints", objs.twice, ns)
 		}
 		if err == nil && objs.cm != nil {
-			if obs.ConfigMap, err = statusFromMap(objs.cm); err != nil {
+			if obs.ConfigMap, err = statusOf(objs.cm, tagged); err != nil {
 				err = fmt.Errorf("ConfigMap %s/%s: %w", ns, ConfigMapName, err)
 			}
 		}

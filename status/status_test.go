@@ -227,6 +227,11 @@ func TestDecodeErrors(t *testing.T) {
 		{"a list with two status ConfigMaps is refused", "kind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: sylva-units-status, namespace: a}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: sylva-units-status, namespace: b}}\n", "", "several ConfigMaps"},
 		{"a list without ConfigMap gives ErrNotFound", "kind: List\nitems: []\n", "", "no sylva-units-status ConfigMap"},
 		{"a data key given twice is refused, not the last one kept", cm("  sylva_release: \"1.4\"\n  sylva_release: \"1.6\"\n"), "", "each key once"},
+		{"a release with a new line after it is named as the chart compares it", cm("  sylva_release: \"1.4\\n\"\n"), "sylva_release", `value "1.4\n": white space around the release`},
+		{"a release with a space before it is refused", cm("  sylva_release: \" 1.4\"\n"), "sylva_release", `value " 1.4"`},
+		{"a release in a block scalar keeps its new line and is refused", cm("  sylva_release: |\n    1.4\n"), "sylva_release", `write "1.4"`},
+		{"a binary-tagged release is named as written", cm("  sylva_release: !!binary MS40\n"), "sylva_release", `value "!!binary MS40": the value is tagged !!binary`},
+		{"a binary-tagged release in a List is named as written", "kind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: sylva-units-status}\n  data: {sylva_release: !!binary MS40}\n", "sylva_release", `value "!!binary MS40"`},
 		{"a status key given twice in additional-info names it", cm("  additional-info: \"sylva_release: '1.4'\\nsylva_release: '1.6'\\n\"\n"), "additional-info: sylva_release", "more than once"},
 	}
 	for _, tc := range tests {
@@ -250,6 +255,44 @@ func TestDecodeErrors(t *testing.T) {
 				t.Errorf("Decode error %q does not name key %q", err, tc.key)
 			}
 		})
+	}
+}
+
+func TestDecodeReadsPlainAndStrTaggedReleases(t *testing.T) {
+	for _, in := range []string{
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: sylva-units-status}\ndata:\n  sylva_release: !!str 1.4\n",
+		// A tag in another ConfigMap of the List is not the status's.
+		"kind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: other}, data: {a: !!binary MS40}}\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: sylva-units-status}, data: {sylva_release: \"1.4\"}}\n",
+	} {
+		s, err := status.Decode([]byte(in))
+		if err != nil {
+			t.Errorf("Decode(%q) = %v, want release 1.4", in, err)
+			continue
+		}
+		if v, _, ok := s.Release(); !ok || v.String() != "1.4" {
+			t.Errorf("Decode(%q) release = %v, %v; want 1.4", in, v, ok)
+		}
+	}
+}
+
+func TestATaggedReleaseMakesOnlyItsNamespaceUnreadable(t *testing.T) {
+	list := []byte("kind: List\nitems:\n" +
+		"- {apiVersion: v1, kind: ConfigMap, metadata: {name: sylva-units-status, namespace: sylva-system}, data: {sylva_release: !!binary MS40}}\n" +
+		"- {apiVersion: v1, kind: ConfigMap, metadata: {name: sylva-units-status, namespace: wc1}, data: {sylva_release: \"1.5\"}}\n")
+	entries, err := status.DecodeFleet(list, status.DefaultHelmRelease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ke *status.KeyError
+	if len(entries) != 2 || !errors.As(entries[0].Err, &ke) || ke.Key != "sylva_release" || ke.Value != "!!binary MS40" || entries[1].Err != nil {
+		t.Errorf("DecodeFleet = %+v, want sylva-system refused for its tagged sylva_release, wc1 read", entries)
+	}
+	if _, err := status.DecodeNamespaceObservation(list, status.DefaultHelmRelease, "sylva-system"); !errors.As(err, &ke) {
+		t.Errorf("DecodeNamespaceObservation(-n sylva-system) = %v, want the KeyError of sylva_release", err)
+	}
+	obs, err := status.DecodeNamespaceObservation(list, status.DefaultHelmRelease, "wc1")
+	if v, _, ok := obs.ConfigMap.Release(); err != nil || !ok || v.String() != "1.5" {
+		t.Errorf("DecodeNamespaceObservation(-n wc1) = %v, %v; want release 1.5", v, err)
 	}
 }
 
