@@ -158,7 +158,7 @@ func (inv *Inventory) readPending() {
 		name := p.file + " (" + objectName(Object{Namespace: p.secret.Namespace, Name: p.secret.Name}) + ")"
 		stored, err := base64.StdEncoding.DecodeString(p.stored)
 		if err != nil {
-			inv.skipRelease(name, fmt.Errorf("data.release is not base64: %w", err))
+			_ = inv.skipRelease(name, fmt.Errorf("data.release is not base64: %w", err))
 			continue
 		}
 		inv.pending[i].stored = ""
