@@ -151,8 +151,10 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 		sel := r.Selection
 		sel.Namespace = row.Namespace
 		detail := planDetail(sel, r.FromFile)
+		target := cmp.Or(skewShort(r.Plan.To), r.Plan.To)
 		if row.Error != "" {
 			rows = append(rows, planner.FleetPlanRowOf(row, nil, nil, detail))
+			plans = appendGauges(plans, row, nil, target, mgmtNS)
 			continue
 		}
 		one := req
@@ -193,7 +195,7 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 			err = errors.New(releaseErrorText(err, row.Release))
 		}
 		rows = append(rows, planner.FleetPlanRowOf(row, p, err, detail))
-		plans = append(plans, gatemetrics.NamespacedPlan{Namespace: row.Namespace, Plan: p})
+		plans = appendGauges(plans, row, p, target, mgmtNS)
 	}
 	fp := planner.NewFleetPlan(cmp.Or(skewShort(r.Plan.To), r.Plan.To), rows)
 	fp.FactsNamespace = factsNS
@@ -201,6 +203,26 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 	fp.Metadata = envelope.NewMetadata(r.Plan.ToolVersion, r.Plan.Catalog.Version, r.Plan.AsOf)
 	fp.Exit = fleetExit(fp)
 	return fp, plans, nil
+}
+
+// appendGauges adds the gauges of row's release to plans: its plan p; or,
+// without one, the release that could not be planned (verdict unknown), as
+// fleetOutcome counts it for exit 3; nothing for a release not installed
+// or still installing.
+func appendGauges(plans []gatemetrics.NamespacedPlan, row status.FleetRow, p *planner.Plan, target, mgmtNS string) []gatemetrics.NamespacedPlan {
+	if p == nil && (row.State == status.StateNotInstalled || row.State == status.StateInstalling) {
+		return plans
+	}
+	return append(plans, gatemetrics.NamespacedPlan{Namespace: row.Namespace, Plan: p, From: row.Release, To: target, Cluster: kindOfNamespace(row.Namespace, mgmtNS)})
+}
+
+// kindOfNamespace is the kind of cluster a release namespace holds: the
+// management cluster's namespace, else a workload cluster's.
+func kindOfNamespace(ns, mgmtNS string) planner.ClusterKind {
+	if ns == mgmtNS {
+		return planner.ClusterManagement
+	}
+	return planner.ClusterWorkload
 }
 
 // FleetOutcome is the outcome of plan -A: the worst gate outcome of the

@@ -6,6 +6,7 @@
 package gatemetrics
 
 import (
+	"cmp"
 	"io"
 	"maps"
 	"slices"
@@ -25,9 +26,10 @@ type Gauges struct {
 }
 
 // New returns the gauges, labelled by extra (such as "namespace"), then
-// from and to.
+// from, to and cluster (the kind of cluster planned: management or
+// workload).
 func New(extra ...string) *Gauges {
-	labels := append(slices.Clone(extra), "from", "to")
+	labels := append(slices.Clone(extra), "from", "to", "cluster")
 	gauge := func(name, help string, labels []string) *prometheus.GaugeVec {
 		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
 	}
@@ -75,7 +77,7 @@ func (g *Gauges) Set(p *planner.Plan, extra ...string) {
 	if p == nil {
 		return
 	}
-	l["from"], l["to"] = p.From.Release, p.To.Release
+	l["from"], l["to"], l["cluster"] = p.From.Release, p.To.Release, string(cmp.Or(p.Cluster.Kind, planner.ClusterManagement))
 	g.blocked.With(l).Set(b2f(p.Verdict == planner.VerdictBlocked))
 	g.held.With(l).Set(b2f(p.Verdict == planner.VerdictHeld))
 	g.score.With(l).Set(float64(p.Score))
@@ -85,11 +87,33 @@ func (g *Gauges) Set(p *planner.Plan, extra ...string) {
 		// controller read it (planner.Locate).
 		g.passesDone.With(l).Set(float64(pos.PassesDone))
 	}
-	for _, v := range []planner.Verdict{planner.VerdictBlocked, planner.VerdictHeld, planner.VerdictReady, planner.VerdictUnknown} {
+	g.setVerdict(l, p.Verdict)
+}
+
+// setVerdict sets the verdict gauge of labels l: 1 for verdict v, 0 for
+// the others.
+func (g *Gauges) setVerdict(l prometheus.Labels, v planner.Verdict) {
+	for _, each := range []planner.Verdict{planner.VerdictBlocked, planner.VerdictHeld, planner.VerdictReady, planner.VerdictUnknown} {
 		vl := maps.Clone(l)
-		vl["verdict"] = string(v)
-		g.verdict.With(vl).Set(b2f(p.Verdict == v))
+		vl["verdict"] = string(each)
+		g.verdict.With(vl).Set(b2f(v == each))
 	}
+}
+
+// SetUnplanned exports, under the extra label values, a release that could
+// not be planned (its status names no release the catalog covers, or it
+// cannot reach the target): verdict unknown, neither blocked nor held, no
+// score and no passes, after removing what was exported under them
+// before. from is the installed release as read ("" when unknown).
+func (g *Gauges) SetUnplanned(from, to string, kind planner.ClusterKind, extra ...string) {
+	g.Set(nil, extra...)
+	l := prometheus.Labels{"from": from, "to": to, "cluster": string(cmp.Or(kind, planner.ClusterManagement))}
+	for i, name := range g.extra {
+		l[name] = extra[i]
+	}
+	g.blocked.With(l).Set(0)
+	g.held.With(l).Set(0)
+	g.setVerdict(l, planner.VerdictUnknown)
 }
 
 // Write writes the gate's gauges of plan p to w in the Prometheus text
@@ -101,21 +125,29 @@ func Write(w io.Writer, p *planner.Plan) error {
 	return write(w, g)
 }
 
-// NamespacedPlan is the plan of the release of one namespace.
+// NamespacedPlan is the plan of the release of one namespace; without a
+// plan, the release that could not be planned, from From (the installed
+// release, "" when unknown) to To.
 type NamespacedPlan struct {
 	Namespace string
 	Plan      *planner.Plan
+	From, To  string
+	Cluster   planner.ClusterKind
 }
 
 // WriteFleet writes the gate's gauges of each plan to w in the
 // Prometheus text format, labelled by its namespace as the controller
-// serves them (families sorted by name, series by label values); a nil
-// plan writes nothing for its namespace. The caller writes the file.
+// serves them (families sorted by name, series by label values); a
+// release without a plan has its verdict unknown (SetUnplanned), so that
+// the release that makes plan -A exit 3 has a series. The caller writes
+// the file.
 func WriteFleet(w io.Writer, plans []NamespacedPlan) error {
 	g := New("namespace")
 	for _, np := range plans {
 		if np.Plan != nil {
 			g.Set(np.Plan, np.Namespace)
+		} else {
+			g.SetUnplanned(np.From, np.To, np.Cluster, np.Namespace)
 		}
 	}
 	return write(w, g)

@@ -26,11 +26,11 @@ func TestGaugesFollowTheNamespacesPlan(t *testing.T) {
 	}
 	g := New("namespace")
 	g.Set(plan("1.4", "1.6"), "ns-a")
-	l := prometheus.Labels{"namespace": "ns-a", "from": "1.4", "to": "1.6"}
+	l := prometheus.Labels{"namespace": "ns-a", "from": "1.4", "to": "1.6", "cluster": "management"}
 	if got := testutil.ToFloat64(g.blocked.With(l)); got != 0 {
 		t.Errorf("blocked = %v, want 0", got)
 	}
-	if got := testutil.ToFloat64(g.verdict.With(prometheus.Labels{"namespace": "ns-a", "from": "1.4", "to": "1.6", "verdict": "ready"})); got != 1 {
+	if got := testutil.ToFloat64(g.verdict.With(prometheus.Labels{"namespace": "ns-a", "from": "1.4", "to": "1.6", "cluster": "management", "verdict": "ready"})); got != 1 {
 		t.Errorf("verdict{ready} = %v, want 1", got)
 	}
 	// The namespace moves on to 1.5: the 1.4 series go away.
