@@ -104,8 +104,13 @@ func TestFleetOnARealAPIServer(t *testing.T) {
 			t.Errorf("--metrics-file has no series for namespace %s:\n%s", ns, data)
 		}
 	}
-	if strings.Contains(string(data), `namespace="`+malformed+`"`) {
-		t.Errorf("--metrics-file has series for %s, which has no plan", malformed)
+	// The release that could not be planned has its verdict unknown, and
+	// no passes.
+	if !strings.Contains(string(data), `namespace="`+malformed+`",to="1.6",verdict="unknown"} 1`) {
+		t.Errorf("--metrics-file has no verdict-unknown series for %s, which could not be planned:\n%s", malformed, data)
+	}
+	if strings.Contains(string(data), `sylva_planner_passes{cluster="workload",from="",namespace="`+malformed+`"`) {
+		t.Errorf("--metrics-file has passes for %s, which has no plan", malformed)
 	}
 
 	// The fleet from a file, the facts from the cluster of --kubeconfig
