@@ -28,8 +28,10 @@ func TestWriteFleetGateMetricsLabelsEachNamespace(t *testing.T) {
 		return p
 	}
 	workload := func(from, kube string) *planner.Plan {
-		p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse(from), To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
-			Cluster: planner.ClusterWorkload, Kubernetes: skew.MustParse(kube)})
+		p, err := planner.Compute(planner.Input{
+			Catalog: cat, From: skew.MustParse(from), To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
+			Cluster: planner.ClusterWorkload, Kubernetes: skew.MustParse(kube),
+		})
 		if err != nil {
 			t.Fatal(err)
 		}

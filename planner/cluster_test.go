@@ -184,8 +184,10 @@ func TestAValuesStepsNextPlansFromTheMinorItLeaves(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := planner.Input{Catalog: cat, From: skew.MustParse(tc.from), To: skew.MustParse(tc.to), FromSource: "flag", ToolVersion: "test",
-				Cluster: planner.ClusterWorkload, Kubernetes: skew.MustParse(tc.kube), Rerun: tc.rerun}
+			in := planner.Input{
+				Catalog: cat, From: skew.MustParse(tc.from), To: skew.MustParse(tc.to), FromSource: "flag", ToolVersion: "test",
+				Cluster: planner.ClusterWorkload, Kubernetes: skew.MustParse(tc.kube), Rerun: tc.rerun,
+			}
 			if tc.kubeTo != "" {
 				in.KubernetesTo = skew.MustParse(tc.kubeTo)
 			}
