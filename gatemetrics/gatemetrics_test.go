@@ -38,7 +38,8 @@ func TestWriteFleetGateMetricsLabelsEachNamespace(t *testing.T) {
 		return p
 	}
 	plans := []gatemetrics.NamespacedPlan{
-		{Namespace: "wc2", Plan: plan("1.5")}, {Namespace: "sylva-system", Plan: plan("1.4")},
+		{Namespace: "wc2", Plan: plan("1.5")},
+		{Namespace: "sylva-system", Plan: plan("1.4")},
 		{Namespace: "wc4", Plan: workload("1.4", "1.31")},
 		{Namespace: "wc3", From: "1.0", To: "1.6", Cluster: planner.ClusterWorkload},
 	}
