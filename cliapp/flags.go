@@ -62,7 +62,7 @@ func AsOfOf(c *cli.Context) (time.Time, error) {
 // that reads a cluster declares it; WithConnectionFlags then adds the rest
 // of the connection flags.
 func KubeconfigFlag() *cli.StringFlag {
-	return &cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: the files in KUBECONFIG, then ~/.kube/config, then in-cluster)", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true}
+	return &cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: the files in KUBECONFIG, then ~/.kube/config, then in-cluster); it and the files it names must be regular files of at most 16 MiB, and an exec plugin must answer within --request-timeout", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true}
 }
 
 // connectionFlags are the connection flags beside --kubeconfig: --context,

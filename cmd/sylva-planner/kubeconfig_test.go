@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -190,4 +193,144 @@ func hasCheck(p planner.Plan, name string) bool {
 		}
 	}
 	return false
+}
+
+// hostileKubeconfig writes a kubeconfig for a TLS server that is never
+// reached, whose cluster and user carry the given fields.
+func hostileKubeconfig(t *testing.T, cluster, user string) string {
+	t.Helper()
+	kc := filepath.Join(t.TempDir(), "kc")
+	if err := os.WriteFile(kc, []byte(`apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1"`+cluster+`}
+users:
+- name: u
+  user: {`+user+`}
+contexts:
+- name: ctx
+  context: {cluster: c, user: u}
+current-context: ctx
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kc
+}
+
+// TestFilesAKubeconfigNamesAreRefusedInOneLine: a certificate-authority,
+// client certificate, key or tokenFile that is /dev/zero or a named pipe
+// made status die out of memory (exit 2) or hang past --request-timeout;
+// each is refused at once with exit 1 and one line naming the kubeconfig,
+// the field and the file.
+func TestFilesAKubeconfigNamesAreRefusedInOneLine(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"/dev/zero", fifo} {
+		for _, tt := range []struct{ field, cluster, user string }{
+			{`certificate-authority of cluster "c"`, ", certificate-authority: " + file, "token: x"},
+			{`client-certificate of user "u"`, "", "client-certificate: " + file + ", client-key-data: eA=="},
+			{`client-key of user "u"`, "", "client-certificate-data: eA==, client-key: " + file},
+			{`tokenFile of user "u"`, "", "tokenFile: " + file},
+		} {
+			t.Run(tt.field+" "+file, func(t *testing.T) {
+				kc := hostileKubeconfig(t, tt.cluster, tt.user)
+				for _, cmd := range [][]string{{"status"}, {"reconcile"}, {"plan", "--to", "1.6", "--live"}} {
+					code, out, errOut := runBounded(t, context.Background(), 20*time.Second, append(cmd, "--kubeconfig", kc, "--request-timeout", "2s")...)
+					want := "--kubeconfig " + kc + ") (context ctx): " + tt.field + ": " + file + " is a "
+					if code != exitError || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, want) {
+						t.Errorf("%s: exit %d\nstdout: %s\nstderr: %s\nwant exit 1 and one line holding %q", cmd[0], code, out, errOut, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestAHangingExecPluginEndsWithTheProcess: a credential plugin that
+// never answers is bounded by --request-timeout, and on SIGTERM the
+// process exits and leaves nothing the plugin started running.
+func TestAHangingExecPluginEndsWithTheProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("signals a process and waits for it")
+	}
+	dir := t.TempDir()
+	plugin := filepath.Join(dir, "plugin.sh")
+	if err := os.WriteFile(plugin, []byte("#!/bin/sh\nsleep 1000 &\necho $! > \"$0.pid\"\nwait\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	kc := hostileKubeconfig(t, ", insecure-skip-tls-verify: true",
+		"exec: {apiVersion: client.authentication.k8s.io/v1, command: "+plugin+", interactiveMode: IfAvailable}")
+	pidOf := func() int {
+		data, err := os.ReadFile(plugin + ".pid")
+		if err != nil {
+			return 0
+		}
+		pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+		return pid
+	}
+	sleepGone := func(t *testing.T, pid int) {
+		t.Helper()
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+			_, state, _ := strings.Cut(string(data), ") ")
+			if err != nil || strings.HasPrefix(state, "Z") {
+				return
+			}
+			if time.Now().After(deadline) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+				t.Fatalf("the plugin's sleep (pid %d) still runs after the command exited", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	t.Run("--request-timeout bounds the plugin", func(t *testing.T) {
+		_ = os.Remove(plugin + ".pid")
+		start := time.Now()
+		code, out, errOut := runBounded(t, context.Background(), 30*time.Second, "status", "--kubeconfig", kc, "--request-timeout", "1s")
+		if code != exitError || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "exec plugin "+plugin) {
+			t.Fatalf("exit %d\nstdout: %s\nstderr: %s\nwant exit 1 and one line naming the plugin", code, out, errOut)
+		}
+		if took := time.Since(start); took > 10*time.Second {
+			t.Errorf("status took %s with --request-timeout 1s", took)
+		}
+		sleepGone(t, pidOf())
+	})
+
+	t.Run("SIGTERM stops the plugin with the process", func(t *testing.T) {
+		_ = os.Remove(plugin + ".pid")
+		var errOut bytes.Buffer
+		cmd := exec.Command(testBinary(t), "status", "--kubeconfig", kc, "--request-timeout", "10m")
+		cmd.Stderr = &errOut
+		cmd.Env = append(os.Environ(), testMainEnv+"=1")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for i := 0; pidOf() == 0; i++ {
+			if i > 200 {
+				_ = cmd.Process.Kill()
+				t.Fatalf("the plugin did not start; stderr %q", errOut.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		pid := pidOf()
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case err := <-done:
+			t.Logf("exit: %v", err) // the exit code is checked below
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Fatalf("still running 30s after SIGTERM; stderr %q", errOut.String())
+		}
+		if code := cmd.ProcessState.ExitCode(); code != exitError {
+			t.Errorf("exit %d, stderr %q; want 1", code, errOut.String())
+		}
+		sleepGone(t, pid)
+	})
 }

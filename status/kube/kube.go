@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -147,9 +148,13 @@ type ConfigOptions struct {
 	// requests impersonate; empty for the kubeconfig's own user.
 	As       string
 	AsGroups []string
-	// Getenv reads KUBECONFIG (a list of files, as kubectl reads it) and
-	// HOME (for ~/.kube/config). Nil reads nothing.
+	// Getenv reads KUBECONFIG (a list of files, as kubectl reads it),
+	// HOME (for ~/.kube/config), and KUBERNETES_SERVICE_HOST and
+	// KUBERNETES_SERVICE_PORT (in a pod). Nil reads nothing.
 	Getenv func(string) string
+	// ServiceAccountDir holds the in-cluster token and ca.crt;
+	// DefaultServiceAccountDir when empty.
+	ServiceAccountDir string
 }
 
 // maxKubeconfig bounds the size of a kubeconfig file: real ones hold a few
@@ -185,6 +190,16 @@ func checkKubeconfigFile(name string) error {
 // default loading rules (--kubeconfig, else the KUBECONFIG list, else
 // ~/.kube/config, else in-cluster), with the environment read through
 // o.Getenv.
+//
+// Every file involved is held to the kubeconfig's rule (a regular file of
+// at most 16 MiB, checked before it is opened): the kubeconfig files, the
+// files the selected context names (certificate-authority,
+// client-certificate, client-key, tokenFile) and the in-cluster token and
+// CA certificate. Their content is put into the configuration, so that
+// client-go never opens them; a token file is read again when it changes
+// (tokenFileWrapper). An exec credential plugin is run by execPlugin,
+// bounded by each request's deadline and killed with its children on
+// SIGINT or SIGTERM, not by client-go.
 func RESTConfig(o ConfigOptions) (*rest.Config, string, error) {
 	getenv := o.Getenv
 	if getenv == nil {
@@ -196,10 +211,12 @@ func RESTConfig(o ConfigOptions) (*rest.Config, string, error) {
 	rules.Precedence, rules.MigrationRules = nil, nil
 	rules.ExplicitPath = o.Kubeconfig
 	source := "--kubeconfig " + o.Kubeconfig
+	list := false
 	if o.Kubeconfig == "" {
 		if kc := getenv(clientcmd.RecommendedConfigPathEnvVar); kc != "" {
 			rules.Precedence = filepath.SplitList(kc)
 			source = "KUBECONFIG=" + kc
+			list = len(rules.Precedence) > 1
 		} else if home := getenv("HOME"); home != "" {
 			rules.Precedence = []string{filepath.Join(home, clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName)}
 			source = rules.Precedence[0]
@@ -215,21 +232,51 @@ func RESTConfig(o ConfigOptions) (*rest.Config, string, error) {
 	overrides := &clientcmd.ConfigOverrides{CurrentContext: o.Context}
 	overrides.AuthInfo.Impersonate = o.As
 	overrides.AuthInfo.ImpersonateGroups = o.AsGroups
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
-	raw, err := cc.RawConfig()
+	loaded, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).RawConfig()
 	if err != nil {
 		return nil, "", fmt.Errorf("load kubeconfig (%s): %w", source, err)
 	}
+	raw := loaded.DeepCopy()
 	name := o.Context
 	if name == "" {
 		name = raw.CurrentContext
 	}
-	cfg, err := cc.ClientConfig()
+	named, err := loadNamedFiles(raw, name, list)
+	if err != nil {
+		return nil, "", fmt.Errorf("load kubeconfig (%s)%s: %w", source, contextText(name), err)
+	}
+	cfg, err := clientcmd.NewNonInteractiveClientConfig(*raw, "", overrides, nil).ClientConfig()
+	if (err != nil && clientcmd.IsEmptyConfig(err)) || (err == nil && rules.IsDefaultConfig(cfg)) {
+		// As client-go: no kubeconfig, or one that says nothing, is the
+		// in-cluster configuration when the process runs in a pod.
+		icc, ok, ierr := inClusterConfig(getenv, cmp.Or(o.ServiceAccountDir, DefaultServiceAccountDir))
+		if ierr != nil {
+			return nil, "", fmt.Errorf("load the in-cluster configuration: %w", ierr)
+		}
+		if ok {
+			icc.Impersonate = rest.ImpersonationConfig{UserName: o.As, Groups: o.AsGroups}
+			return icc, InClusterContext, nil
+		}
+	}
 	if err != nil {
 		if clientcmd.IsEmptyConfig(err) {
 			return nil, "", fmt.Errorf("%w (%s): give --kubeconfig, set KUBECONFIG or create ~/.kube/config", ErrNoCluster, source)
 		}
 		return nil, "", fmt.Errorf("load kubeconfig (%s)%s: %w", source, contextText(name), err)
+	}
+	if named.tokenFile != "" && rest.IsConfigTransportTLS(*cfg) {
+		// As client-go: a user's credentials go to a TLS server only.
+		cfg.Wrap(tokenFileWrapper(named.tokenFile, cfg.BearerToken))
+		cfg.BearerToken = ""
+	}
+	if cfg.ExecProvider != nil {
+		user := ""
+		if c := raw.Contexts[name]; c != nil {
+			user = c.AuthInfo
+		}
+		if err := useExecPlugin(cfg, user); err != nil {
+			return nil, "", fmt.Errorf("load kubeconfig (%s)%s: %w", source, contextText(name), err)
+		}
 	}
 	if len(raw.Contexts) == 0 && name == "" {
 		name = InClusterContext

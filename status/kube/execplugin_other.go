@@ -1,0 +1,12 @@
+//go:build !unix
+
+package kube
+
+import "os/exec"
+
+// inOwnGroup leaves cmd's default cancellation (kill the plugin) where
+// process groups are not Unix ones.
+func inOwnGroup(*exec.Cmd) {}
+
+// killOnSignal does nothing where signals are not Unix ones.
+func killOnSignal(*exec.Cmd) (stop func()) { return func() {} }
