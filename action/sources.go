@@ -187,17 +187,49 @@ func (s Sources) Fleet() FleetSource {
 	return s.cluster().Fleet(s.HelmRelease)
 }
 
-// Manifests is the directory of Inventory, refused when it is not a
-// readable directory; nil without one.
+// Manifests is the directory of Inventory, or the one manifest file it
+// names (read as a directory that holds it alone), refused when it is
+// neither; nil without one.
 func (s Sources) Manifests() (FactsSource, error) {
 	if s.Inventory == "" {
 		return nil, nil
 	}
 	fsys := s.DirFS(s.Inventory)
-	if st, err := fs.Stat(fsys, "."); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("--inventory %s: not a readable directory", s.Inventory)
+	if st, err := fs.Stat(fsys, "."); err == nil && st.IsDir() {
+		return Manifests{FS: fsys, Dir: filepath.ToSlash(s.Inventory), Flag: "--inventory"}, nil
 	}
-	return Manifests{FS: fsys, Dir: filepath.ToSlash(s.Inventory), Flag: "--inventory"}, nil
+	dir, name := filepath.Split(s.Inventory)
+	if st, err := fs.Stat(s.DirFS(cmp.Or(dir, ".")), name); err == nil && st.Mode().IsRegular() {
+		return Manifests{FS: oneFile{fsys: s.DirFS(cmp.Or(dir, ".")), name: name}, Dir: filepath.ToSlash(s.Inventory), Flag: "--inventory"}, nil
+	}
+	return nil, fmt.Errorf("--inventory %s: not a readable directory or manifest file; give a directory of manifests (kubectl get -A -o yaml dumps) or one such file", s.Inventory)
+}
+
+// oneFile is a directory seen as holding its file name alone: an
+// --inventory that names one manifest file.
+type oneFile struct {
+	fsys fs.FS
+	name string
+}
+
+func (o oneFile) Open(name string) (fs.File, error) {
+	if name != "." && name != o.name {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return o.fsys.Open(name)
+}
+
+// ReadDir lists the file alone, so that a walk of the directory reads
+// nothing else.
+func (o oneFile) ReadDir(name string) ([]fs.DirEntry, error) {
+	if name != "." {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
+	}
+	st, err := fs.Stat(o.fsys, o.name)
+	if err != nil {
+		return nil, err
+	}
+	return []fs.DirEntry{fs.FileInfoToDirEntry(st)}, nil
 }
 
 // readInput reads the file given with flag (none when name is empty) and

@@ -236,11 +236,21 @@ func newChecker(s Snapshot) *checker {
 	return c
 }
 
+// kubectlIn is kubectl for objects of namespace ns; without -n when a
+// manifest names no namespace (it lands in the namespace it is applied
+// to).
+func kubectlIn(ns string) string {
+	if ns == "" {
+		return "kubectl"
+	}
+	return "kubectl -n " + ns
+}
+
 func pdbItem(b *pdbState, f planner.Finding) Item {
 	f.Subject = "pdb " + b.Namespace + "/" + b.Name
 	return Item{
 		Finding: f, Namespace: b.Namespace, Object: "pdb/" + b.Name,
-		Inspect: fmt.Sprintf("kubectl -n %s get pdb %s -o yaml", b.Namespace, b.Name),
+		Inspect: fmt.Sprintf("%s get pdb %s -o yaml", kubectlIn(b.Namespace), b.Name),
 	}
 }
 
@@ -248,7 +258,7 @@ func workloadItem(w *workloadState, f planner.Finding, inspect string) Item {
 	kind := strings.ToLower(w.Kind)
 	f.Subject = kind + " " + w.Namespace + "/" + w.Name
 	if inspect == "" {
-		inspect = fmt.Sprintf("kubectl -n %s get %s %s -o yaml", w.Namespace, kind, w.Name)
+		inspect = fmt.Sprintf("%s get %s %s -o yaml", kubectlIn(w.Namespace), kind, w.Name)
 	}
 	return Item{Finding: f, Namespace: w.Namespace, Object: kind + "/" + w.Name, Inspect: inspect}
 }
@@ -507,7 +517,7 @@ func (c *checker) overlaps() []Item {
 			Code: CodeOverlappingPDBs, Severity: planner.SeverityBlocker, Class: planner.ClassActionable,
 			Message: fmt.Sprintf("budgets %s and %s both select %d pods (for example %s): the eviction API refuses to evict a pod with more than one budget",
 				p.a.Name, p.b.Name, count[p], example[p]),
-			Remediation: fmt.Sprintf("delete one of the budgets or narrow its selector (kubectl -n %s get pdb %s %s -o yaml)", p.a.Namespace, p.a.Name, p.b.Name),
+			Remediation: fmt.Sprintf("delete one of the budgets or narrow its selector (%s get pdb %s %s -o yaml)", kubectlIn(p.a.Namespace), p.a.Name, p.b.Name),
 		}))
 	}
 	return out
@@ -576,7 +586,7 @@ func (c *checker) placement(w *workloadState) []Item {
 			sel = w.sel.String()
 		}
 		return []Item{workloadItem(w, planner.Finding{Code: code, Severity: planner.SeverityWarning, Message: msg, Remediation: fix},
-			fmt.Sprintf("kubectl -n %s get pods -l '%s' -o wide", w.Namespace, sel))}
+			fmt.Sprintf("%s get pods -l '%s' -o wide", kubectlIn(w.Namespace), sel))}
 	}
 	nodes, zones := map[string]bool{}, map[string]bool{}
 	scheduled := 0

@@ -106,7 +106,9 @@ func (r Report) WriteTable(w io.Writer) error {
 			ns = it.Namespace
 			name := ns
 			if name == "" {
-				name = "(cluster)"
+				// Every item is a budget or a workload, namespaced
+				// objects: a manifest that names no namespace.
+				name = "(none in the manifest: the one it is applied to)"
 			}
 			fmt.Fprintf(&b, "\nnamespace %s\n", name)
 		}
