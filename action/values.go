@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -84,6 +85,9 @@ type Kustomize struct {
 	Dir, Root string
 	Namespace string
 	Selection envelope.Selection
+	// Force (--force) replaces a file of Dir that values generate did not
+	// write, or that was changed since it did (CheckKustomizeDir).
+	Force bool
 }
 
 // KustomizeResult is what Kustomize wrote.
@@ -120,8 +124,11 @@ var kustomizeFiles = []string{values.KustomizationFile, values.KustomizeValuesFi
 // whole, so it must be new (its missing parents are created), empty, or
 // hold only the Component's two files, as regular files; no component of
 // its path may be a symbolic link; its parent must be writable; and it is
-// never the root directory or a path ending in . or ..
-func CheckKustomizeDir(dir, root string) error {
+// never the root directory or a path ending in . or .. Unless force, each
+// of the two files it holds must be one values generate wrote and nobody
+// changed since (values.OriginOfKustomize): a file edited by hand is not
+// replaced without a word, as kubectl and helm refuse to clobber.
+func CheckKustomizeDir(dir, root string, force bool) error {
 	if dir == "" {
 		return errors.New("--kustomize needs a directory, such as --kustomize my-env/transition")
 	}
@@ -129,7 +136,35 @@ func CheckKustomizeDir(dir, root string) error {
 		// The error names the path.
 		return fmt.Errorf("--kustomize: %w", err)
 	}
+	if force {
+		return nil
+	}
+	for _, name := range kustomizeFiles {
+		data, err := fileio.ReadFile(filepath.Join(root, name), 0)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			continue
+		case err != nil:
+			return fmt.Errorf("--kustomize: read %s to tell whether values generate wrote it: %w; move it away, or pass --force to replace it", filepath.Join(dir, name), err)
+		}
+		if err := clobbers(filepath.Join(dir, name), values.OriginOfKustomize(data)); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// clobbers refuses to replace the file name, of the given origin, that
+// values generate did not write or that was changed since it did.
+func clobbers(name string, origin values.KustomizeOrigin) error {
+	switch origin {
+	case values.KustomizeUnchanged:
+		return nil
+	case values.KustomizeEdited:
+		return fmt.Errorf("--kustomize: %s was changed since values generate wrote it (its content no longer matches the digest on its first line), and would be replaced: carry the change into the plan or a component of your own, or pass --force to replace it", name)
+	case values.KustomizeForeign:
+	}
+	return fmt.Errorf("--kustomize: %s was not written by values generate (its first line is not the generated marker), and would be replaced: move it away, or pass --force to replace it", name)
 }
 
 // write writes the Component and returns the files written, as paths
@@ -144,7 +179,7 @@ func (k Kustomize) write() ([]string, error) {
 		// The API server would refuse the ConfigMap at apply time.
 		return nil, fmt.Errorf("-n %s is not a namespace name (lower-case letters, digits and -, at most 63, a letter or digit at each end); give the namespace of the sylva-units HelmRelease, such as sylva-system", k.Namespace)
 	}
-	if err := CheckKustomizeDir(k.Dir, k.Root); err != nil {
+	if err := CheckKustomizeDir(k.Dir, k.Root, k.Force); err != nil {
 		return nil, err
 	}
 	files, err := k.Generated.Kustomize(k.Namespace)

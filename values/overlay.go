@@ -284,7 +284,7 @@ func (g *Generated) readUnkeyed(in planner.Input, rel *catalog.Release, states m
 	switch name := passState(u.From.Short(), 2); {
 	case !u.From.IsZero() && states[name] != nil:
 		g.unkeyed = name
-		g.Notes = append(g.Notes, fmt.Sprintf("A status of %s that asks for a further pass but records no transition_from/transition_pass (a transition the chart ran itself) is read as pass 2 from %s, the only hop into %s that takes a further pass, as sylva-planner status and plan read it.", target, u.From.Short(), target))
+		g.Notes = append(g.Notes, fmt.Sprintf("A status of %s that asks for a further pass but records no transition_from/transition_pass (a transition the chart ran itself) is read as pass 2 of the hop from %s, the only hop into %s that takes a further pass, as sylva-planner status and plan read it.", target, u.From.Short(), target))
 	case u.Ambiguous:
 		g.unkeyedFail = fmt.Sprintf("the sylva-units-status ConfigMap asks for a further pass of the hop to %s but records no transition_from/transition_pass, and %s: the transition in flight was started without this overlay, which cannot tell its next pass; remove the overlay from the values and let that transition finish, then apply the overlay again for the next one", target, u.Why)
 		g.Notes = append(g.Notes, fmt.Sprintf("A status of %s that asks for a further pass but records no transition_from/transition_pass fails the render, naming the fix: %s.", target, u.Why))
@@ -397,13 +397,13 @@ func (g *Generated) dropUncovered() {
 }
 
 // stateName says which pass a state is: "the final values", or "pass 2
-// from 1.5" for the state 1.5/2.
+// of the hop from 1.5" for the state 1.5/2.
 func stateName(name string) string {
 	src, pass, ok := strings.Cut(name, "/")
 	if !ok {
 		return "the final values"
 	}
-	return "pass " + pass + " from " + src
+	return "pass " + pass + " of the hop from " + src
 }
 
 func longhornVersionPath(unit string) []string {
@@ -432,7 +432,11 @@ func (g *Generated) checkChart(ch *TargetChart) error {
 	for _, s := range append(slices.Clone(g.States), PassState{Name: "a fresh install", Values: g.Final}) {
 		minor := s.Values[KeyK8sVersionShort]
 		if _, ok := vm[minor]; !ok {
-			return fail("_internal.k8s_version_map has no Kubernetes %s, which pass %s sets (it maps %s)", minor, s.Name, strings.Join(sortedKeys(vm), ", "))
+			which := s.Name
+			if strings.Contains(which, "/") {
+				which = stateName(which)
+			}
+			return fail("_internal.k8s_version_map has no Kubernetes %s, which %s sets (it maps %s)", minor, which, strings.Join(sortedKeys(vm), ", "))
 		}
 	}
 	return nil

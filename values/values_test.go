@@ -88,7 +88,7 @@ func TestGenerateNamesAMissingLonghornChartVersion(t *testing.T) {
 	if !errors.Is(err, ErrChartVersionUnknown) {
 		t.Fatalf("Generate(1.5 → 1.7) error = %v, want ErrChartVersionUnknown", err)
 	}
-	for _, want := range []string{"Longhorn 1.9.2 (pass 1 from 1.5)", "add chart:"} {
+	for _, want := range []string{"Longhorn 1.9.2 (pass 1 of the hop from 1.5)", "add chart:"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %q", err, want)
 		}
@@ -356,7 +356,7 @@ func TestGenerateForRefusesAChartWithoutWhatTheOverlayNeeds(t *testing.T) {
 		{"no status info value", func(v map[string]any) { delete(v, "additional_sylva_units_status_info") }, "no additional_sylva_units_status_info"},
 		{"a pass's minor missing from the version map", func(v map[string]any) {
 			delete(v["_internal"].(map[string]any)["k8s_version_map"].(map[string]any), "1.32")
-		}, "_internal.k8s_version_map has no Kubernetes 1.32, which pass 1.4/1 sets (it maps 1.33)"},
+		}, "_internal.k8s_version_map has no Kubernetes 1.32, which pass 1 of the hop from 1.4 sets (it maps 1.33)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

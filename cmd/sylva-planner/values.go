@@ -42,14 +42,17 @@ func valuesCommand() *cli.Command {
 					"and appends it last to the sylva-units HelmRelease's valuesFrom. List DIR under components:\n" +
 					"of the environment's kustomization.yaml and apply as usual. DIR is replaced whole, in one\n" +
 					"rename, so that it always holds the old pair or the new one: it must be new, empty, or hold\n" +
-					"only those two files, and no part of its path may be a symbolic link.\n\n" +
+					"only those two files, and no part of its path may be a symbolic link. Each file starts with a\n" +
+					"comment marking it generated, with the digest of the rest: a file without it (written by hand,\n" +
+					"or by an older sylva-planner) or changed since is not replaced, exit 1, unless --force.\n\n" +
 					"Example: sylva-planner values generate --from 1.4 --to 1.6 --chart sylva-core/charts/sylva-units\n" +
 					"Example: sylva-planner values generate --from 1.4 --to 1.6 --kustomize my-env/transition",
 				ArgsUsage: " ",
 				Flags: append(planFlags(), cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
 					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true},
 					&cli.StringFlag{Name: "kustomize", Usage: "write the overlay as a kustomize Component into `DIR` (created if needed, else replaced whole: new, empty, or holding only its two files): the overlay, a ConfigMap generator and a patch appending it last to the sylva-units HelmRelease's valuesFrom", TakesFile: true},
-					cliapp.NamespaceFlag("with --kustomize: the `NAMESPACE` of the ConfigMap it generates, the sylva-units HelmRelease's", values.DefaultNamespace)),
+					cliapp.NamespaceFlag("with --kustomize: the `NAMESPACE` of the ConfigMap it generates, the sylva-units HelmRelease's", values.DefaultNamespace),
+					&cli.BoolFlag{Name: "force", Usage: "with --kustomize: replace its files even when values generate did not write them or they were changed since (they are refused otherwise)"}),
 				Action: valuesGenerateAction,
 			},
 			{
@@ -142,6 +145,8 @@ func valuesGenerateAction(c *cli.Context) error {
 		return cliapp.FlagError(c, errors.New("--kustomize needs a directory, such as --kustomize my-env/transition"))
 	case kustomize && c.IsSet("output"):
 		return cliapp.FlagError(c, errors.New("--kustomize writes files; it takes no -o"))
+	case !kustomize && c.Bool("force"):
+		return cliapp.FlagError(c, errors.New("--force goes with --kustomize (it replaces the files of its directory); values generate alone writes no file"))
 	case !kustomize && cliapp.Typed(c, "namespace"):
 		// The overlay reads the status of the namespace Helm installs it
 		// in (.Release.Namespace): -n would change nothing.
@@ -149,7 +154,7 @@ func valuesGenerateAction(c *cli.Context) error {
 	}
 	if kustomize {
 		// The directory is refused before any work.
-		if err := action.CheckKustomizeDir(dir, cliapp.EnvOf(c).Path(dir)); err != nil {
+		if err := action.CheckKustomizeDir(dir, cliapp.EnvOf(c).Path(dir), c.Bool("force")); err != nil {
 			return err
 		}
 	}
@@ -174,7 +179,7 @@ func valuesGenerateAction(c *cli.Context) error {
 // writeKustomize writes the overlay's kustomize Component into dir and
 // says on stdout what was written and how to wire it.
 func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
-	res, err := action.Kustomize{Generated: g, Dir: dir, Root: cliapp.EnvOf(c).Path(dir), Namespace: c.String("namespace"), Selection: selectionOf(c)}.Run()
+	res, err := action.Kustomize{Generated: g, Dir: dir, Root: cliapp.EnvOf(c).Path(dir), Namespace: c.String("namespace"), Selection: selectionOf(c), Force: c.Bool("force")}.Run()
 	if err != nil {
 		return err
 	}
