@@ -74,8 +74,10 @@ func loadScenario(t *testing.T, dir string) planner.Input {
 	return in
 }
 
-// TestScenarios runs every folder of testdata/ and compares the plan in
-// every format (or the error) with the golden files beside its input.
+// TestScenarios runs every folder of testdata/: it checks the plan (or
+// the error) against the facts.yaml beside its input, written by hand and
+// never rewritten, and against the rules every plan keeps, then compares
+// it in every format with the golden files, which -update rewrites.
 func TestScenarios(t *testing.T) {
 	dirs, err := filepath.Glob("testdata/*/input.yaml")
 	if err != nil || len(dirs) == 0 {
@@ -86,10 +88,12 @@ func TestScenarios(t *testing.T) {
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
 			p, err := planner.Compute(loadScenario(t, dir))
+			checkFacts(t, loadFacts(t, dir), p, err)
 			if err != nil {
 				golden.Assert(t, []byte(err.Error()+"\n"), name+"/error.txt")
 				return
 			}
+			checkDomainRules(t, p)
 			for _, f := range formats {
 				var buf bytes.Buffer
 				if err := f.write(p, &buf); err != nil {
