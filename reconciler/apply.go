@@ -85,6 +85,11 @@ type Applier struct {
 	Reader client.Reader
 	// LiveReader re-reads after a resourceVersion conflict; Reader when nil.
 	LiveReader client.Reader
+	// ClusterAPI, when set, reads the Cluster API objects of the namespace
+	// with each decision (kube.Target.ClusterAPI), so that Place and the
+	// gate read the cluster's Kubernetes minors, whose pass count depends
+	// on them (a workload cluster); nil reads none.
+	ClusterAPI *kube.ClusterAPI
 	// Writer patches the HelmRelease.
 	Writer client.Writer
 	// Recorder records the Event of each requested pass on the
@@ -166,6 +171,9 @@ func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 		return Result{}, errors.New("reconciler.Applier: Now is required to write")
 	}
 	reader := a.Reader
+	if t.ClusterAPI == nil {
+		t.ClusterAPI = a.ClusterAPI
+	}
 	var res Result
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		snap, err := Fetch(ctx, reader, t)

@@ -118,6 +118,19 @@ type Kubernetes struct {
 // IsZero is true when nothing was read.
 func (k Kubernetes) IsZero() bool { return k == Kubernetes{} }
 
+// Describe says k in words: "control plane 1.29, workers 1.28 (read from
+// …)".
+func (k Kubernetes) Describe() string {
+	out := "control plane " + cmp.Or(k.ControlPlane, "unknown")
+	if k.Workers != "" {
+		out += ", workers " + k.Workers
+	}
+	if k.Source != "" {
+		out += " (" + k.Source + ")"
+	}
+	return out
+}
+
 // ControlPlaneObject is the control plane object of the namespace: of
 // obs.ControlPlanes, the one whose name ends in ControlPlaneSuffix (as
 // the chart names it), else the first by kind and name; false when there

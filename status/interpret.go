@@ -36,6 +36,10 @@ type Observation struct {
 	// ControlPlaneObject, Kubernetes and KubernetesMinors interpret them.
 	ControlPlanes      []CAPIObject
 	MachineDeployments []CAPIObject
+	// ClusterAPIUnread says why the Cluster API objects of the namespace
+	// could not be read (the reader may not list them); empty when they
+	// were read or not looked up.
+	ClusterAPIUnread string
 }
 
 // HelmReleaseOf is the name of the HelmRelease obs looked up.
@@ -80,6 +84,10 @@ const (
 	CodeRequestInvalid      = "pass-request-invalid"
 	CodeRequestNotFromChart = "pass-request-not-from-chart"
 	CodePassFailed          = "pass-failed"
+	// CodeKubernetesNotRead: the namespace's Cluster API objects, which say
+	// the cluster's Kubernetes minors, could not be read (no right to list
+	// them).
+	CodeKubernetesNotRead = "kubernetes-not-read"
 	// CodeContradiction: the status's data and its additional-info give a
 	// key different values.
 	CodeContradiction = "status-contradiction"
@@ -135,8 +143,11 @@ type Report struct {
 	CanStartNow bool     `json:"canStartNow"`
 	Reasons     []string `json:"reasons"`
 	// Findings are sorted by severity, code, subject and message.
-	Findings      []Finding   `json:"findings"`
-	ConfigMap     *Status     `json:"configMap,omitempty"`
+	Findings  []Finding `json:"findings"`
+	ConfigMap *Status   `json:"configMap,omitempty"`
+	// Kubernetes is what the namespace's Cluster API objects say of its
+	// cluster's Kubernetes minors; nil when none was read.
+	Kubernetes    *Kubernetes `json:"kubernetes,omitempty"`
 	Kustomization *FluxObject `json:"kustomization,omitempty"`
 	HelmRelease   *FluxObject `json:"helmRelease,omitempty"`
 	// HelmReleaseName is the name of the HelmRelease looked up
@@ -239,6 +250,9 @@ func Interpret(obs Observation) Report {
 		HelmReleaseName: obs.HelmReleaseOf(),
 		obs:             obs,
 	}
+	if k := obs.Kubernetes(); !k.IsZero() {
+		r.Kubernetes = &k
+	}
 	ns := obs.Namespace
 	if ns == "" {
 		ns = "the release namespace"
@@ -272,6 +286,9 @@ func Interpret(obs Observation) Report {
 		if hr == nil {
 			r.add(CodeHelmReleaseAbsent, SeverityWarning, "", fmt.Sprintf("HelmRelease %s was not found in %s", obs.HelmReleaseOf(), ns))
 		}
+	}
+	if obs.ClusterAPIUnread != "" {
+		r.add(CodeKubernetesNotRead, SeverityWarning, "", obs.ClusterAPIUnread+"; without them the plan takes the minors from --kubernetes and --workers, else from the catalog")
 	}
 	if hr != nil && hr.Suspended {
 		r.add(CodeSuspended, SeverityWarning, hr.Name, fmt.Sprintf("HelmRelease %s is suspended: no pass runs until it is resumed (flux resume hr %s -n %s)", hr.Name, hr.Name, hr.Namespace))

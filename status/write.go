@@ -62,6 +62,9 @@ func (r Report) WriteTable(w io.Writer) error {
 	ew.printf("\n")
 	tw := tabwriter.NewWriter(ew, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Installed release:\t%s\n", r.Release)
+	if k := r.Kubernetes; k != nil {
+		fmt.Fprintf(tw, "Kubernetes:\t%s cluster; %s\n", ClusterKindOf(r.Namespace), k.Describe())
+	}
 	fmt.Fprintf(tw, "Progress:\t%s\n", r.Progress)
 	fmt.Fprintf(tw, "Pass pending:\t%s\n", yesNo(r.PassPending))
 	if r.PassRequest != "" {

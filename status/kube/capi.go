@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -143,17 +144,61 @@ func discoverCAPI(cfg *rest.Config) (servedVersions, error) {
 	}, nil
 }
 
-// readCAPI lists each Cluster API kind the server serves once across the
-// cluster, paged by ListPageSize, and adds its objects to the observation
-// of their namespace when obs holds one: Cluster API objects make no
-// release namespace.
-func (r *Reader) readCAPI(ctx context.Context, obs map[string]*status.Observation) error {
-	var served map[schema.GroupResource]string
-	if r.served != nil {
-		var err error
-		if served, err = r.served(ctx); err != nil {
-			return r.wrap("discover the Cluster API kinds the server serves", err)
+// ClusterAPI reads the Cluster API objects that say which Kubernetes
+// minors a cluster runs: each control plane kind of capiKinds and the
+// MachineDeployments, at the version the server serves.
+type ClusterAPI struct {
+	client client.Reader
+	// served says which kinds the server serves, at which version; nil
+	// reads each at the first of capiVersions.
+	served servedVersions
+}
+
+// NewClusterAPI reads the Cluster API objects through c, asking mapper
+// which version of each kind the server serves (the controller's
+// mapper, which discovers each group once and caches it).
+func NewClusterAPI(c client.Reader, mapper meta.RESTMapper) *ClusterAPI {
+	return &ClusterAPI{client: c, served: func(context.Context) (map[schema.GroupResource]string, error) {
+		served := map[schema.GroupResource]string{}
+		for _, k := range capiKinds {
+			m, err := mapper.RESTMapping(schema.GroupKind{Group: k.group, Kind: k.kind}, capiVersions...)
+			switch {
+			case meta.IsNoMatchError(err):
+				continue
+			case err != nil:
+				return nil, err
+			}
+			served[k.groupResource()] = m.Resource.Version
 		}
+		return served, nil
+	}}
+}
+
+// NewClusterAPIForConfig reads the Cluster API objects through c, asking
+// the server cfg points at which versions it serves (discoverCAPI).
+func NewClusterAPIForConfig(cfg *rest.Config, c client.Reader) (*ClusterAPI, error) {
+	served, err := discoverCAPI(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &ClusterAPI{client: c, served: served}, nil
+}
+
+// list lists each Cluster API kind the server serves once in namespace
+// (across the cluster when namespace is empty), paged by ListPageSize,
+// and gives each object to add. A kind not served has no object. An error
+// names the kind and where it was listed; wrap adds the context.
+func (c *ClusterAPI) list(ctx context.Context, namespace string, wrap func(string, error) error, add func(status.CAPIObject)) error {
+	var served map[schema.GroupResource]string
+	if c.served != nil {
+		var err error
+		if served, err = c.served(ctx); err != nil {
+			return wrap("discover the Cluster API kinds the server serves", err)
+		}
+	}
+	where := "in all namespaces"
+	if namespace != "" {
+		where = "in namespace " + namespace
 	}
 	for _, k := range capiKinds {
 		version := capiVersions[0]
@@ -164,25 +209,21 @@ func (r *Reader) readCAPI(ctx context.Context, obs map[string]*status.Observatio
 			}
 			version = v
 		}
-		opts := &client.ListOptions{Limit: ListPageSize}
+		opts := &client.ListOptions{Namespace: namespace, Limit: ListPageSize}
 		for {
 			list := &unstructured.UnstructuredList{}
 			list.SetGroupVersionKind(schema.GroupVersionKind{Group: k.group, Version: version, Kind: k.kind + "List"})
-			err := r.client.List(ctx, list, opts)
+			err := c.client.List(ctx, list, opts)
 			if absent(err) {
 				// Not served (no CRD): no object of the kind anywhere.
 				break
 			}
 			if err != nil {
-				return r.capiListError(k, err)
+				return &capiListError{what: k.resource + "." + k.group, err: wrap("list "+k.resource+"."+k.group+" "+where, err)}
 			}
 			for i := range list.Items {
-				o, ok := status.CAPIObjectFromMap(list.Items[i].Object)
-				if !ok {
-					continue
-				}
-				if at := obs[o.Namespace]; at != nil {
-					at.Add(o)
+				if o, ok := status.CAPIObjectFromMap(list.Items[i].Object); ok {
+					add(o)
 				}
 			}
 			if opts.Continue = list.GetContinue(); opts.Continue == "" {
@@ -193,13 +234,43 @@ func (r *Reader) readCAPI(ctx context.Context, obs map[string]*status.Observatio
 	return nil
 }
 
-// capiListError names the Cluster API kind that could not be listed; a
-// refusal names the right needed.
-func (r *Reader) capiListError(k capiKind, err error) error {
-	what := k.resource + "." + k.group
-	err = r.wrap("list "+what+" in all namespaces", err)
-	if apierrors.IsForbidden(err) {
-		return fmt.Errorf("%w; reading every release reads each cluster's Kubernetes minors from its Cluster API objects and needs the right to list %s cluster-wide", err, what)
+// capiListError is a Cluster API kind that could not be listed.
+type capiListError struct {
+	what string
+	err  error
+}
+
+func (e *capiListError) Error() string { return e.err.Error() }
+func (e *capiListError) Unwrap() error { return e.err }
+
+// readCAPI lists the Cluster API objects across the cluster and adds each
+// to the observation of its namespace when obs holds one: Cluster API
+// objects make no release namespace.
+func (r *Reader) readCAPI(ctx context.Context, obs map[string]*status.Observation) error {
+	err := r.capi.list(ctx, "", r.wrap, func(o status.CAPIObject) {
+		if at := obs[o.Namespace]; at != nil {
+			at.Add(o)
+		}
+	})
+	var le *capiListError
+	if errors.As(err, &le) && apierrors.IsForbidden(err) {
+		return fmt.Errorf("%w; reading every release reads each cluster's Kubernetes minors from its Cluster API objects and needs the right to list %s cluster-wide", err, le.what)
+	}
+	return err
+}
+
+// readNamespaceCAPI adds the Cluster API objects of obs's namespace to
+// obs. A refusal is not an error: the observation then says that the
+// minors could not be read (ClusterAPIUnread), and what right is needed.
+func readNamespaceCAPI(ctx context.Context, c *ClusterAPI, t Target, obs *status.Observation) error {
+	err := c.list(ctx, t.Namespace, func(what string, err error) error {
+		return fmt.Errorf("%s%s: %w", what, contextText(t.Context), err)
+	}, obs.Add)
+	var le *capiListError
+	if errors.As(err, &le) && apierrors.IsForbidden(err) {
+		obs.ControlPlanes, obs.MachineDeployments = nil, nil
+		obs.ClusterAPIUnread = fmt.Sprintf("%v; the cluster's Kubernetes minors are read from its Cluster API objects and need the right to list %s in %s", err, le.what, t.Namespace)
+		return nil
 	}
 	return err
 }

@@ -144,10 +144,10 @@ func populateRelease(cfg *rest.Config, c kubernetes.Interface, i int, ns string)
 	}
 	minor := []string{"v1.29.15", "v1.30.14", "v1.31.8"}[i%3]
 	for _, u := range []*unstructured.Unstructured{
-		kubeadmControlPlane(ns, cluster+status.ControlPlaneSuffix, minor),
-		machineDeployment(ns, cluster+"-md0", minor),
+		kubetest.KubeadmControlPlane(ns, cluster+status.ControlPlaneSuffix, minor),
+		kubetest.MachineDeployment(ns, cluster+"-md0", minor),
 	} {
-		if err := createCAPI(cfg, u); err != nil {
+		if err := kubetest.CreateCAPI(cfg, u); err != nil {
 			return err
 		}
 	}

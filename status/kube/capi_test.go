@@ -2,7 +2,7 @@ package kube_test
 
 import (
 	"context"
-	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,71 +11,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
-
-// The Cluster API resources the test API server serves (hack/build-testbin.sh).
-var (
-	kcpResource = schema.GroupVersionResource{Group: "controlplane.cluster.x-k8s.io", Version: "v1beta2", Resource: "kubeadmcontrolplanes"}
-	mdResource  = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "machinedeployments"}
-)
-
-// kubeadmControlPlane is a KubeadmControlPlane asking for version, with
-// what its schema requires.
-func kubeadmControlPlane(ns, name, version string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": kcpResource.GroupVersion().String(),
-		"kind":       "KubeadmControlPlane",
-		"metadata":   map[string]any{"name": name, "namespace": ns},
-		"spec": map[string]any{
-			"version": version,
-			"machineTemplate": map[string]any{"spec": map[string]any{
-				"infrastructureRef": map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": name},
-			}},
-		},
-	}}
-}
-
-// machineDeployment is a MachineDeployment of cluster ns asking for
-// version, with what its schema requires.
-func machineDeployment(ns, name, version string) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": mdResource.GroupVersion().String(),
-		"kind":       "MachineDeployment",
-		"metadata":   map[string]any{"name": name, "namespace": ns},
-		"spec": map[string]any{
-			"clusterName": ns,
-			"selector":    map[string]any{"matchLabels": map[string]any{"md": name}},
-			"template": map[string]any{
-				"metadata": map[string]any{"labels": map[string]any{"md": name}},
-				"spec": map[string]any{
-					"clusterName":       ns,
-					"version":           version,
-					"bootstrap":         map[string]any{"configRef": map[string]any{"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": "KubeadmConfigTemplate", "name": name}},
-					"infrastructureRef": map[string]any{"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": name},
-				},
-			},
-		},
-	}}
-}
-
-// createCAPI creates u; safe to call from several goroutines.
-func createCAPI(cfg *rest.Config, u *unstructured.Unstructured) error {
-	res := kcpResource
-	if u.GetKind() == "MachineDeployment" {
-		res = mdResource
-	}
-	if _, err := dynamic.NewForConfigOrDie(cfg).Resource(res).Namespace(u.GetNamespace()).Create(context.Background(), u, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("create %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-	}
-	return nil
-}
 
 // grantReadAllButCAPI lets user list the status ConfigMaps and the Flux
 // objects in all namespaces, and nothing of Cluster API.
@@ -135,5 +77,60 @@ func TestReadAllClusterAPIRefused(t *testing.T) {
 	want := "list kubeadmcontrolplanes.controlplane.cluster.x-k8s.io"
 	if err == nil || !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "needs the right to list kubeadmcontrolplanes.controlplane.cluster.x-k8s.io cluster-wide") {
 		t.Errorf("ReadAll error = %v, want a forbidden error naming %q and the right needed", err, want)
+	}
+}
+
+// TestReadReadsTheClusterAPIObjectsOfItsNamespace: Read (status -n, plan
+// --live, report, verify) reads the control plane and MachineDeployments
+// of its namespace, and only those, with a namespaced list; a reader who
+// may not list them gets the release all the same, with the minors
+// unread and a warning saying which right is missing.
+func TestReadReadsTheClusterAPIObjectsOfItsNamespace(t *testing.T) {
+	cfg := kubetest.Config(t)
+	ns, other := kubetest.Namespace(t, cfg), kubetest.Namespace(t, cfg)
+	for _, u := range []*unstructured.Unstructured{
+		kubetest.KubeadmControlPlane(ns, ns+"-control-plane", "v1.29.15"),
+		kubetest.MachineDeployment(ns, "md0", "v1.29.15"),
+		kubetest.MachineDeployment(ns, "md1", "v1.28.9"),
+		kubetest.KubeadmControlPlane(other, other+"-control-plane", "v1.31.8"),
+	} {
+		if err := kubetest.CreateCAPI(cfg, u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := kube.NewReader(cfg, kube.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := r.Read(context.Background(), ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp, workers, src, ok := obs.KubernetesMinors()
+	if !ok || cp != "1.29" || workers != "1.28" || !strings.Contains(src, "KubeadmControlPlane "+ns+"/"+ns+"-control-plane") || !strings.Contains(src, "MachineDeployment "+ns+"/md1") {
+		t.Errorf("KubernetesMinors() = %q, %q, %q, %v; want 1.29, 1.28 from the namespace's KubeadmControlPlane and md1", cp, workers, src, ok)
+	}
+	if len(obs.ControlPlanes) != 1 || len(obs.MachineDeployments) != 2 || obs.ClusterAPIUnread != "" {
+		t.Errorf("read %d control planes and %d MachineDeployments (unread: %q); want the namespace's 1 and 2", len(obs.ControlPlanes), len(obs.MachineDeployments), obs.ClusterAPIUnread)
+	}
+	if rep := status.Interpret(obs); rep.Kubernetes == nil || rep.Kubernetes.ControlPlane != "1.29" {
+		t.Errorf("the status report's Kubernetes = %+v, want the control plane's 1.29", rep.Kubernetes)
+	}
+
+	grantReadIn(t, cfg, ns, "dave")
+	restricted, err := kube.NewReader(kubetest.Impersonate(cfg, "dave"), kube.Options{Context: "dave"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err = restricted.Read(context.Background(), ns)
+	if err != nil {
+		t.Fatalf("Read without the right to list the Cluster API kinds: %v; want the release read, its minors unread", err)
+	}
+	if _, _, _, ok := obs.KubernetesMinors(); ok || !strings.Contains(obs.ClusterAPIUnread, "need the right to list kubeadmcontrolplanes.controlplane.cluster.x-k8s.io in "+ns) {
+		t.Errorf("ClusterAPIUnread = %q (minors read: %v); want it to name the right needed", obs.ClusterAPIUnread, ok)
+	}
+	rep := status.Interpret(obs)
+	if !slices.ContainsFunc(rep.Findings, func(f status.Finding) bool { return f.Code == status.CodeKubernetesNotRead }) {
+		t.Errorf("findings %+v, want %s", rep.Findings, status.CodeKubernetesNotRead)
 	}
 }

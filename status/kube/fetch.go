@@ -58,6 +58,10 @@ type Target struct {
 	// Context is the kubeconfig context the reader talks to, named in
 	// errors; empty names none.
 	Context string
+	// ClusterAPI, when set, reads the namespace's Cluster API objects (its
+	// control plane and MachineDeployments), which say the cluster's
+	// Kubernetes minors; nil reads none.
+	ClusterAPI *ClusterAPI
 }
 
 // HelmReleaseName is t.HelmRelease, or status.DefaultHelmRelease when
@@ -98,9 +102,10 @@ func (e *InvalidError) Error() string { return e.Object + ": " + e.Err.Error() }
 func (e *InvalidError) Unwrap() error { return e.Err }
 
 // Fetch reads the status ConfigMap, the sylva-units-status Kustomization
-// and the HelmRelease of t through r: the one reader of a release
-// namespace, for the status, verify and reconcile commands and the
-// controller (whose r is its cache). Its rule:
+// and the HelmRelease of t through r, and its Cluster API objects through
+// t.ClusterAPI when set: the one reader of a release namespace, for the
+// status, verify and reconcile commands and the controller (whose r is its
+// cache). Its rule:
 //
 //   - an object that does not exist, or whose kind the server does not
 //     serve (no Flux CRD), is nil in the Observation;
@@ -109,6 +114,9 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 //     caller says what it means (status and verify refuse it, reconcile and
 //     the controller decide OutcomeInvalid, ReadAll makes it its
 //     namespace's error);
+//   - Cluster API objects the reader may not list leave the cluster's
+//     minors unread (Observation.ClusterAPIUnread says why), not an error:
+//     the plan then takes them from flags or the catalog;
 //   - any other failure (unreachable, forbidden, a Flux object the API
 //     types cannot hold) is an error naming the object and t.Context.
 func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
@@ -145,6 +153,11 @@ func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
 	}
 	if found {
 		s.Observation.HelmRelease, s.HelmRelease = status.FromHelmRelease(hr), hr
+	}
+	if t.ClusterAPI != nil {
+		if err := readNamespaceCAPI(ctx, t.ClusterAPI, t, &s.Observation); err != nil {
+			return Snapshot{}, err
+		}
 	}
 	return s, nil
 }

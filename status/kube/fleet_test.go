@@ -69,11 +69,11 @@ func TestReadAllFromAPIServer(t *testing.T) {
 	createFlux(t, cfg, done, kustomization(done, map[string]string{status.AnnotationTargetReleaseRevision: "4", status.AnnotationTargetValuesChecksum: checksum}), "True")
 	createFlux(t, cfg, done, helmRelease(done, "sylva-units", false), "True")
 	for _, u := range []*unstructured.Unstructured{
-		kubeadmControlPlane(done, done+"-control-plane", "v1.29.15"),
-		machineDeployment(done, "md0", "v1.29.15"),
-		machineDeployment(done, "md1", "v1.28.9"),
+		kubetest.KubeadmControlPlane(done, done+"-control-plane", "v1.29.15"),
+		kubetest.MachineDeployment(done, "md0", "v1.29.15"),
+		kubetest.MachineDeployment(done, "md1", "v1.28.9"),
 	} {
-		if err := createCAPI(cfg, u); err != nil {
+		if err := kubetest.CreateCAPI(cfg, u); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -99,7 +99,7 @@ func TestReadAllFromAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Cluster API objects make no release namespace.
-	if err := createCAPI(cfg, kubeadmControlPlane(unrelated, unrelated+"-control-plane", "v1.30.1")); err != nil {
+	if err := kubetest.CreateCAPI(cfg, kubetest.KubeadmControlPlane(unrelated, unrelated+"-control-plane", "v1.30.1")); err != nil {
 		t.Fatal(err)
 	}
 

@@ -54,9 +54,9 @@ type Options struct {
 type Reader struct {
 	client client.Reader
 	opts   Options
-	// served says which Cluster API kinds the server serves, at which
-	// version (ReadAll); nil reads each at the first of capiVersions.
-	served servedVersions
+	// capi reads the Cluster API objects (ReadAll across the cluster,
+	// Read in the namespace).
+	capi *ClusterAPI
 }
 
 // NewReader returns a Reader for the cluster cfg points at. It does not
@@ -73,12 +73,12 @@ func NewReader(cfg *rest.Config, opts Options) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build a client%s: %w", contextText(opts.Context), err)
 	}
-	served, err := discoverCAPI(cfg)
+	capi, err := NewClusterAPIForConfig(cfg, c)
 	if err != nil {
 		return nil, fmt.Errorf("build a discovery client%s: %w", contextText(opts.Context), err)
 	}
 	r := NewReaderForClient(c, opts)
-	r.served = served
+	r.capi = capi
 	return r, nil
 }
 
@@ -89,16 +89,17 @@ func NewReaderForClient(c client.Reader, opts Options) *Reader {
 	if opts.HelmRelease == "" {
 		opts.HelmRelease = status.DefaultHelmRelease
 	}
-	return &Reader{client: c, opts: opts}
+	return &Reader{client: c, opts: opts, capi: &ClusterAPI{client: c}}
 }
 
 // Read reads the sylva-units-status ConfigMap, the sylva-units-status
-// Kustomization and the HelmRelease in namespace with Fetch. Absent objects
+// Kustomization, the HelmRelease and the Cluster API objects in namespace
+// with Fetch. Absent objects
 // are nil in the Observation, whose FluxRead is true. A ConfigMap with a
 // malformed value (Snapshot.Invalid) is an error naming the key (a
 // *status.KeyError in the chain), the object and the context.
 func (r *Reader) Read(ctx context.Context, namespace string) (status.Observation, error) {
-	s, err := Fetch(ctx, r.client, Target{Namespace: namespace, HelmRelease: r.opts.HelmRelease, Context: r.opts.Context})
+	s, err := Fetch(ctx, r.client, Target{Namespace: namespace, HelmRelease: r.opts.HelmRelease, Context: r.opts.Context, ClusterAPI: r.capi})
 	if err != nil {
 		return status.Observation{}, err
 	}
