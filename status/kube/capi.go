@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	apidiscoveryv2 "k8s.io/api/apidiscovery/v2"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -186,8 +187,10 @@ func NewClusterAPIForConfig(cfg *rest.Config, c client.Reader) (*ClusterAPI, err
 
 // list lists each Cluster API kind the server serves once in namespace
 // (across the cluster when namespace is empty), paged by ListPageSize,
-// and gives each object to add. A kind not served has no object. An error
-// names the kind and where it was listed; wrap adds the context.
+// and gives each object to add, kind by kind in the order of capiKinds.
+// The kinds are listed at once. A kind not served has no object. An error
+// names the kind and where it was listed (the first kind's, in that
+// order); wrap adds the context.
 func (c *ClusterAPI) list(ctx context.Context, namespace string, wrap func(string, error) error, add func(status.CAPIObject)) error {
 	var served map[schema.GroupResource]string
 	if c.served != nil {
@@ -200,7 +203,10 @@ func (c *ClusterAPI) list(ctx context.Context, namespace string, wrap func(strin
 	if namespace != "" {
 		where = "in namespace " + namespace
 	}
-	for _, k := range capiKinds {
+	objs := make([][]status.CAPIObject, len(capiKinds))
+	errs := make([]error, len(capiKinds))
+	var wg sync.WaitGroup
+	for i, k := range capiKinds {
 		version := capiVersions[0]
 		if served != nil {
 			v, ok := served[k.groupResource()]
@@ -209,29 +215,52 @@ func (c *ClusterAPI) list(ctx context.Context, namespace string, wrap func(strin
 			}
 			version = v
 		}
-		opts := &client.ListOptions{Namespace: namespace, Limit: ListPageSize}
-		for {
-			list := &unstructured.UnstructuredList{}
-			list.SetGroupVersionKind(schema.GroupVersionKind{Group: k.group, Version: version, Kind: k.kind + "List"})
-			err := c.client.List(ctx, list, opts)
-			if absent(err) {
-				// Not served (no CRD): no object of the kind anywhere.
-				break
+		wg.Go(func() {
+			gvk := schema.GroupVersionKind{Group: k.group, Version: version, Kind: k.kind + "List"}
+			objs[i], errs[i] = c.listKind(ctx, gvk, namespace)
+			if errs[i] != nil {
+				errs[i] = &capiListError{what: k.resource + "." + k.group, err: wrap("list "+k.resource+"."+k.group+" "+where, errs[i])}
 			}
-			if err != nil {
-				return &capiListError{what: k.resource + "." + k.group, err: wrap("list "+k.resource+"."+k.group+" "+where, err)}
-			}
-			for i := range list.Items {
-				if o, ok := status.CAPIObjectFromMap(list.Items[i].Object); ok {
-					add(o)
-				}
-			}
-			if opts.Continue = list.GetContinue(); opts.Continue == "" {
-				break
-			}
+		})
+	}
+	wg.Wait()
+	for i := range capiKinds {
+		if errs[i] != nil {
+			return errs[i]
+		}
+	}
+	for _, kind := range objs {
+		for _, o := range kind {
+			add(o)
 		}
 	}
 	return nil
+}
+
+// listKind lists the objects of the list kind gvk in namespace (all when
+// empty), paged; none when the kind is not served (no CRD).
+func (c *ClusterAPI) listKind(ctx context.Context, gvk schema.GroupVersionKind, namespace string) ([]status.CAPIObject, error) {
+	var out []status.CAPIObject
+	opts := &client.ListOptions{Namespace: namespace, Limit: ListPageSize}
+	for {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(gvk)
+		err := c.client.List(ctx, list, opts)
+		if absent(err) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		for i := range list.Items {
+			if o, ok := status.CAPIObjectFromMap(list.Items[i].Object); ok {
+				out = append(out, o)
+			}
+		}
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			return out, nil
+		}
+	}
 }
 
 // capiListError is a Cluster API kind that could not be listed.
@@ -243,15 +272,10 @@ type capiListError struct {
 func (e *capiListError) Error() string { return e.err.Error() }
 func (e *capiListError) Unwrap() error { return e.err }
 
-// readCAPI lists the Cluster API objects across the cluster and adds each
-// to the observation of its namespace when obs holds one: Cluster API
-// objects make no release namespace.
-func (r *Reader) readCAPI(ctx context.Context, obs map[string]*status.Observation) error {
-	err := r.capi.list(ctx, "", r.wrap, func(o status.CAPIObject) {
-		if at := obs[o.Namespace]; at != nil {
-			at.Add(o)
-		}
-	})
+// readCAPI lists the Cluster API objects across the cluster and gives
+// each to add.
+func (r *Reader) readCAPI(ctx context.Context, add func(status.CAPIObject)) error {
+	err := r.capi.list(ctx, "", r.wrap, add)
 	var le *capiListError
 	if errors.As(err, &le) && apierrors.IsForbidden(err) {
 		return fmt.Errorf("%w; reading every release reads each cluster's Kubernetes minors from its Cluster API objects and needs the right to list %s cluster-wide", err, le.what)

@@ -2,10 +2,14 @@ package kube
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -41,8 +45,33 @@ const ListPageSize = 5000
 // namespaces, and the Cluster API kinds (ClusterAPIResources); a refusal
 // is an error naming the kind and the right needed.
 func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
+	// The lists run at once, each into its own result, and are merged in a
+	// fixed order: the server encodes one while the client decodes another,
+	// and the first error, in that order, is the one returned.
+	var (
+		cms    []corev1.ConfigMap
+		flux   [2][]fluxItem
+		capi   []status.CAPIObject
+		errs   [4]error
+		listWG sync.WaitGroup
+	)
+	fluxKinds := []fluxKind{{KustomizationKind, KustomizationResource, status.KustomizationName}, {HelmReleaseKind, HelmReleaseResource, r.opts.HelmRelease}}
+	listWG.Go(func() { cms, errs[0] = r.listConfigMaps(ctx) })
+	for i, k := range fluxKinds {
+		listWG.Go(func() { flux[i], errs[1+i] = r.listFlux(ctx, k) })
+	}
+	listWG.Go(func() {
+		errs[3] = r.readCAPI(ctx, func(o status.CAPIObject) { capi = append(capi, o) })
+	})
+	listWG.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+
 	obs := map[string]*status.Observation{}
-	errs := map[string]error{}
+	bad := map[string]error{}
 	// objects names the Flux object of a namespace's error (status.FleetEntry.Object).
 	objects := map[string]string{}
 	at := func(ns string) *status.Observation {
@@ -51,6 +80,53 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 		}
 		return obs[ns]
 	}
+	for i := range cms {
+		cm := &cms[i]
+		o := at(cm.Namespace)
+		s, err := status.FromConfigMap(cm)
+		if err != nil {
+			bad[cm.Namespace] = &InvalidError{Object: fmt.Sprintf("ConfigMap %s/%s", cm.Namespace, cm.Name), Err: err}
+			continue
+		}
+		o.ConfigMap = s
+	}
+	for i, k := range fluxKinds {
+		for _, it := range flux[i] {
+			o := at(it.namespace)
+			if it.err != nil {
+				if bad[it.namespace] == nil {
+					bad[it.namespace] = fmt.Errorf("%s.%s %s/%s: %w", k.res.Resource, k.res.Group, it.namespace, it.name, it.err)
+					objects[it.namespace] = status.KubectlFluxName(k.gvk.Kind, k.name)
+				}
+				continue
+			}
+			if k.gvk == HelmReleaseKind {
+				o.HelmRelease = it.obj
+			} else {
+				o.Kustomization = it.obj
+			}
+		}
+	}
+	// Cluster API objects make no release namespace.
+	for _, o := range capi {
+		if at := obs[o.Namespace]; at != nil {
+			at.Add(o)
+		}
+	}
+	out := make([]status.FleetEntry, 0, len(obs))
+	for _, ns := range slices.Sorted(maps.Keys(obs)) {
+		if err := bad[ns]; err != nil {
+			out = append(out, status.FleetEntry{Namespace: ns, Err: err, Object: objects[ns]})
+			continue
+		}
+		out = append(out, status.FleetEntry{Namespace: ns, Observation: *obs[ns]})
+	}
+	return out, nil
+}
+
+// listConfigMaps lists the status ConfigMaps of all namespaces, paged.
+func (r *Reader) listConfigMaps(ctx context.Context) ([]corev1.ConfigMap, error) {
+	var out []corev1.ConfigMap
 	opts := &client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", status.ConfigMapName), Limit: ListPageSize}
 	for {
 		list := &corev1.ConfigMapList{}
@@ -59,71 +135,101 @@ func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 			// that is not a Kubernetes API server.
 			return nil, r.listError("ConfigMaps named "+status.ConfigMapName, err)
 		}
-		for i := range list.Items {
-			cm := &list.Items[i]
-			o := at(cm.Namespace)
-			s, err := status.FromConfigMap(cm)
-			if err != nil {
-				errs[cm.Namespace] = &InvalidError{Object: fmt.Sprintf("ConfigMap %s/%s", cm.Namespace, cm.Name), Err: err}
-				continue
-			}
-			o.ConfigMap = s
-		}
+		out = append(out, list.Items...)
 		if opts.Continue = list.Continue; opts.Continue == "" {
-			break
+			return out, nil
 		}
 	}
-	for _, k := range []struct {
-		gvk  schema.GroupVersionKind
-		res  schema.GroupVersionResource
-		name string
-	}{{KustomizationKind, KustomizationResource, status.KustomizationName}, {HelmReleaseKind, HelmReleaseResource, r.opts.HelmRelease}} {
-		opts := &client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", k.name), Limit: ListPageSize}
-		for {
-			list := &unstructured.UnstructuredList{}
-			list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
-			err := r.client.List(ctx, list, opts)
-			if absent(err) {
-				// The kind is not served (no Flux CRD): absent everywhere.
-				break
+}
+
+// fluxKind is a Flux kind ReadAll lists, and the name of its objects.
+type fluxKind struct {
+	gvk  schema.GroupVersionKind
+	res  schema.GroupVersionResource
+	name string
+}
+
+// fluxItem is one Flux object listed: the object, or why the API types
+// cannot hold it.
+type fluxItem struct {
+	namespace, name string
+	obj             *status.FluxObject
+	err             error
+}
+
+// listFlux lists the objects of kind k named k.name in all namespaces,
+// paged; none when the kind is not served (no Flux CRD). The list is
+// decoded into the Flux API types at once; when one object does not fit
+// them, it is listed again as unstructured objects and each is converted
+// on its own, so that the one that does not fit is its namespace's error.
+func (r *Reader) listFlux(ctx context.Context, k fluxKind) ([]fluxItem, error) {
+	items, err := r.listFluxTyped(ctx, k)
+	var answered apierrors.APIStatus
+	if err == nil || absent(err) || errors.As(err, &answered) || ctx.Err() != nil {
+		return items, r.fluxListError(k, err)
+	}
+	return r.listFluxEach(ctx, k)
+}
+
+// fluxListError names the Flux kind that could not be listed; nil for no
+// error or a kind not served.
+func (r *Reader) fluxListError(k fluxKind, err error) error {
+	if err == nil || absent(err) {
+		return nil
+	}
+	return r.listError(fmt.Sprintf("%s.%s named %s", k.res.Resource, k.res.Group, k.name), err)
+}
+
+// listFluxTyped lists the objects of k into the Flux API types.
+func (r *Reader) listFluxTyped(ctx context.Context, k fluxKind) ([]fluxItem, error) {
+	var out []fluxItem
+	opts := &client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", k.name), Limit: ListPageSize}
+	for {
+		var list client.ObjectList
+		if k.gvk == HelmReleaseKind {
+			list = &helmv2.HelmReleaseList{}
+		} else {
+			list = &kustomizev1.KustomizationList{}
+		}
+		if err := r.client.List(ctx, list, opts); err != nil {
+			return nil, err
+		}
+		switch l := list.(type) {
+		case *helmv2.HelmReleaseList:
+			for i := range l.Items {
+				out = append(out, fluxItem{namespace: l.Items[i].Namespace, name: l.Items[i].Name, obj: status.FromHelmRelease(&l.Items[i])})
 			}
-			if err != nil {
-				return nil, r.listError(fmt.Sprintf("%s.%s named %s", k.res.Resource, k.res.Group, k.name), err)
-			}
-			for i := range list.Items {
-				u := &list.Items[i]
-				f, err := convertFlux(k.gvk.Kind, u.Object)
-				o := at(u.GetNamespace())
-				if err != nil {
-					if errs[u.GetNamespace()] == nil {
-						errs[u.GetNamespace()] = fmt.Errorf("%s.%s %s/%s: %w", k.res.Resource, k.res.Group, u.GetNamespace(), u.GetName(), err)
-						objects[u.GetNamespace()] = status.KubectlFluxName(k.gvk.Kind, k.name)
-					}
-					continue
-				}
-				if k.gvk == HelmReleaseKind {
-					o.HelmRelease = f
-				} else {
-					o.Kustomization = f
-				}
-			}
-			if opts.Continue = list.GetContinue(); opts.Continue == "" {
-				break
+		case *kustomizev1.KustomizationList:
+			for i := range l.Items {
+				out = append(out, fluxItem{namespace: l.Items[i].Namespace, name: l.Items[i].Name, obj: status.FromKustomization(&l.Items[i])})
 			}
 		}
-	}
-	if err := r.readCAPI(ctx, obs); err != nil {
-		return nil, err
-	}
-	out := make([]status.FleetEntry, 0, len(obs))
-	for _, ns := range slices.Sorted(maps.Keys(obs)) {
-		if err := errs[ns]; err != nil {
-			out = append(out, status.FleetEntry{Namespace: ns, Err: err, Object: objects[ns]})
-			continue
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			return out, nil
 		}
-		out = append(out, status.FleetEntry{Namespace: ns, Observation: *obs[ns]})
 	}
-	return out, nil
+}
+
+// listFluxEach lists the objects of k as unstructured objects and
+// converts each on its own.
+func (r *Reader) listFluxEach(ctx context.Context, k fluxKind) ([]fluxItem, error) {
+	var out []fluxItem
+	opts := &client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", k.name), Limit: ListPageSize}
+	for {
+		list := &unstructured.UnstructuredList{}
+		list.SetGroupVersionKind(k.gvk.GroupVersion().WithKind(k.gvk.Kind + "List"))
+		if err := r.client.List(ctx, list, opts); err != nil {
+			return nil, r.fluxListError(k, err)
+		}
+		for i := range list.Items {
+			u := &list.Items[i]
+			f, err := convertFlux(k.gvk.Kind, u.Object)
+			out = append(out, fluxItem{namespace: u.GetNamespace(), name: u.GetName(), obj: f, err: err})
+		}
+		if opts.Continue = list.GetContinue(); opts.Continue == "" {
+			return out, nil
+		}
+	}
 }
 
 // listError names what could not be listed and the context; a refusal

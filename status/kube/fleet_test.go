@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -416,4 +417,48 @@ func createReady(cfg *rest.Config, ns string, u *unstructured.Unstructured) erro
 		return fmt.Errorf("update status of %s %s/%s: %w", u.GetKind(), ns, u.GetName(), err)
 	}
 	return nil
+}
+
+// TestReadAllAFluxObjectTheTypesCannotHold: the Flux objects are listed
+// into the Flux API types at once; when one does not fit them (the decode
+// of the typed list fails), the kind is listed again as unstructured
+// objects and only the object that does not fit is its namespace's error.
+func TestReadAllAFluxObjectTheTypesCannotHold(t *testing.T) {
+	hr := func(ns string, interval any) unstructured.Unstructured {
+		return unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": kube.HelmReleaseKind.GroupVersion().String(), "kind": kube.HelmReleaseKind.Kind,
+			"metadata": map[string]any{"name": status.DefaultHelmRelease, "namespace": ns},
+			"spec":     map[string]any{"interval": interval, "chart": map[string]any{"spec": map[string]any{"chart": "sylva-units", "sourceRef": map[string]any{"kind": "GitRepository", "name": "sylva-core"}}}},
+		}}
+	}
+	typed := 0
+	c := fake.NewClientBuilder().WithScheme(kube.Scheme()).WithInterceptorFuncs(interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, _ ...client.ListOption) error {
+			switch l := list.(type) {
+			case *unstructured.UnstructuredList:
+				if l.GroupVersionKind().Kind == kube.HelmReleaseKind.Kind+"List" {
+					l.Items = []unstructured.Unstructured{hr("wc1", "10m"), hr("wc2", int64(5))}
+					return nil
+				}
+				return apierrors.NewNotFound(schema.GroupResource{Group: l.GroupVersionKind().Group}, "")
+			case *helmv2.HelmReleaseList:
+				typed++
+				return errors.New("json: cannot unmarshal number into Go struct field HelmReleaseSpec.spec.interval of type string")
+			}
+			return c.List(ctx, list)
+		},
+	}).Build()
+	all, err := kube.NewReaderForClient(c, kube.Options{}).ReadAll(context.Background())
+	if err != nil {
+		t.Fatalf("ReadAll: %v", err)
+	}
+	if typed != 1 || len(all) != 2 {
+		t.Fatalf("ReadAll listed the typed HelmReleases %d times and read %d namespaces (%+v); want once, and wc1 and wc2", typed, len(all), all)
+	}
+	if all[0].Err != nil || all[0].Observation.HelmRelease == nil {
+		t.Errorf("wc1 = %+v, want its HelmRelease read", all[0])
+	}
+	if all[1].Err == nil || !strings.Contains(all[1].Err.Error(), "helmreleases.helm.toolkit.fluxcd.io wc2/sylva-units") {
+		t.Errorf("wc2 error = %v, want the HelmRelease that does not fit the API types named", all[1].Err)
+	}
 }
