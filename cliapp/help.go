@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
@@ -205,30 +206,40 @@ func ParseDoc(desc string) Doc {
 			*last, cont = strings.CutSuffix(*last, " \\")
 		}
 	}
-	d.ExitCodes = parseExitCodes(strings.Join(codes, "\n"))
+	d.ExitCodes = parseExitCodes(strings.Join(codes, "\n\n"))
 	return d
 }
 
 // parseExitCodes reads exit codes one per line ("0 ready"), a line that
-// starts with no code going on with the one before, or on one line
-// separated by semicolons ("0 ready; 1 bad input"). Text before any code
-// is an entry without one ("as for plan").
+// starts with no code, or is indented more than the code before, going on
+// with the one before; or on one line separated by semicolons ("0 ready;
+// 1 bad input"). Text before any code, or in a paragraph of its own, is
+// an entry without one ("as for plan").
 func parseExitCodes(text string) []ExitCode {
 	var out []ExitCode
-	coded := 0 // lines that start with a code
-	for _, l := range strings.Split(text, "\n") {
+	coded := 0       // lines that start with a code
+	para := true     // a paragraph starts
+	codeIndent := -1 // the indentation of the last code
+	for i, l := range strings.Split(text, "\n") {
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		if i == 0 {
+			indent = 0 // the line of the label
+		}
 		l = strings.TrimSpace(l)
 		if l == "" {
+			para = true
 			continue
 		}
-		if m := codeLine.FindStringSubmatch(l); m != nil {
+		if m := codeLine.FindStringSubmatch(l); m != nil && (para || codeIndent < 0 || indent <= codeIndent) {
 			out = append(out, ExitCode{Code: m[1], Meaning: m[2]})
 			coded++
+			para, codeIndent = false, indent
 			continue
 		}
-		if len(out) == 0 {
+		if len(out) == 0 || para {
 			out = append(out, ExitCode{})
 		}
+		para = false
 		last := &out[len(out)-1]
 		last.Meaning = strings.TrimSpace(last.Meaning + " " + l)
 	}
@@ -435,7 +446,7 @@ func proseBlocks(text string, width int) []proseBlock {
 // keptLine is a line kept as written, wrapped when longer than width
 // under its indentation and two more.
 func keptLine(l string, width int) []string {
-	if utf8.RuneCountInString(l) <= width {
+	if TextWidth(l) <= width {
 		return []string{l}
 	}
 	indent := len(l) - len(strings.TrimLeft(l, " "))
@@ -453,7 +464,7 @@ func keptLine(l string, width int) []string {
 // hanging writes head then text wrapped, its further lines under the
 // text's start (or under the head's when the head is wide).
 func (b *helpBuilder) hanging(head, text string) {
-	col := helpIndent + utf8.RuneCountInString(head)
+	col := helpIndent + TextWidth(head)
 	if col > b.width/2 {
 		col = helpIndent + 4
 	}
@@ -484,8 +495,11 @@ func (b *helpBuilder) doc(d Doc) {
 		for _, c := range d.ExitCodes {
 			w = max(w, len(c.Code))
 		}
-		for _, c := range d.ExitCodes {
+		for i, c := range d.ExitCodes {
 			if c.Code == "" {
+				if i > 0 {
+					b.WriteString("\n")
+				}
 				b.prose(c.Meaning)
 				continue
 			}
@@ -518,11 +532,11 @@ func (b *helpBuilder) commands(cmds []*cli.Command) {
 	b.section("COMMANDS")
 	w := 0
 	for _, c := range cmds {
-		w = max(w, utf8.RuneCountInString(strings.Join(c.Names(), ", ")))
+		w = max(w, TextWidth(strings.Join(c.Names(), ", ")))
 	}
 	for _, c := range cmds {
 		names := strings.Join(c.Names(), ", ")
-		b.hanging(names+strings.Repeat(" ", w-utf8.RuneCountInString(names)+helpGap), c.Usage)
+		b.hanging(names+strings.Repeat(" ", w-TextWidth(names)+helpGap), c.Usage)
 	}
 }
 
@@ -541,7 +555,7 @@ func (b *helpBuilder) flags(title string, flags []cli.Flag) {
 	for _, f := range flags {
 		names, text := FlagHelp(f)
 		rows = append(rows, row{names, text})
-		if n := utf8.RuneCountInString(names); n <= limit {
+		if n := TextWidth(names); n <= limit {
 			w = max(w, n)
 		}
 	}
@@ -549,7 +563,7 @@ func (b *helpBuilder) flags(title string, flags []cli.Flag) {
 	pad := strings.Repeat(" ", helpIndent)
 	for _, r := range rows {
 		lines := Wrap(r.text, b.width-col)
-		n := utf8.RuneCountInString(r.names)
+		n := TextWidth(r.names)
 		if n > w || len(lines) == 0 {
 			// Names too long for the width go on under themselves.
 			for i, l := range Wrap(r.names, b.width-helpIndent-helpGap) {
@@ -656,13 +670,44 @@ func repeatable(f cli.Flag) bool {
 	return false
 }
 
-// Wrap breaks text into lines of at most width characters at spaces; a
-// word longer than width (a URL, a path) stands alone on its line, whole.
+// TextWidth is the number of columns s takes on a terminal: two for a
+// wide character (CJK, most emoji), none for a combining mark or a
+// zero-width one, one for any other.
+func TextWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf) || r == 0x200b || (r >= 0xfe00 && r <= 0xfe0f):
+		case wide(r):
+			n += 2
+		default:
+			n++
+		}
+	}
+	return n
+}
+
+// wide reports whether a terminal shows r two columns wide: the East
+// Asian wide and fullwidth blocks, and the emoji blocks.
+func wide(r rune) bool {
+	return r >= 0x1100 && (r <= 0x115f || // Hangul Jamo
+		r >= 0x2e80 && r <= 0xa4cf && r != 0x303f || // CJK … Yi
+		r >= 0xac00 && r <= 0xd7a3 || // Hangul syllables
+		r >= 0xf900 && r <= 0xfaff || // CJK compatibility ideographs
+		r >= 0xfe30 && r <= 0xfe4f || // CJK compatibility forms
+		r >= 0xff00 && r <= 0xff60 || r >= 0xffe0 && r <= 0xffe6 || // fullwidth forms
+		r >= 0x1f300 && r <= 0x1f64f || r >= 0x1f680 && r <= 0x1f6ff || r >= 0x1f900 && r <= 0x1f9ff || // emoji
+		r >= 0x20000 && r <= 0x3fffd) // CJK extensions
+}
+
+// Wrap breaks text into lines of at most width columns (TextWidth) at
+// spaces; a word longer than width (a URL, a path) stands alone on its
+// line, whole.
 func Wrap(text string, width int) []string {
 	var lines []string
 	cur, n := "", 0
 	for _, w := range strings.Fields(text) {
-		wn := utf8.RuneCountInString(w)
+		wn := TextWidth(w)
 		switch {
 		case n == 0:
 			cur, n = w, wn
@@ -682,10 +727,11 @@ func Wrap(text string, width int) []string {
 // WrapCommand breaks a shell command line into lines of at most width
 // characters that the shell reads as the same command: each line but
 // the last ends with " \", the next ones are indented by indent. It
-// breaks only at spaces outside quotes; a word too long for a line stays
-// whole.
+// breaks only at spaces outside quotes, and not between a flag and the
+// word after it (its value, most often); a word too long for a line
+// stays whole.
 func WrapCommand(cmd string, width, indent int) []string {
-	if utf8.RuneCountInString(cmd) <= width {
+	if TextWidth(cmd) <= width {
 		return []string{cmd}
 	}
 	var words []string
@@ -708,11 +754,22 @@ func WrapCommand(cmd string, width, indent int) []string {
 	if start < len(cmd) {
 		words = append(words, cmd[start:])
 	}
+	// A flag and its value, a redirection and its file, stay on one line.
+	var units []string
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		flag := strings.HasPrefix(w, "-") && !strings.Contains(w, "=")
+		if i+1 < len(words) && (redirection[w] || flag && !strings.HasPrefix(words[i+1], "-") && !shellOperator[words[i+1]] && !redirection[words[i+1]]) {
+			w += " " + words[i+1]
+			i++
+		}
+		units = append(units, w)
+	}
 	var lines []string
 	cur, n := "", 0
 	limit := width - 2 // room for " \"
-	for _, w := range words {
-		wn := utf8.RuneCountInString(w)
+	for _, w := range units {
+		wn := TextWidth(w)
 		switch {
 		case n == 0:
 			cur, n = w, wn
@@ -725,6 +782,13 @@ func WrapCommand(cmd string, width, indent int) []string {
 	}
 	return append(lines, cur)
 }
+
+// shellOperator and redirection are the words of a command line that are
+// no flag's value; a redirection's file follows it.
+var (
+	shellOperator = map[string]bool{"|": true, "||": true, "&&": true, ";": true, "2>&1": true}
+	redirection   = map[string]bool{">": true, ">>": true, "<": true, "2>": true}
+)
 
 // Man pages. HelpManPages lays out the same page as the terminal's help
 // in roff for man(1): the SYNOPSIS is the usage line, each option its
@@ -815,7 +879,7 @@ func (p helpPage) roff(title, source string, seeAlso []string) string {
 		line(".fi")
 	}
 	if len(p.doc.ExitCodes) > 0 {
-		line(`.SH "EXIT CODES"`)
+		line(".SH " + roffSection("EXIT CODES"))
 		for _, c := range p.doc.ExitCodes {
 			if c.Code == "" {
 				line(".PP")
@@ -835,7 +899,7 @@ func (p helpPage) roff(title, source string, seeAlso []string) string {
 		}
 	}
 	if len(p.flags) > 0 {
-		line(".SH " + roffQuote(p.flagsTitle))
+		line(".SH " + roffSection(p.flagsTitle))
 		for _, f := range p.flags {
 			line(".TP")
 			names := make([]string, 0, 2)
@@ -852,7 +916,7 @@ func (p helpPage) roff(title, source string, seeAlso []string) string {
 		}
 	}
 	if len(seeAlso) > 0 {
-		line(".SH \"SEE ALSO\"")
+		line(".SH " + roffSection("SEE ALSO"))
 		refs := make([]string, len(seeAlso))
 		for i, s := range seeAlso {
 			refs[i] = `\fB` + roffText(s) + `\fR(1)`
@@ -872,6 +936,15 @@ func roffText(s string) string {
 		s = `\&` + s
 	}
 	return s
+}
+
+// roffSection is the title of a section, quoted when it has more than
+// one word.
+func roffSection(title string) string {
+	if strings.Contains(title, " ") {
+		return roffQuote(title)
+	}
+	return title
 }
 
 // roffQuote is s as one argument of a roff request.

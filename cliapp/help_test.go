@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/urfave/cli/v2"
 )
@@ -41,7 +40,8 @@ func helpApp() *cli.App {
 					"  0 ready, or nothing at or above --fail-on\n" +
 					"  1 bad input: an unreadable file, a release the catalog does not cover,\n" +
 					"    a cluster that does not answer\n" +
-					"  2 blocked",
+					"  2 blocked\n\n" +
+					"With --all, the worst outcome of the toys.",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "from", Usage: "release the toy runs, for example `1.4`", EnvVars: []string{"TOY_FROM"}},
 					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * is the only wildcard, in any segment; repeatable)"},
@@ -69,7 +69,7 @@ func plan(app *cli.App) *cli.Command { return app.Commands[0] }
 func longest(text string) (int, string) {
 	n, line := 0, ""
 	for _, l := range strings.Split(text, "\n") {
-		if m := utf8.RuneCountInString(l); m > n && len(strings.Fields(l)) > 1 {
+		if m := TextWidth(l); m > n && len(strings.Fields(l)) > 1 {
 			n, line = m, l
 		}
 	}
@@ -175,9 +175,9 @@ func TestHelpShowsExamplesAndExitCodes(t *testing.T) {
 	for _, want := range []string{
 		"EXAMPLES:\n   # the passes from 1.4 to 1.6, as JSON\n   toy plan --from 1.4 --to 1.6 -o json\n\n   # a long command",
 		// The long command is broken where the shell reads it the same,
-		// its quotes whole.
-		"   toy plan --from 1.4 --to 1.6 --inventory cluster-dump --suppressions \\\n     suppressions.yaml --baseline last-night.json --prod-namespaces \\\n     '*-prod,prod-*' -o markdown\n",
-		"EXIT CODES:\n   0  ready, or nothing at or above --fail-on\n   1  bad input: an unreadable file, a release the catalog does not cover, a\n      cluster that does not answer\n   2  blocked\n",
+		// its quotes whole, each flag with its value.
+		"   toy plan --from 1.4 --to 1.6 --inventory cluster-dump \\\n     --suppressions suppressions.yaml --baseline last-night.json \\\n     --prod-namespaces '*-prod,prod-*' -o markdown\n",
+		"EXIT CODES:\n   0  ready, or nothing at or above --fail-on\n   1  bad input: an unreadable file, a release the catalog does not cover, a\n      cluster that does not answer\n   2  blocked\n\n   With --all, the worst outcome of the toys.\n",
 	} {
 		if !strings.Contains(help, want) {
 			t.Errorf("help lacks\n%s\nin\n%s", want, help)
@@ -199,6 +199,11 @@ func TestParseDoc(t *testing.T) {
 	}
 	if !slices.Equal(d.ExitCodes, []ExitCode{{Meaning: "as for plan."}}) {
 		t.Errorf("ExitCodes = %q", d.ExitCodes)
+	}
+	// A line indented under a code goes on with it, number or not.
+	d = ParseDoc("Exit codes:\n  0 done\n  1 a file larger than\n    16 MiB\n  2 blocked")
+	if want := []ExitCode{{"0", "done"}, {"1", "a file larger than 16 MiB"}, {"2", "blocked"}}; !slices.Equal(d.ExitCodes, want) {
+		t.Errorf("ExitCodes = %q, want %q", d.ExitCodes, want)
 	}
 	// Two "Example:" lines are two examples; a line ending with " \"
 	// goes on on the next.
@@ -228,8 +233,8 @@ func TestFlagPlaceholderSaysWhatTheFlagTakes(t *testing.T) {
 }
 
 func TestWrapCommandKeepsTheCommand(t *testing.T) {
-	got := WrapCommand(`a --b 'c d e' --f "g h" --i j`, 13, 2)
-	want := []string{`a --b \`, `  'c d e' \`, `  --f "g h" \`, `  --i j`}
+	got := WrapCommand(`a --b 'c d e' --f "g h" --i j --k | l > out.txt`, 13, 2)
+	want := []string{`a \`, `  --b 'c d e' \`, `  --f "g h" \`, `  --i j --k \`, `  | l \`, `  > out.txt`}
 	if !slices.Equal(got, want) {
 		t.Errorf("WrapCommand = %q, want %q", got, want)
 	}
@@ -241,6 +246,17 @@ func TestWrapCommandKeepsTheCommand(t *testing.T) {
 func TestWrapKeepsALongWordWhole(t *testing.T) {
 	got := Wrap("see https://example.com/a/long/path for more", 10)
 	want := []string{"see", "https://example.com/a/long/path", "for more"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Wrap = %q, want %q", got, want)
+	}
+}
+
+func TestWrapCountsTheColumnsATerminalShows(t *testing.T) {
+	if w := TextWidth("☁capo 🚀kadm é 日本"); w != 19 {
+		t.Errorf("TextWidth = %d, want 19 (the rocket and the two ideographs take two columns, é one)", w)
+	}
+	got := Wrap("jobs 🚀kadm 🎬sylva-upgrade", 11)
+	want := []string{"jobs 🚀kadm", "🎬sylva-upgrade"}
 	if !slices.Equal(got, want) {
 		t.Errorf("Wrap = %q, want %q", got, want)
 	}
@@ -320,8 +336,8 @@ func TestHelpManPages(t *testing.T) {
 	}
 	// Every line of the examples fits a terminal once man indents it.
 	for _, l := range strings.Split(page, "\n") {
-		if utf8.RuneCountInString(l) > manWidth && !strings.HasPrefix(l, ".") && strings.Contains(l, "toy plan") {
-			t.Errorf("toy-plan.1: an example line of %d columns: %s", utf8.RuneCountInString(l), l)
+		if TextWidth(l) > manWidth && !strings.HasPrefix(l, ".") && strings.Contains(l, "toy plan") {
+			t.Errorf("toy-plan.1: an example line of %d columns: %s", TextWidth(l), l)
 		}
 	}
 	if top := pages["toy.1"]; !strings.Contains(top, ".SH \"GLOBAL OPTIONS\"") || !strings.Contains(top, "\\fBtoy\\-plan\\fR(1), \\fBtoy\\-catalog\\fR(1), \\fBtoy\\-catalog\\-list\\fR(1)") {
