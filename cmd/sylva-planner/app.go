@@ -74,10 +74,13 @@ func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Wri
 // klog to its JSON log).
 var silenceKlog = sync.OnceFunc(func() { klog.SetLogger(logr.Discard()) })
 
-// runEnv runs the application in environment e (cliapp.Run).
+// runEnv runs the application in environment e (cliapp.Run), its help
+// wrapped to the width of e's standard output (cliapp.HelpWidth).
 func runEnv(ctx context.Context, e *cliapp.Env, args []string) int {
 	silenceKlog()
-	return cliapp.Run(ctx, e, newApp(e.Stdout, e.Stderr), args, completer)
+	app := newApp(e.Stdout, e.Stderr)
+	cliapp.WithHelp(app, cliapp.HelpWidth(e))
+	return cliapp.Run(ctx, e, app, args, completer)
 }
 
 func newApp(stdout, stderr io.Writer) *cli.App {
@@ -88,12 +91,25 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			"cluster from one Sylva release to another: the control plane steps through every Kubernetes\n" +
 			"minor, Longhorn through every minor, the workers roll on every pass that changes the Kubernetes\n" +
 			"version (once where the catalog says the chart can hold them back).\n\n" +
-			"Exit codes: 0 done; 1 operational error (bad input, unreadable file, unreachable cluster);\n" +
-			"2 blocked (an actionable blocker, or an unassessed required check); 3 the gate could not\n" +
-			"evaluate; 4 held (every blocker waits on upstream or is pinned).\n\n" +
 			"Output: -o on each command; every JSON and YAML document carries apiVersion, kind and\n" +
 			"metadata (toolVersion, catalogVersion, asOf). An input file given as - is read from standard\n" +
-			"input (one per command). See docs/cli.md.",
+			"input (one per command). See docs/cli.md.\n\n" +
+			"Examples:\n" +
+			"  # the passes from Sylva 1.4 to 1.6, and whether the upgrade may start\n" +
+			"  sylva-planner plan --from 1.4 --to 1.6\n\n" +
+			"  # where the cluster of the current kubeconfig context stands\n" +
+			"  sylva-planner status -n sylva-system\n\n" +
+			"  # what a command does, its examples, exit codes and options\n" +
+			"  sylva-planner plan --help\n\n" +
+			"Exit codes:\n" +
+			"  0 done; nothing at or above --fail-on (default blocker)\n" +
+			"  1 operational error: bad input, an unreadable file, a cluster unreachable or silent\n" +
+			"    (--request-timeout), a release the catalog does not cover, interrupted (SIGINT, SIGTERM);\n" +
+			"    one line on standard error names the input and the fix\n" +
+			"  2 blocked: an actionable blocker, or a required check not assessed (verdict unknown)\n" +
+			"  3 the gate itself could not evaluate: treat it as blocked\n" +
+			"  4 held: every blocker waits on upstream or is pinned on purpose\n\n" +
+			"Each command's help gives the codes it exits with.",
 		Version:              versionString(),
 		Writer:               stdout,
 		ErrWriter:            stderr,
@@ -114,7 +130,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 			controllerCommand(),
 			versionCommand(),
 			completionCommand(),
-			cliapp.ManCommand(),
+			manCommand(),
 		},
 	}
 	cliapp.Conventions(app)

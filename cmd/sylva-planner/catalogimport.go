@@ -34,8 +34,16 @@ func catalogImportCommand() *cli.Command {
 			"main's is its sylva_release, else the one after the newest other ref or release tag or branch of\n" +
 			"the checkout, or name it: --ref main=1.4. The file is written once, atomically, after the\n" +
 			"catalog of its directory loaded with the new file in memory (its other *.yaml files read as\n" +
-			"--catalog DIR reads them); if it does not load, the file is not touched.\n\n" +
-			"Example: sylva-planner catalog import --sylva-core ../sylva-core --ref 1.3.10 --ref main",
+			"--catalog DIR reads them); if it does not load, the file is not touched. See docs/catalog.md.\n\n" +
+			"Examples:\n" +
+			"  # what tag 1.3.10 and main prove\n" +
+			"  sylva-planner catalog import --sylva-core ../sylva-core --ref 1.3.10 --ref main\n\n" +
+			"  # rewrite the imported blocks of a catalog file from every release tag and branch\n" +
+			"  sylva-planner catalog import --sylva-core ../sylva-core --update catalog/data/releases.yaml\n\n" +
+			"Exit codes:\n" +
+			"  0 the refs were read (and --update FILE written)\n" +
+			"  1 bad input: no --sylva-core, or not the top of a git checkout, a ref it does not have, an\n" +
+			"    --update FILE that may not be replaced or whose catalog would not load (it is not touched)",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "sylva-core", Usage: "the top `DIR` of a sylva-core git checkout or clone (required; git does not search its parents)", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},

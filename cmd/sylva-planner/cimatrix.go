@@ -30,13 +30,21 @@ func ciMatrixCommand() *cli.Command {
 			"--infra, --bootstrap and --os only with them; these four only shape the jobs of -o gitlab-ci\n" +
 			"(an output set only in SYLVA_PLANNER_OUTPUT yields to them). A flag given where it cannot\n" +
 			"apply is refused, exit 1. A target no source can be tested to gets one job that says why\n" +
-			"(GitLab refuses an empty child pipeline).\n\n" +
-			"Example: sylva-planner ci-matrix --target main --sylva-core . > migrations.gitlab-ci.yml",
+			"(GitLab refuses an empty child pipeline). See docs/ci.md.\n\n" +
+			"Examples:\n" +
+			"  # the child pipeline of migration tests to main, from the checkout's own CI\n" +
+			"  sylva-planner ci-matrix --target main --sylva-core . > migrations.gitlab-ci.yml\n\n" +
+			"  # the scenarios to 1.6 as a table for people\n" +
+			"  sylva-planner ci-matrix --target release-1.6 -o markdown\n\n" +
+			"Exit codes:\n" +
+			"  0 the matrix was written (an empty one too: a job says why)\n" +
+			"  1 bad input: a target that is no branch or release, a checkout git cannot read, a flag given\n" +
+			"    where it cannot apply",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "target", Usage: "`BRANCH` or release to test migrations to: main, release-1.6, 1.6, 1.7-pre", Value: "main", EnvVars: []string{"SYLVA_PLANNER_TARGET"}},
 			&cli.StringFlag{Name: "sylva-core", Usage: "a sylva-core git checkout `DIR` to read release branches from", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},
-			&cli.StringFlag{Name: "extends", Usage: "the CI job template each generated job extends, without the CI templates of --sylva-core", Value: ".sylva-upgrade-test"},
+			&cli.StringFlag{Name: "extends", Usage: "the CI job `TEMPLATE` each generated job extends, without the CI templates of --sylva-core", Value: ".sylva-upgrade-test"},
 			&cli.StringFlag{Name: "infra", Usage: "with --sylva-core: the infrastructure template the jobs extend (.`NAME`) and name: one that starts a deployment pipeline and upgrades (capo, capm3; not capd, which never upgrades)", Value: "capo"},
 			&cli.StringFlag{Name: "bootstrap", Usage: "with --sylva-core: the bootstrap provider the jobs name (`NAME`: kadm, rke2, ck8s); the default, kadm, is kubeadm, the bootstrap provider every command plans for by default", Value: "kadm"},
 			&cli.StringFlag{Name: "os", Usage: "with --sylva-core: the node OS the jobs name (`NAME`: ubuntu, suse)", Value: "ubuntu"},

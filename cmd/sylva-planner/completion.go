@@ -18,11 +18,18 @@ func completionCommand() *cli.Command {
 		Description: "Completes commands, partial flags and flag values: output formats for -o, the\n" +
 			"catalog's Sylva releases for --from and --to, Kubernetes minors for --workers, file names for\n" +
 			"the flags that take a file.\n\n" +
-			"   bash: source <(sylva-planner completion bash)\n" +
-			"   zsh:  source <(sylva-planner completion zsh)\n" +
-			"   fish: sylva-planner completion fish | source\n\n" +
 			"As `kubectl sylva-planner` (kubectl 1.26 and later), link the binary as\n" +
-			"kubectl_complete-sylva_planner on the PATH: kubectl runs it to complete the plugin.",
+			"kubectl_complete-sylva_planner on the PATH: kubectl runs it to complete the plugin.\n\n" +
+			"Examples:\n" +
+			"  # bash, in ~/.bashrc\n" +
+			"  source <(sylva-planner completion bash)\n\n" +
+			"  # zsh, in ~/.zshrc\n" +
+			"  source <(sylva-planner completion zsh)\n\n" +
+			"  # fish, in ~/.config/fish/config.fish\n" +
+			"  sylva-planner completion fish | source\n\n" +
+			"Exit codes:\n" +
+			"  0 the script was printed\n" +
+			"  1 no shell, or one it does not know",
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return &cliapp.UsageError{Msg: "completion takes one shell: bash, zsh or fish", Hint: c.Command.HelpName}

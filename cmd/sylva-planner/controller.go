@@ -18,9 +18,15 @@ func controllerCommand() *cli.Command {
 			"HelmReleases of the namespaces given (-n a,b) or of all, and makes the same decision as `reconcile` on every\n" +
 			"change: it patches a HelmRelease only when a pass is requested, not yet handled, and can start.\n" +
 			"It serves Prometheus metrics and /healthz, /readyz, elects a leader on a Lease with\n" +
-			"--leader-elect, logs JSON on stderr and stops gracefully on SIGTERM.\n\n" +
-			"In a cluster: kubectl apply -k config/default\n\n" +
-			"Example: sylva-planner controller --all-namespaces --leader-elect",
+			"--leader-elect, logs JSON on stderr and stops gracefully on SIGTERM. See docs/reconcile.md and docs/deploy.md.\n\n" +
+			"Examples:\n" +
+			"  # in a cluster\n" +
+			"  kubectl apply -k config/default\n\n" +
+			"  # every namespace, one active replica\n" +
+			"  sylva-planner controller --all-namespaces --leader-elect\n\n" +
+			"Exit codes:\n" +
+			"  1 it could not start: a bad flag, a cluster that cannot be read, a signal during start-up\n\n" +
+			"Once started it runs until stopped: SIGTERM stops it gracefully (see docs/reconcile.md).",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			cliapp.NamespaceFlag("watch only the release `NAMESPACES` (comma-separated; each needs a RoleBinding, see docs/deploy.md)", ""),

@@ -22,10 +22,16 @@ func drainCheckCommand() *cli.Command {
 			"budgets, production workloads with one replica, missing budgets, preStop hooks and grace\n" +
 			"periods, and replicas on a single node or zone, grouped by namespace with the\n" +
 			"kubectl command that shows each object. With --kubernetes MINOR it also reports objects whose\n" +
-			"API version that minor no longer serves.\n\n" +
-			"Exit codes: 0 ready (warnings only); 1 bad input or unreadable cluster; 2 a blocker, or a\n" +
-			"required check not assessed (a refused list) without --allow-incomplete. See docs/drain-check.md.\n\n" +
-			"Example: sylva-planner drain-check --context kind-mgmt --prod-namespaces '*-prod,prod-*'",
+			"API version that minor no longer serves. See docs/drain-check.md.\n\n" +
+			"Examples:\n" +
+			"  # the cluster of a context, with two patterns of production namespaces\n" +
+			"  sylva-planner drain-check --context kind-mgmt --prod-namespaces '*-prod,prod-*'\n\n" +
+			"  # offline, from kubectl get -A -o yaml dumps, and the APIs Kubernetes 1.32 no longer serves\n" +
+			"  sylva-planner drain-check --inventory cluster-dump --kubernetes 1.32\n\n" +
+			"Exit codes:\n" +
+			"  0 ready (warnings only)\n" +
+			"  1 bad input or a cluster that cannot be read\n" +
+			"  2 a blocker, or a required check not assessed (a refused list) without --allow-incomplete",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			cliapp.KubeconfigFlag(),

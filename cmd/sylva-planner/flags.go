@@ -11,7 +11,7 @@ import (
 // severityFailOnFlag is --fail-on of the commands whose findings have a
 // severity.
 func severityFailOnFlag() *cli.GenericFlag {
-	return cliapp.FailOnFlag("lowest finding severity that makes the exit code non-zero: blocker, warning, never", "SYLVA_PLANNER_FAIL_ON",
+	return cliapp.FailOnFlag("lowest finding `SEVERITY` that makes the exit code non-zero: blocker, warning, never", "SYLVA_PLANNER_FAIL_ON",
 		action.FailOnBlocker, action.FailOnWarning, action.FailOnNever)
 }
 

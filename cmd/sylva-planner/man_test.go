@@ -6,10 +6,15 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/urfave/cli/v2"
+
+	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 )
 
 func TestManWritesAPageForEveryCommandWithItsFlags(t *testing.T) {
@@ -18,13 +23,15 @@ func TestManWritesAPageForEveryCommandWithItsFlags(t *testing.T) {
 	if code := runIn(context.Background(), dir, []string{"sylva-planner", "man", "pages"}, io.Discard, &stderr, func(string) string { return "" }); code != exitOK {
 		t.Fatalf("man pages: exit %d: %s", code, stderr.String())
 	}
+	// A page as man shows its words: roff's escaped dashes and
+	// backslashes read as typed.
 	read := func(name string) string {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(dir, "pages", name))
 		if err != nil {
 			t.Fatalf("man page %s: %v", name, err)
 		}
-		return string(b)
+		return strings.NewReplacer(`\-`, "-", `\e`, `\`, `\fB`, "", `\fI`, "", `\fR`, "").Replace(string(b))
 	}
 	if main := read("sylva-planner.1"); !strings.Contains(main, ".TH sylva-planner 1") || !strings.Contains(main, "--max-input-size") {
 		t.Errorf("sylva-planner.1 lacks its header or the global flags:\n%s", main)
@@ -37,8 +44,18 @@ func TestManWritesAPageForEveryCommandWithItsFlags(t *testing.T) {
 			}
 			p := append(append([]string{}, path...), c.Name)
 			page := read(strings.Join(p, "-") + ".1")
-			if !strings.Contains(page, strings.Join(p, " ")) {
-				t.Errorf("%s.1 does not show the command line %q", strings.Join(p, "-"), strings.Join(p, " "))
+			// The synopsis is the usage line of --help.
+			if synopsis := ".SH SYNOPSIS\n" + strings.Join(p, " ") + " "; !strings.Contains(page, synopsis) || strings.Contains(page, "[value]") {
+				t.Errorf("%s.1 does not show the command line %q as its synopsis:\n%s", strings.Join(p, "-"), strings.Join(p, " "), page)
+			}
+			sections := []string{".SH DESCRIPTION", ".SH EXAMPLES", `.SH "EXIT CODES"`}
+			if len(c.VisibleFlags()) > 0 {
+				sections = append(sections, ".SH OPTIONS")
+			}
+			for _, section := range sections {
+				if !strings.Contains(page, section+"\n") {
+					t.Errorf("%s.1 has no section %s", strings.Join(p, "-"), section)
+				}
 			}
 			for _, f := range c.VisibleFlags() {
 				if name := "--" + f.Names()[0]; !strings.Contains(page, name) {
@@ -62,7 +79,7 @@ func TestHelpReadsAsKubectlSylvaPlannerWhenRunAsTheKubectlPlugin(t *testing.T) {
 		return code, out.String(), errOut.String()
 	}
 	_, out, _ := run("/usr/local/bin/kubectl-sylva_planner", "plan", "--help")
-	for _, want := range []string{"kubectl sylva-planner plan [command options]", "Example: kubectl sylva-planner plan --from 1.4 --to 1.6 -o json"} {
+	for _, want := range []string{"kubectl sylva-planner plan [command options]", "\n   kubectl sylva-planner plan --from 1.4 --to 1.6 -o json\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl-sylva_planner plan --help lacks %q:\n%s", want, out)
 		}
@@ -125,4 +142,58 @@ func TestManChecksEveryPageBeforeWritingAny(t *testing.T) {
 	if code, _ := run("man", "new/pages"); code != exitOK {
 		t.Errorf("man into a new directory: exit %d", code)
 	}
+}
+
+// TestEveryHelpReadsInATerminal runs --help of the application and of
+// every command and subcommand as a run off a terminal has it (80
+// columns): no line is wider, each has its examples and exit codes (the
+// codes of cliapp and action.ExitCodes only), and every option that
+// takes a value says what it takes.
+func TestEveryHelpReadsInATerminal(t *testing.T) {
+	codes := map[string]bool{strconv.Itoa(exitOK): true, strconv.Itoa(exitError): true}
+	for _, code := range action.ExitCodes {
+		codes[strconv.Itoa(code)] = true
+	}
+	placeholder := regexp.MustCompile(`(?i)(^|\s)value(\.\.\.)?$`)
+	longest, longestIn := 0, ""
+	var check func(path []string, desc string, cmds []*cli.Command, flags []cli.Flag)
+	check = func(path []string, desc string, cmds []*cli.Command, flags []cli.Flag) {
+		var out, errOut bytes.Buffer
+		args := append(append([]string{"sylva-planner"}, path...), "--help")
+		if code := runIn(context.Background(), "", args, &out, &errOut, func(string) string { return "" }); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", strings.Join(args, " "), code, errOut.String())
+		}
+		help := out.String()
+		for _, l := range strings.Split(help, "\n") {
+			if n := cliapp.TextWidth(l); n > longest {
+				longest, longestIn = n, strings.Join(args, " ")
+			}
+			if n := cliapp.TextWidth(l); n > cliapp.DefaultHelpWidth {
+				t.Errorf("%s: a line of %d columns: %s", strings.Join(args, " "), n, l)
+			}
+		}
+		for _, section := range []string{"\nEXAMPLES:\n", "\nEXIT CODES:\n"} {
+			if !strings.Contains(help, section) {
+				t.Errorf("%s has no %s section:\n%s", strings.Join(args, " "), strings.TrimSpace(section), help)
+			}
+		}
+		for _, c := range cliapp.ParseDoc(desc).ExitCodes {
+			if c.Code != "" && !codes[c.Code] {
+				t.Errorf("%s: exit code %s is none of cliapp's and action.ExitCodes", strings.Join(args, " "), c.Code)
+			}
+		}
+		for _, f := range flags {
+			if names, _ := cliapp.FlagHelp(f); placeholder.MatchString(names) {
+				t.Errorf("%s: %s does not say what it takes", strings.Join(args, " "), names)
+			}
+		}
+		for _, c := range cmds {
+			if !c.Hidden && c.Name != "help" {
+				check(append(append([]string{}, path...), c.Name), c.Description, c.Subcommands, c.VisibleFlags())
+			}
+		}
+	}
+	app := newApp(io.Discard, io.Discard)
+	check(nil, app.Description, app.Commands, app.VisibleFlags())
+	t.Logf("the longest line of help is %d columns, in %s", longest, longestIn)
 }

@@ -26,9 +26,25 @@ const planHelp = "Prints the route, each reconciliation pass of the sylva-units 
 	"files in KUBECONFIG, then ~/.kube/config; --context, -n, --as) for the installed release,\n" +
 	"the running components and the drain and removed-API checks. KUBECONFIG alone keeps it\n" +
 	"offline. The header lists the inputs read.\n\n" +
-	"Exit codes: 0 ready (or nothing at or above --fail-on); 1 bad input; 2 blocked, or unknown\n" +
-	"without --allow-incomplete; 3 the gate could not evaluate; 4 held.\n\n" +
-	"Example: sylva-planner plan --from 1.4 --to 1.6 -o json"
+	"Examples:\n" +
+	"  # the passes from 1.4 to 1.6, the findings and the verdict, as JSON\n" +
+	"  sylva-planner plan --from 1.4 --to 1.6 -o json\n\n" +
+	"  # the installed release, the running components and the drains read from the cluster\n" +
+	"  sylva-planner plan --to 1.6 --context kind-mgmt -n sylva-system\n\n" +
+	"  # a gate in CI: warnings fail too, but not the findings of last night's report\n" +
+	"  sylva-planner plan --from 1.4 --to 1.6 --fail-on warning --baseline last-night.json -o json\n\n" +
+	"  # every release of the management cluster, those that can start now first\n" +
+	"  sylva-planner plan -A --to 1.6\n\n" +
+	"Exit codes:\n" +
+	"  0 ready, or nothing at or above --fail-on (--fail-on never: always, once the plan is computed)\n" +
+	"  1 bad input: an unreadable file, a release the catalog does not cover, a cluster that cannot\n" +
+	"    be read\n" +
+	"  2 blocked: an actionable blocker, or a required check not assessed (verdict unknown) without\n" +
+	"    --allow-incomplete\n" +
+	"  3 the gate could not evaluate (the metrics file could not be written, say): treat it as blocked\n" +
+	"  4 held: every blocker waits on upstream or is pinned on purpose\n\n" +
+	"-A exits with the worst outcome of the releases and of the fleet's order (2, else 4, else 0),\n" +
+	"and 3 when a release that has a status could not be planned."
 
 func planCommand() *cli.Command {
 	return &cli.Command{
@@ -54,8 +70,20 @@ func reportCommand() *cli.Command {
 			"(READY, BLOCKED — act, HELD — not yet upgradable, UNKNOWN), then the reasons grouped:\n" +
 			"action needed, waiting on upstream, pinned (held by us), everything else. The HTML is one\n" +
 			"self-contained page. Offline unless --live, --kubeconfig or --context, as plan; the header\n" +
-			"lists the inputs read. Exit codes as for plan.\n\n" +
-			"Example: sylva-planner report --from 1.4 --to 1.6 -o html > report.html",
+			"lists the inputs read.\n\n" +
+			"Examples:\n" +
+			"  # the report of the upgrade from 1.4 to 1.6 as one HTML page\n" +
+			"  sylva-planner report --from 1.4 --to 1.6 -o html > report.html\n\n" +
+			"  # the nightly report of the cluster of the current context, in Markdown\n" +
+			"  sylva-planner report --to 1.6 --live\n\n" +
+			"Exit codes:\n" +
+			"  0 ready, or nothing at or above --fail-on\n" +
+			"  1 bad input: an unreadable file, a release the catalog does not cover, a cluster that cannot\n" +
+			"    be read\n" +
+			"  2 blocked: an actionable blocker, or a required check not assessed (verdict unknown) without\n" +
+			"    --allow-incomplete\n" +
+			"  3 the gate could not evaluate: treat it as blocked\n" +
+			"  4 held: every blocker waits on upstream or is pinned on purpose",
 		ArgsUsage: " ",
 		Flags:     append(gateFlags(), cliapp.OutputFlag(cliapp.FormatMarkdown, cliapp.FormatHTML, cliapp.FormatJSON, cliapp.FormatYAML)),
 		Action:    func(c *cli.Context) error { return gateAction(c, true) },

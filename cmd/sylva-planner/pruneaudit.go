@@ -31,10 +31,19 @@ func pruneAuditCommand() *cli.Command {
 			"are resolved as that chart resolves them (unit_definition_defaults, then unit_templates in order,\n" +
 			"then the unit; gotpl interpreted by the chart's own helpers; enabled and depends_on as the chart\n" +
 			"decides them), and nothing the chart decides is left unresolved.\n\n" +
-			"Exit codes: 0 nothing at or above --fail-on; 1 bad input (unreadable or invalid values file,\n" +
-			"unknown release); 2 --fail-on prunable (default) found a prunable, blocked or malformed unit, or\n" +
-			"--fail-on malformed found a malformed one. --fail-on never always exits 0 once the audit ran.\n\n" +
-			"Example: sylva-planner prune-audit -f charts/sylva-units/values.yaml --release 1.7 -o markdown",
+			"Examples:\n" +
+			"  # the units release 1.7 may delete, as Markdown\n" +
+			"  sylva-planner prune-audit -f charts/sylva-units/values.yaml --release 1.7 -o markdown\n\n" +
+			"  # the units resolved as the chart resolves them\n" +
+			"  sylva-planner prune-audit --chart charts/sylva-units -f environment-values/my-env/values.yaml\n\n" +
+			"  # the chart's schema patched to accept info.transitional-unit\n" +
+			"  sylva-planner prune-audit --print-schema-patch --schema charts/sylva-units/values.schema.json\n\n" +
+			"Exit codes:\n" +
+			"  0 the audit ran and nothing reached --fail-on (--fail-on never: always, once the audit ran)\n" +
+			"  1 bad input: an unreadable or invalid values file, a release that is not one or is older than\n" +
+			"    the catalog, a --schema file the patch does not apply to\n" +
+			"  2 --fail-on prunable (default) found a prunable, blocked or malformed unit, or --fail-on\n" +
+			"    malformed found a malformed one",
 		ArgsUsage: " ",
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{
@@ -47,7 +56,7 @@ func pruneAuditCommand() *cli.Command {
 				Usage: "Sylva release to audit for, for example `1.7` (default: read from the values)",
 			},
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown),
-			cliapp.FailOnFlag("exit 2 when a unit is at least this actionable: prunable (also blocked and malformed), malformed, never", "SYLVA_PLANNER_PRUNE_FAIL_ON",
+			cliapp.FailOnFlag("exit 2 when a unit is at least in this `STATE`: prunable (also blocked and malformed), malformed, never", "SYLVA_PLANNER_PRUNE_FAIL_ON",
 				action.FailOnPrunable, action.FailOnMalformed, action.FailOnNever),
 			&cli.BoolFlag{
 				Name:  "print-schema-patch",

@@ -27,11 +27,18 @@ func reconcileCommand() *cli.Command {
 			"--to RELEASE also says which pass of the plan to RELEASE the request is, read from the status\n" +
 			"as status --to and plan --status read it.\n\n" +
 			"Offline, --file FILE --dry-run decides from `kubectl get cm,kustomizations,helmreleases -o yaml`\n" +
-			"of the release namespace instead of a cluster, and changes nothing.\n\n" +
-			"Exit codes: 0 triggered or nothing to do; 1 operational error (unreachable cluster, missing or\n" +
-			"malformed objects, a request not answered within --request-timeout, also while waiting); 2 the\n" +
-			"wait failed or ran out of --timeout.\n\n" +
-			"Example: sylva-planner reconcile -n sylva-system --wait --timeout 2h",
+			"of the release namespace instead of a cluster, and changes nothing. See docs/reconcile.md.\n\n" +
+			"Examples:\n" +
+			"  # request the pending pass, then follow it and every pass after it\n" +
+			"  sylva-planner reconcile -n sylva-system --wait --timeout 2h\n\n" +
+			"  # what it would decide, offline, changing nothing\n" +
+			"  kubectl get cm,kustomizations,helmreleases -n sylva-system -o yaml > objects.yaml\n" +
+			"  sylva-planner reconcile --file objects.yaml --dry-run\n\n" +
+			"Exit codes:\n" +
+			"  0 triggered, or nothing to do (nothing requested, already handled, waiting, suspended)\n" +
+			"  1 operational error: an unreachable cluster, a missing or malformed object, a request not\n" +
+			"    answered within --request-timeout, also while waiting\n" +
+			"  2 helm-controller ended the pass failed, or --wait ran out of --timeout",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),

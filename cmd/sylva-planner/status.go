@@ -19,13 +19,23 @@ func statusCommand() *cli.Command {
 			"the last release finished, whether another pass is pending and whether it can start now.\n\n" +
 			"Live (kubectl's rule: --kubeconfig, else KUBECONFIG, else ~/.kube/config; --context, --as), in\n" +
 			"namespace -n (sylva-system for a management cluster, the cluster's namespace in the management\n" +
-			"cluster for a workload cluster):\n\n" +
-			"   sylva-planner status -n sylva-system\n\n" +
-			"Offline, from `kubectl get cm sylva-units-status -o yaml` or, to include the Flux objects,\n" +
-			"`kubectl get cm,kustomizations,helmreleases -o yaml`:\n\n" +
-			"   sylva-planner status --file sylva-units-status.yaml\n\n" +
-			"Exit codes: 0 read and interpreted; 1 bad input (not a ConfigMap, not YAML, a malformed value)\n" +
-			"or a cluster that cannot be read. See docs/status.md.",
+			"cluster for a workload cluster). Offline, from `kubectl get cm sylva-units-status -o yaml` or,\n" +
+			"to include the Flux objects, `kubectl get cm,kustomizations,helmreleases -o yaml`. See\n" +
+			"docs/status.md.\n\n" +
+			"Examples:\n" +
+			"  # the release of a management cluster, read live\n" +
+			"  sylva-planner status -n sylva-system\n\n" +
+			"  # offline, from the ConfigMap as kubectl prints it (in the namespace of the context)\n" +
+			"  kubectl get cm sylva-units-status -o yaml | sylva-planner status -f -\n\n" +
+			"  # where the cluster stands in the plan to 1.6, and what the next pass does\n" +
+			"  sylva-planner status --to 1.6\n\n" +
+			"  # every sylva-units release of the management cluster, one line each\n" +
+			"  sylva-planner status -A\n\n" +
+			"Exit codes:\n" +
+			"  0 read and interpreted, whatever the state (with -A, a namespace whose objects do not decode\n" +
+			"    is a row saying so)\n" +
+			"  1 bad input: not a ConfigMap or List, not YAML, a malformed value (the message names the\n" +
+			"    key); a cluster that cannot be read",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` (- for standard input) instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},

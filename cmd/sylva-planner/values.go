@@ -19,6 +19,18 @@ func valuesCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "values",
 		Usage: "generate, render and check the sylva-units helper values that implement a plan",
+		Description: "The helper values make the sylva-units chart of --to run the plan's passes: values generate\n" +
+			"writes them, values render renders values files as the chart does, values check simulates the\n" +
+			"chart across the passes. See docs/values.md.\n\n" +
+			"Examples:\n" +
+			"  # the helper values of the upgrade from 1.4 to 1.6, as a kustomize Component\n" +
+			"  sylva-planner values generate --from 1.4 --to 1.6 --kustomize my-env/transition\n\n" +
+			"  # check them against the chart of 1.6\n" +
+			"  sylva-planner values check --from 1.4 --to 1.6 --chart charts/sylva-units -f values.yaml\n\n" +
+			"Exit codes:\n" +
+			"  0 done\n" +
+			"  1 bad input (each command's help says which)\n" +
+			"  2 values check: a finding at or above --fail-on",
 		Subcommands: []*cli.Command{
 			{
 				Name:  "generate",
@@ -45,8 +57,16 @@ func valuesCommand() *cli.Command {
 					"only those two files, and no part of its path may be a symbolic link. Each file starts with a\n" +
 					"comment marking it generated, with the digest of the rest: a file without it (written by hand,\n" +
 					"or by an older sylva-planner) or changed since is not replaced, exit 1, unless --force.\n\n" +
-					"Example: sylva-planner values generate --from 1.4 --to 1.6 --chart sylva-core/charts/sylva-units\n" +
-					"Example: sylva-planner values generate --from 1.4 --to 1.6 --kustomize my-env/transition",
+					"Examples:\n" +
+					"  # the overlay, checked against the chart of --to\n" +
+					"  sylva-planner values generate --from 1.4 --to 1.6 --chart sylva-core/charts/sylva-units\n\n" +
+					"  # a kustomize Component for the environment-values directory\n" +
+					"  sylva-planner values generate --from 1.4 --to 1.6 --kustomize my-env/transition\n\n" +
+					"Exit codes:\n" +
+					"  0 the overlay was printed, or --kustomize DIR written\n" +
+					"  1 bad input: a release the catalog does not cover, a chart that lacks a minor a pass sets, a\n" +
+					"    Longhorn chart version the catalog lacks, a --kustomize DIR that may not be replaced; nothing\n" +
+					"    is written",
 				ArgsUsage: " ",
 				Flags: append(planFlags(), cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
 					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true},
@@ -62,12 +82,19 @@ func valuesCommand() *cli.Command {
 					"--kubeconfig/--context, limited to an allow list (default: the sylva-units-status ConfigMap\n" +
 					"and the Flux Kustomizations and HelmReleases of the release namespace). A refused lookup\n" +
 					"returns an empty result and a warning. A template error names the values path; exit 1.\n\n" +
-					"Example: sylva-planner values render -f values.yaml --status sylva-units-status.yaml\n\n" +
 					"With --chart DIR|TGZ the values are rendered by the chart itself, as helm template does\n" +
 					"(the chart's values.yaml under the -f files, its helpers, its schema), and the output is\n" +
 					"the values of its sylva-units-values Secret; only the templates that Secret needs are\n" +
 					"rendered. A schema or template error names the path and Helm's message; exit 1.\n\n" +
-					"Example: sylva-planner values render --chart charts/sylva-units -f my-values.yaml",
+					"Examples:\n" +
+					"  # the values, lookup served from the status ConfigMap in a file\n" +
+					"  sylva-planner values render -f values.yaml --status sylva-units-status.yaml\n\n" +
+					"  # the values as the chart itself renders them\n" +
+					"  sylva-planner values render --chart charts/sylva-units -f my-values.yaml\n\n" +
+					"Exit codes:\n" +
+					"  0 rendered (a refused lookup is a warning)\n" +
+					"  1 bad input: a template or schema error (naming the values path), an unreadable file, a\n" +
+					"    malformed --allow-lookup, a render beyond its budget",
 				ArgsUsage: " ",
 				Flags: append([]cli.Flag{
 					valuesFlag,
@@ -80,7 +107,7 @@ func valuesCommand() *cli.Command {
 					cliapp.KubeconfigFlag(),
 					nsFlag,
 					&cli.StringFlag{Name: "kube-version", Usage: "Kubernetes `VERSION` for .Capabilities.KubeVersion (default: the management minor of --to)"},
-					&cli.StringFlag{Name: "to", Usage: "Sylva release whose management Kubernetes minor is the default --kube-version (default: the newest)"},
+					&cli.StringFlag{Name: "to", Usage: "Sylva `RELEASE` whose management Kubernetes minor is the default --kube-version (default: the newest)"},
 					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * is the only wildcard, in any segment; an empty segment is an error; repeatable)"},
 					cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
 					catalogFlag(),
@@ -105,9 +132,16 @@ func valuesCommand() *cli.Command {
 					"and a branch-named status; compares the cluster's Kubernetes version, the Longhorn HelmRelease\n" +
 					"chart version and the status Kustomization's additional-info with the plan. Each divergence is a\n" +
 					"finding naming the pass, the object and the path.\n\n" +
-					"Example: sylva-planner values check -f values.yaml --from 1.4 --to 1.6\n" +
-					"         sylva-planner values check --chart charts/sylva-units -f charts/sylva-units/management.values.yaml \\\n" +
-					"           --overlay helpers.yaml --from 1.2 --to 1.4 --skip-schema-validation",
+					"Examples:\n" +
+					"  # the generated helper values, across the passes from 1.4 to 1.6\n" +
+					"  sylva-planner values check -f values.yaml --from 1.4 --to 1.6\n\n" +
+					"  # the chart of --to, with the deployment's values and helper values of its own\n" +
+					"  sylva-planner values check --chart charts/sylva-units -f charts/sylva-units/management.values.yaml \\\n" +
+					"    --overlay helpers.yaml --from 1.2 --to 1.4 --skip-schema-validation\n\n" +
+					"Exit codes:\n" +
+					"  0 no finding at or above --fail-on (--fail-on never: always)\n" +
+					"  1 bad input\n" +
+					"  2 a finding at or above --fail-on (default blocker)",
 				ArgsUsage: " ",
 				Flags: append(append(planFlags(), valuesFlag, nsFlag, cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML), severityFailOnFlag(),
 					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},

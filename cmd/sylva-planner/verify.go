@@ -16,9 +16,16 @@ func verifyCommand() *cli.Command {
 			"sylva-units-status ConfigMap says the target release and no pass pending; control-plane nodes\n" +
 			"run the target Kubernetes minor; workers are within the kubelet skew and on the minor the plan\n" +
 			"leaves them; Longhorn runs the target version. Live (--kubeconfig, --context, -n) or offline\n" +
-			"(--status FILE and --inventory DIR with Node and workload manifests).\n\n" +
-			"Exit codes: 0 every check passed; 2 a check failed; 1 bad input or an unreachable cluster.\n\n" +
-			"Example: sylva-planner verify --from 1.4 --to 1.6 -n sylva-system",
+			"(--status FILE and --inventory DIR with Node and workload manifests). See docs/ci.md.\n\n" +
+			"Examples:\n" +
+			"  # the cluster of the current context, after the upgrade from 1.4 to 1.6\n" +
+			"  sylva-planner verify --from 1.4 --to 1.6 -n sylva-system\n\n" +
+			"  # offline, from the status ConfigMap and a dump of the Nodes and workloads\n" +
+			"  sylva-planner verify --from 1.4 --to 1.6 --status status.yaml --inventory cluster-dump\n\n" +
+			"Exit codes:\n" +
+			"  0 every check passed\n" +
+			"  1 bad input or a cluster that cannot be read\n" +
+			"  2 a check failed",
 		ArgsUsage: " ",
 		Flags: append(planFlagsFrom("Sylva release the cluster ran before the transition, for example `1.4`",
 			"Kubernetes `MINOR` the workers ran before the transition, when it differed from the management minor of --from"),
