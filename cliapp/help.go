@@ -759,7 +759,12 @@ func WrapCommand(cmd string, width, indent int) []string {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		flag := strings.HasPrefix(w, "-") && !strings.Contains(w, "=")
-		if i+1 < len(words) && (redirection[w] || flag && !strings.HasPrefix(words[i+1], "-") && !shellOperator[words[i+1]] && !redirection[words[i+1]]) {
+		next := ""
+		if i+1 < len(words) {
+			next = words[i+1]
+		}
+		value := next != "" && (next == "-" || !strings.HasPrefix(next, "-")) && !shellOperator[next] && !redirection[next]
+		if next != "" && (redirection[w] || flag && value) {
 			w += " " + words[i+1]
 			i++
 		}
@@ -843,6 +848,10 @@ func (p helpPage) roff(title, source string, seeAlso []string) string {
 	line := func(s string) { b.WriteString(s + "\n") }
 	text := func(s string) { line(roffText(s)) }
 	line(".TH " + title + ` 1 "" ` + roffQuote(source))
+	// No word of a command line or a flag is hyphenated, and lines are
+	// not stretched to the margin.
+	line(".nh")
+	line(".ad l")
 	line(".SH NAME")
 	text(p.name + " - " + p.usage)
 	line(".SH SYNOPSIS")

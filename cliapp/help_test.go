@@ -233,8 +233,8 @@ func TestFlagPlaceholderSaysWhatTheFlagTakes(t *testing.T) {
 }
 
 func TestWrapCommandKeepsTheCommand(t *testing.T) {
-	got := WrapCommand(`a --b 'c d e' --f "g h" --i j --k | l > out.txt`, 13, 2)
-	want := []string{`a \`, `  --b 'c d e' \`, `  --f "g h" \`, `  --i j --k \`, `  | l \`, `  > out.txt`}
+	got := WrapCommand(`a --b 'c d e' --f "g h" --i j --k | l -f - > out.txt`, 13, 2)
+	want := []string{`a \`, `  --b 'c d e' \`, `  --f "g h" \`, `  --i j --k \`, `  | l -f - \`, `  > out.txt`}
 	if !slices.Equal(got, want) {
 		t.Errorf("WrapCommand = %q, want %q", got, want)
 	}
