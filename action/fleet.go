@@ -5,8 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
@@ -145,37 +147,44 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 	}
 	fleet := status.InterpretFleet(entries, r.Selection)
 	mgmtNS := cmp.Or(r.FactsNamespace, status.DefaultNamespace)
+	target := cmp.Or(skewShort(r.Plan.To), r.Plan.To)
+	// Each release is planned on its own, at once on every CPU (planning
+	// is pure); the rows are then put together in the fleet's order, and
+	// the first error that stops the run, in that order, is returned.
+	type planned struct {
+		p   *planner.Plan
+		err error
+	}
+	results := make([]planned, len(fleet.Releases))
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(fleet.Releases)) {
+		wg.Go(func() {
+			for i := range work {
+				results[i].p, results[i].err = r.releaseRequest(req, fleet.Releases[i], factsNS, mgmtNS).Run(ctx)
+			}
+		})
+	}
+	for i, row := range fleet.Releases {
+		if row.Error == "" {
+			work <- i
+		}
+	}
+	close(work)
+	wg.Wait()
+
 	rows := make([]planner.FleetPlanRow, 0, len(fleet.Releases))
 	var plans []gatemetrics.NamespacedPlan
-	for _, row := range fleet.Releases {
+	for i, row := range fleet.Releases {
 		sel := r.Selection
 		sel.Namespace = row.Namespace
 		detail := planDetail(sel, r.FromFile)
-		target := cmp.Or(skewShort(r.Plan.To), r.Plan.To)
 		if row.Error != "" {
 			rows = append(rows, planner.FleetPlanRowOf(row, nil, nil, detail))
 			plans = appendGauges(plans, row, nil, target, mgmtNS)
 			continue
 		}
-		one := req
-		one.Status = fixedStatus{obs: row.Report().ConfigMap, input: r.Source.Input(), ns: row.Namespace, rep: row.Report()}
-		one.Rerun = namespaceRerun(r.Rerun, row.Namespace)
-		one.Selection = sel
-		one.ClusterNamespace = factsNS
-		if cm := row.Report().ConfigMap; row.Namespace != mgmtNS && one.ClusterFlags == (ClusterFlags{}) && !passPending(cm) {
-			// A settled release outside the management cluster's namespace
-			// is a workload cluster's: it keeps its minor inside each
-			// window, the one its Cluster API objects say it runs. Mid-hop
-			// the status is read as it is (planner.Compute says why).
-			one.ClusterFlags.Cluster = string(planner.ClusterWorkload)
-			if k := row.Kubernetes; k != nil && k.ControlPlane != "" {
-				one.Kubernetes, one.KubernetesSource = k.ControlPlane, k.Source
-				if one.Workers == "" {
-					one.Workers = k.Workers
-				}
-			}
-		}
-		p, err := one.Run(ctx)
+		p, err := results[i].p, results[i].err
 		if unknownTarget(err) {
 			return planner.FleetPlan{}, nil, err
 		}
@@ -203,6 +212,34 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 	fp.Metadata = envelope.NewMetadata(r.Plan.ToolVersion, r.Plan.Catalog.Version, r.Plan.AsOf)
 	fp.Exit = fleetExit(fp)
 	return fp, plans, nil
+}
+
+// releaseRequest is the request that plans the release of row, from its
+// own status, as plan --live plans its namespace: req with row's status,
+// selection and rerun command; a settled release outside the management
+// cluster's namespace is planned as a workload cluster's.
+func (r FleetPlanRequest) releaseRequest(req PlanRequest, row status.FleetRow, factsNS, mgmtNS string) PlanRequest {
+	sel := r.Selection
+	sel.Namespace = row.Namespace
+	one := req
+	one.Status = fixedStatus{obs: row.Report().ConfigMap, input: r.Source.Input(), ns: row.Namespace, rep: row.Report()}
+	one.Rerun = namespaceRerun(r.Rerun, row.Namespace)
+	one.Selection = sel
+	one.ClusterNamespace = factsNS
+	if cm := row.Report().ConfigMap; row.Namespace != mgmtNS && one.ClusterFlags == (ClusterFlags{}) && !passPending(cm) {
+		// A settled release outside the management cluster's namespace
+		// is a workload cluster's: it keeps its minor inside each
+		// window, the one its Cluster API objects say it runs. Mid-hop
+		// the status is read as it is (planner.Compute says why).
+		one.ClusterFlags.Cluster = string(planner.ClusterWorkload)
+		if k := row.Kubernetes; k != nil && k.ControlPlane != "" {
+			one.Kubernetes, one.KubernetesSource = k.ControlPlane, k.Source
+			if one.Workers == "" {
+				one.Workers = k.Workers
+			}
+		}
+	}
+	return one
 }
 
 // appendGauges adds the gauges of row's release to plans: its plan p; or,
@@ -340,12 +377,15 @@ func (s fixedStatus) Input() string {
 // onceFacts reads the facts of its source once, for every plan.
 type onceFacts struct {
 	src   FactsSource
+	mu    sync.Mutex
 	read  bool
 	facts *inventory.Facts
 	err   error
 }
 
 func (o *onceFacts) Facts(ctx context.Context) (*inventory.Facts, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if !o.read {
 		o.facts, o.err = o.src.Facts(ctx)
 		o.read = true

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/availability"
@@ -107,18 +108,22 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 			r.Cluster = nil
 		}
 	}
-	rules, err := DetectionRules(r.Catalog)
-	if err != nil {
-		return nil, err
-	}
+	// The detection rules are compiled when there are facts to detect
+	// components in: plan -A plans thousands of releases without any.
+	rules := sync.OnceValues(func() ([]inventory.Rule, error) { return DetectionRules(r.Catalog) })
 	var observed *planner.Observed
 	var manifests *inventory.Facts
+	var err error
 	if r.Inventory != nil {
 		if manifests, err = r.Inventory.Facts(ctx); err != nil {
 			return nil, err
 		}
 		inputs = append(inputs, r.Inventory.Input())
-		observed = observedOf(manifests, rules)
+		rs, err := rules()
+		if err != nil {
+			return nil, err
+		}
+		observed = observedOf(manifests, rs)
 		oldest, _, rke2 := manifests.Inventory.Nodes()
 		if r.Workers == "" && !oldest.IsZero() {
 			r.Workers = oldest.Short()
@@ -148,7 +153,11 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 		}
 		inputs = append(inputs, r.Cluster.Input())
 		if in.Observed == nil {
-			in.Observed = &planner.Observed{Source: facts.Source, Components: components(facts.Inventory, rules)}
+			rs, err := rules()
+			if err != nil {
+				return nil, err
+			}
+			in.Observed = &planner.Observed{Source: facts.Source, Components: components(facts.Inventory, rs)}
 		}
 		in.Observed.Checks = append(in.Observed.Checks, facts.Checks...)
 	}

@@ -86,6 +86,11 @@ func discoverCAPI(cfg *rest.Config) (servedVersions, error) {
 	rc := dc.RESTClient()
 	return func(ctx context.Context) (map[schema.GroupResource]string, error) {
 		raw, err := rc.Get().AbsPath("/apis").SetHeader("Accept", discovery.AcceptV2+","+discovery.AcceptV1).Do(ctx).Raw()
+		if apierrors.IsNotFound(err) {
+			// A server that serves no API group serves no Cluster API
+			// kind (what else it is, the other reads say).
+			return map[schema.GroupResource]string{}, nil
+		}
 		if err != nil {
 			return nil, err
 		}
