@@ -75,13 +75,18 @@ func ciMatrixAction(c *cli.Context) error {
 	req.Catalog, req.AsOf = in.cat, in.asOf
 	if req.SylvaCore != "" {
 		req.SylvaCorePath = e.Path(req.SylvaCore)
+		// As catalog import: the top of a checkout, never a directory git
+		// would search the parents of, and one line when it is none.
+		if err := checkSylvaCore(c.Context, req.SylvaCore, req.SylvaCorePath); err != nil {
+			return err
+		}
 	}
 	res, err := req.Run(c.Context)
 	if err != nil {
 		return err
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintln(e.Stderr, w)
+		fmt.Fprintf(e.Stderr, "sylva-planner: warning: %s\n", w)
 	}
 	m := res.Matrix
 	gitlab := func(w io.Writer) error { return m.WriteGitLabCI(w, req.Extends) }

@@ -269,7 +269,7 @@ func valuesRenderAction(c *cli.Context) error {
 		return err
 	}
 	for _, w := range res.Warnings {
-		fmt.Fprintf(cliapp.EnvOf(c).Stderr, "warning: %s\n", w)
+		fmt.Fprintf(cliapp.EnvOf(c).Stderr, "sylva-planner: warning: %s\n", w)
 	}
 	return cliapp.WriteOutput(c, cliapp.Writers{
 		cliapp.FormatYAML: func(w io.Writer) error { return values.WriteYAML(w, res.Values) },

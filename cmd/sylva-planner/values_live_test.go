@@ -56,8 +56,8 @@ secret_found: '{{ lookup "v1" "Secret" .Release.Namespace "s" | empty | not }}'
 	if code != exitOK || !strings.Contains(out, `installed: "1.4"`) || !strings.Contains(out, `secret_found: "false"`) {
 		t.Fatalf("render: exit %d\n%s\n%s", code, out, errOut)
 	}
-	if !strings.Contains(errOut, "Secret") {
-		t.Errorf("no warning about the refused Secret lookup on stderr: %q", errOut)
+	if !strings.Contains(errOut, "Secret") || !strings.HasPrefix(errOut, "sylva-planner: warning: ") {
+		t.Errorf("no warning about the refused Secret lookup on stderr, starting with the program's name as every message does: %q", errOut)
 	}
 	code, out, errOut = render("--allow-lookup", "core/v1/Secret")
 	if code != exitOK || !strings.Contains(out, `secret_found: "true"`) {
