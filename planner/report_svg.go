@@ -271,15 +271,7 @@ func (tl *timeline) geometry() tlGeometry {
 		g.bandH += g.gateH + tlGap
 	}
 
-	items := []tlLegendItem{
-		{style: cellControlPlaneDrain, text: "control-plane nodes drain"},
-		{style: cellWorkerDrain, text: "worker nodes drain (roll)"},
-		{style: cellPaused, text: "workers paused"},
-		{style: cellUpgrade, text: "Longhorn upgrade"},
-	}
-	if tl.Stops {
-		items = append(items, tlLegendItem{style: cellGate, text: "the gate stops the plan"})
-	}
+	items := tl.legend()
 	g.legendY = g.bands*(g.bandH+tlBandGap) + tlGap
 	x, y := 0, g.legendY
 	for i := range items {
@@ -292,7 +284,41 @@ func (tl *timeline) geometry() tlGeometry {
 	}
 	g.legend = items
 	g.height = y + tlLegendRow
+	if len(items) == 0 {
+		g.height = g.bands*(g.bandH+tlBandGap) - tlBandGap
+	}
 	return g
+}
+
+// tlMarks are the legend's marks, in its order: each cell style but the
+// plain box, and what it means.
+var tlMarks = []tlLegendItem{
+	{style: cellControlPlaneDrain, text: "control-plane nodes drain"},
+	{style: cellWorkerDrain, text: "worker nodes drain (roll)"},
+	{style: cellPaused, text: "workers paused"},
+	{style: cellUpgrade, text: "Longhorn upgrade"},
+	{style: cellGate, text: "the gate stops the plan"},
+}
+
+// legend is the legend's items, unplaced: the marks a cell of the timeline
+// is drawn with, and no other.
+func (tl *timeline) legend() []tlLegendItem {
+	used := map[cellStyle]bool{}
+	for _, c := range tl.Columns {
+		for _, cell := range c.Lanes {
+			used[cell.Style] = true
+		}
+		if c.Stop != nil {
+			used[c.Stop.Style] = true
+		}
+	}
+	var items []tlLegendItem
+	for _, m := range tlMarks {
+		if used[m.style] {
+			items = append(items, m)
+		}
+	}
+	return items
 }
 
 // svg draws the timeline as an inline SVG document.
@@ -335,12 +361,15 @@ func (tl *timeline) svg() string {
 			b.WriteString("</g>\n")
 		}
 	}
-	b.WriteString("<g class=\"legend\" aria-hidden=\"true\">\n")
-	for _, it := range g.legend {
-		writeShape(&b, it.x+1, it.y+4, tlSwatchW-2, tlLegendRow-8, it.style, true)
-		writeText(&b, it.x+tlSwatchW+tlGap-tlPad, it.y+(tlLegendRow-cellH(1))/2, cellH(1), []string{it.text}, false)
+	if len(g.legend) > 0 {
+		b.WriteString("<g class=\"legend\" aria-hidden=\"true\">\n")
+		for _, it := range g.legend {
+			writeShape(&b, it.x+1, it.y+4, tlSwatchW-2, tlLegendRow-8, it.style, true)
+			writeText(&b, it.x+tlSwatchW+tlGap-tlPad, it.y+(tlLegendRow-cellH(1))/2, cellH(1), []string{it.text}, false)
+		}
+		b.WriteString("</g>\n")
 	}
-	b.WriteString("</g>\n</svg>")
+	b.WriteString("</svg>")
 	return b.String()
 }
 

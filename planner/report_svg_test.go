@@ -313,3 +313,48 @@ func TestCodeSpans(t *testing.T) {
 		}
 	}
 }
+
+func TestTimelineLegendListsTheMarksItUses(t *testing.T) {
+	still := func(p *Plan) *Plan {
+		for i := range p.Passes {
+			ps := &p.Passes[i]
+			ps.ControlPlane.To = ps.ControlPlane.From
+			ps.Workers = WorkerChange{From: ps.Workers.From, To: ps.Workers.From}
+			ps.Components[0].To = ps.Components[0].From
+		}
+		return p
+	}
+	paused := func(p *Plan) *Plan {
+		p.Passes[0].Workers = WorkerChange{From: "1.31", To: "1.31", Paused: true}
+		return p
+	}
+	tests := []struct {
+		name string
+		plan *Plan
+		want []string
+	}{
+		{"rolling passes without a stop", stepPlan(2, GatePass), []string{"control-plane nodes drain", "worker nodes drain (roll)", "Longhorn upgrade"}},
+		{"paused workers and a stop", paused(stepPlan(2, GateFail)), []string{"control-plane nodes drain", "worker nodes drain (roll)", "workers paused", "Longhorn upgrade", "the gate stops the plan"}},
+		{"passes that change nothing drawn", still(stepPlan(2, GatePass)), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tl := tt.plan.timeline()
+			g := tl.geometry()
+			var got []string
+			for _, it := range g.legend {
+				got = append(got, it.text)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("legend (-want +got):\n%s", diff)
+			}
+			s := tl.svg()
+			if want := len(tt.want) > 0; strings.Contains(s, `<g class="legend"`) != want {
+				t.Errorf("legend drawn = %v, want %v", !want, want)
+			}
+			if _, h := viewBox(t, parseSVG(t, s)); h < g.bands*g.bandH {
+				t.Errorf("height %d does not hold %d bands of %d", h, g.bands, g.bandH)
+			}
+		})
+	}
+}
