@@ -45,17 +45,63 @@ func (p *Plan) Groups() []ReportGroup {
 	return out
 }
 
-// Headline is the report's first line for the verdict.
+// Headline is the report's first line for the verdict, as the Markdown
+// report writes it: an emoji, the verdict in capitals, and what it means.
 func (p *Plan) Headline() string {
+	word, rest := p.headline()
+	mark, ok := map[Verdict]string{VerdictReady: "✅", VerdictBlocked: "⛔", VerdictHeld: "⏸️", VerdictUnknown: "❔"}[p.Verdict]
+	if !ok {
+		return word
+	}
+	return mark + " " + word + " — " + rest
+}
+
+// headline is the headline's verdict word and what follows it; rest is
+// empty for a verdict the report does not know.
+func (p *Plan) headline() (word, rest string) {
 	switch p.Verdict {
 	case VerdictReady:
-		return fmt.Sprintf("✅ READY — Sylva %s → %s", p.From.Release, p.To.Release)
+		return "READY", fmt.Sprintf("Sylva %s → %s", p.From.Release, p.To.Release)
 	case VerdictBlocked:
-		return fmt.Sprintf("⛔ BLOCKED — act: Sylva %s → %s", p.From.Release, p.To.Release)
+		return "BLOCKED", fmt.Sprintf("act: Sylva %s → %s", p.From.Release, p.To.Release)
 	case VerdictHeld:
-		return fmt.Sprintf("⏸️ HELD — %s not yet upgradable (from %s)", p.To.Release, p.From.Release)
+		return "HELD", fmt.Sprintf("%s not yet upgradable (from %s)", p.To.Release, p.From.Release)
 	case VerdictUnknown:
-		return fmt.Sprintf("❔ UNKNOWN — Sylva %s → %s could not be judged completely", p.From.Release, p.To.Release)
+		return "UNKNOWN", fmt.Sprintf("Sylva %s → %s could not be judged completely", p.From.Release, p.To.Release)
+	}
+	return string(p.Verdict), ""
+}
+
+// verdictMarks are the HTML headline's marks: small line drawings in the
+// text's colour, so that the headline needs no emoji font (a page on a
+// server without one would show an emoji as an empty box). The verdict is
+// said by the word after the mark; the mark is decoration.
+var verdictMarks = map[Verdict]string{
+	VerdictReady:   `<circle cx="12" cy="12" r="10"/><path d="M7 12.5l3.5 3.5L17 9"/>`,
+	VerdictBlocked: `<circle cx="12" cy="12" r="10"/><path d="M7 12h10"/>`,
+	VerdictHeld:    `<circle cx="12" cy="12" r="10"/><path d="M10 8v8M14 8v8"/>`,
+	VerdictUnknown: `<circle cx="12" cy="12" r="10"/><path d="M9.3 9.6a2.8 2.8 0 1 1 3.9 2.6c-.8.3-1.2 1-1.2 1.8v.4M12 17.4v.1"/>`,
+}
+
+// htmlHeadline is the HTML report's headline: the verdict's mark, then
+// the verdict word and what follows it as text.
+func (p *Plan) htmlHeadline() template.HTML {
+	word, rest := p.headline()
+	var b strings.Builder
+	if mark, ok := verdictMarks[p.Verdict]; ok {
+		b.WriteString(`<svg class="mark" viewBox="0 0 24 24" width="1em" height="1em" fill="none" stroke="currentColor" stroke-width="2.5" stroke-linecap="round" stroke-linejoin="round" aria-hidden="true" focusable="false">` + mark + `</svg>`)
+	}
+	b.WriteString(`<span class="verdict">` + template.HTMLEscapeString(word) + `</span>`)
+	if rest != "" {
+		b.WriteString(" — " + template.HTMLEscapeString(rest))
+	}
+	return template.HTML(b.String()) //nolint:gosec // the words are escaped above; the marks are constants
+}
+
+// htmlTitle is the HTML report's title: the headline without its mark.
+func (p *Plan) htmlTitle() string {
+	if word, rest := p.headline(); rest != "" {
+		return word + " — " + rest
 	}
 	return string(p.Verdict)
 }
@@ -145,13 +191,13 @@ var reportHTML = sync.OnceValue(func() *template.Template {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.Plan.Headline}}</title>
+<title>{{.Title}}</title>
 <style>
 body{font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f5f6f8;color:#1d2330}
 main{max-width:960px;margin:0 auto;padding:24px}
 header{border-radius:10px;padding:18px 22px;color:#fff;margin-bottom:18px}
 header.ready{background:#1f8a4c}header.blocked{background:#b42318}header.held{background:#8a6d1f}header.unknown{background:#4b5563}
-header h1{margin:0 0 6px;font-size:24px}header p{margin:0;opacity:.92}
+header h1{margin:0 0 6px;font-size:24px}h1 .mark{vertical-align:-.15em;margin-right:.35em}h1 .verdict{letter-spacing:.03em}header p{margin:0;opacity:.92}
 section{background:#fff;border-radius:10px;padding:14px 20px;margin-bottom:14px;box-shadow:0 1px 2px rgba(0,0,0,.06)}
 h2{font-size:17px;margin:4px 0 10px}
 ul{padding-left:0;list-style:none;margin:0}li{padding:8px 0;border-top:1px solid #eceef2}li:first-child{border-top:0}
@@ -165,7 +211,7 @@ figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
 </style>
 </head>
 <body><main>
-<header class="{{.Plan.Verdict}}"><h1>{{.Plan.Headline}}</h1><p>{{range $i, $l := .Header}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>{{with .Plan.Position}}<p>Cluster: {{code .Summary}}</p>{{end}}<p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p>{{with .Gate}}<p><strong>{{.}}</strong></p>{{end}}</header>
+<header class="{{.Plan.Verdict}}"><h1>{{.Headline}}</h1><p>{{range $i, $l := .Header}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>{{with .Plan.Position}}<p>Cluster: {{code .Summary}}</p>{{end}}<p>Score {{.Plan.Score}} · {{.Plan.Summary.Line}}</p>{{with .Gate}}<p><strong>{{.}}</strong></p>{{end}}</header>
 {{range .Plan.Groups}}<section><h2>{{.Title}}</h2><ul>
 {{range .Findings}}<li><span class="tag {{.Severity}}">{{tag .}}</span><code>{{.Code}}</code> ({{.Subject}}): {{code .Message}}{{if .InBaseline}} <em>({{$.InBaseline}})</em>{{end}}{{if .Remediation}}<div class="fix">{{code .Remediation}}</div>{{end}}</li>
 {{end}}</ul></section>
@@ -205,10 +251,12 @@ func (p *Plan) WriteReportHTML(w io.Writer) error {
 	}
 	return reportHTML().Execute(w, struct {
 		Plan       *Plan
+		Title      string
+		Headline   template.HTML
 		Header     []string
 		Gate       string
 		InBaseline string
 		Rows       [][]string
 		Timeline   template.HTML
-	}{p, strings.Split(p.header(), "\n"), p.gateLine(), inBaselineNote, p.passRows(), svg})
+	}{p, p.htmlTitle(), p.htmlHeadline(), strings.Split(p.header(), "\n"), p.gateLine(), inBaselineNote, p.passRows(), svg})
 }

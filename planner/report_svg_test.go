@@ -281,7 +281,7 @@ func TestReportWithoutPassesHasNoTimeline(t *testing.T) {
 	if err := p.WriteReportHTML(&b); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), "<svg") {
+	if strings.Contains(b.String(), `class="timeline`) {
 		t.Errorf("report of a plan without passes draws a timeline")
 	}
 }
@@ -292,12 +292,12 @@ func TestReportHTMLShowsTheTimelineBeforeThePasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	svg, table := strings.Index(out, `<svg `), strings.Index(out, "<h2>Passes</h2>")
+	svg, table := strings.Index(out, `<svg xmlns="http://www.w3.org/2000/svg" class="timeline`), strings.Index(out, "<h2>Passes</h2>")
 	if svg < 0 || table < 0 || svg > table {
 		t.Errorf("report: timeline at %d, passes table at %d; want the timeline first", svg, table)
 	}
-	if strings.Count(out, "<svg ") != 1 || strings.Count(out, "</svg>") != 1 {
-		t.Errorf("report holds %d timelines, want 1", strings.Count(out, "<svg "))
+	if strings.Count(out, `class="timeline`) != 1 || strings.Count(out, "<svg ") != strings.Count(out, "</svg>") {
+		t.Errorf("report holds %d timelines, want 1", strings.Count(out, `class="timeline`))
 	}
 }
 
@@ -356,5 +356,35 @@ func TestTimelineLegendListsTheMarksItUses(t *testing.T) {
 				t.Errorf("height %d does not hold %d bands of %d", h, g.bands, g.bandH)
 			}
 		})
+	}
+}
+
+// TestHTMLHeadlineNeedsNoEmojiFont: the HTML report's headline and title
+// say the verdict in words, with no character only an emoji font draws
+// (Debian's headless chromium has none and shows an empty box), and
+// escape the releases they quote.
+func TestHTMLHeadlineNeedsNoEmojiFont(t *testing.T) {
+	for _, v := range []Verdict{VerdictReady, VerdictBlocked, VerdictHeld, VerdictUnknown} {
+		p := &Plan{From: Endpoint{Release: "1.4"}, To: Endpoint{Release: `<b>"1.6"&`}, Verdict: v}
+		headline, title := string(p.htmlHeadline()), p.htmlTitle()
+		word := strings.ToUpper(string(v))
+		if !strings.Contains(headline, `<span class="verdict">`+word+`</span>`) || !strings.HasPrefix(title, word+" — ") {
+			t.Errorf("%s: headline %q, title %q; want the word %s", v, headline, title, word)
+		}
+		for _, s := range []string{headline, title} {
+			for _, r := range s {
+				// Latin text, the em dash and the arrow are in every
+				// text font; pictographs and dingbats are not.
+				if r >= 0x2000 && r != '—' && r != '→' {
+					t.Errorf("%s: %q holds %U, which may need an emoji font", v, s, r)
+				}
+			}
+		}
+		if strings.Contains(headline, "<b>") {
+			t.Errorf("%s: headline holds an unescaped release: %s", v, headline)
+		}
+		if !strings.Contains(headline, `aria-hidden="true"`) {
+			t.Errorf("%s: the headline's mark is not hidden from screen readers: %s", v, headline)
+		}
 	}
 }
