@@ -207,6 +207,9 @@ code{background:#f0f1f4;border-radius:4px;padding:0 4px}.fix{color:#3b4252;font-
 table{border-collapse:collapse;width:100%;font-size:14px}th,td{text-align:left;padding:6px 8px;border-top:1px solid #eceef2}
 main{overflow-wrap:anywhere}
 figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
+{{with .TimelineCSS}}figure.timelines{container:timeline/inline-size}
+{{.}}
+{{end}}@media (max-width:640px){main{padding:12px}header{padding:14px 16px}section{padding:12px 14px}}
 @media print{body{background:#fff}main{max-width:none;padding:0}header.ready,header.blocked,header.held,header.unknown{background:#fff;color:#000;border:2px solid #000}section{box-shadow:none;border:1px solid #999;break-inside:avoid}}
 </style>
 </head>
@@ -215,9 +218,8 @@ figure{margin:0}figcaption{font-size:13px;color:#3b4252;margin-top:8px}
 {{range .Plan.Groups}}<section><h2>{{.Title}}</h2><ul>
 {{range .Findings}}<li><span class="tag {{.Severity}}">{{tag .}}</span><code>{{.Code}}</code> ({{.Subject}}): {{code .Message}}{{if .InBaseline}} <em>({{$.InBaseline}})</em>{{end}}{{if .Remediation}}<div class="fix">{{code .Remediation}}</div>{{end}}</li>
 {{end}}</ul></section>
-{{end}}{{with .Timeline}}<section><h2>Timeline</h2><figure>
-{{.}}
-<figcaption>Each column is a reconciliation of the sylva-units HelmRelease, left to right; hatched boxes are node rollouts, where nodes drain.</figcaption></figure></section>
+{{end}}{{with .Timeline}}<section><h2>Timeline</h2><figure class="timelines">
+{{.}}<figcaption>Each column is a reconciliation of the sylva-units HelmRelease, left to right; hatched boxes are node rollouts, where nodes drain.</figcaption></figure></section>
 {{end}}{{if .Plan.Passes}}<section><h2>Passes</h2><table><tr><th>pass</th><th>release</th><th>control plane</th><th>workers</th><th>Longhorn</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td><td>{{index . 2}}</td><td>{{index . 3}}</td><td>{{index . 4}}</td></tr>
 {{end}}</table></section>
@@ -241,13 +243,13 @@ func (p *Plan) passRows() [][]string {
 }
 
 // WriteReportHTML writes the nightly report as one self-contained HTML
-// page: no script, no external asset. Its timeline of the passes is an
-// inline SVG (see timeline).
+// page: no script, no external asset. Its timeline of the passes is
+// inline SVG, in a layout for each width (see timeline).
 func (p *Plan) WriteReportHTML(w io.Writer) error {
 	var svg template.HTML
+	var css template.CSS
 	if tl := p.timeline(); tl != nil {
-		// The SVG escapes every text it holds (writeText, writeCell).
-		svg = template.HTML(tl.svg())
+		svg, css = tl.html()
 	}
 	return reportHTML().Execute(w, struct {
 		Plan       *Plan
@@ -258,5 +260,7 @@ func (p *Plan) WriteReportHTML(w io.Writer) error {
 		InBaseline string
 		Rows       [][]string
 		Timeline   template.HTML
-	}{p, p.htmlTitle(), p.htmlHeadline(), strings.Split(p.header(), "\n"), p.gateLine(), inBaselineNote, p.passRows(), svg})
+		// TimelineCSS picks the timeline's layout for the page's width.
+		TimelineCSS template.CSS
+	}{p, p.htmlTitle(), p.htmlHeadline(), strings.Split(p.header(), "\n"), p.gateLine(), inBaselineNote, p.passRows(), svg, css})
 }

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"html"
+	"html/template"
 	"strings"
 	"unicode/utf8"
 
@@ -13,8 +14,12 @@ import (
 // pass (after a column for the start), one lane each for the control
 // plane, the workers and Longhorn, and a gate lane when the gate stops the
 // plan. Columns wrap into bands so that the picture keeps a readable size
-// on a page; the SVG scales down (viewBox, width 100%) when the page is
-// narrower still.
+// on a page. The report holds the picture in several layouts, from as many
+// columns a band as the report's content width holds down to one, and
+// shows the widest its figure holds with its text at tlMinPx or more (a
+// container query: no script); each SVG scales down (viewBox, width 100%)
+// only when its figure is narrower still, which the narrowest layout alone
+// may be.
 //
 // Every coordinate is an integer computed from the plan alone, so the same
 // plan gives the same bytes. Text is set in a monospace font whose advance
@@ -34,6 +39,7 @@ const (
 	tlBandGap   = 22
 	tlSwatchW   = 28
 	tlLegendRow = 24
+	tlMinPx     = 12 // smallest size, in CSS pixels, a layout draws its text at before a narrower one takes its place
 )
 
 // cellStyle says how a timeline cell is drawn; each style is told apart by
@@ -216,8 +222,11 @@ func gateCell(g Gate, index int) *tlCell {
 	}
 }
 
-// tlGeometry is the layout of a timeline.
+// tlGeometry is a layout of a timeline.
 type tlGeometry struct {
+	// id is the layout's name, unique in the page: it prefixes the ids of
+	// its SVG and is its class.
+	id                        string
 	colW, headH, laneH, gateH int
 	perBand, bands            int
 	width, bandH, legendY     int
@@ -236,7 +245,29 @@ func textW(s string) int { return utf8.RuneCountInString(s) * tlCharW }
 
 func cellH(lines int) int { return lines*tlLineH + 2*tlPad - (tlLineH - tlFont) }
 
-func (tl *timeline) geometry() tlGeometry {
+// geometry is the timeline's widest layout: as many columns a band as the
+// report's content width holds, and at least tlMinCols.
+func (tl *timeline) geometry() tlGeometry { return tl.layout(0) }
+
+// layouts are the timeline's layouts, widest first: the widest, then for
+// each number of bands it may take past that the narrowest layout with as
+// many (4 + 3 columns rather than 5 + 2), down to one column a band.
+func (tl *timeline) layouts() []tlGeometry {
+	wide := tl.geometry()
+	out := []tlGeometry{wide}
+	n := len(tl.Columns)
+	bands := func(perBand int) int { return (n + perBand - 1) / perBand }
+	for k := wide.perBand - 1; k >= 1; k-- {
+		if k == 1 || bands(k-1) != bands(k) {
+			out = append(out, tl.layout(k))
+		}
+	}
+	return out
+}
+
+// layout is the timeline with perBand columns a band; 0 for as many as
+// the report's content width holds.
+func (tl *timeline) layout(perBand int) tlGeometry {
 	g := tlGeometry{colW: tlMinColW}
 	headLines, laneLines, gateLines := 1, 1, 1
 	for _, c := range tl.Columns {
@@ -262,8 +293,12 @@ func (tl *timeline) geometry() tlGeometry {
 	if tl.Stops {
 		g.gateH = cellH(gateLines)
 	}
-	g.perBand = max(tlMinCols, (tlTargetW-tlLabelW)/g.colW)
+	g.perBand = perBand
+	if perBand == 0 {
+		g.perBand = max(tlMinCols, (tlTargetW-tlLabelW)/g.colW)
+	}
 	g.perBand = min(g.perBand, len(tl.Columns))
+	g.id = fmt.Sprintf("timeline-cols-%d", g.perBand)
 	g.bands = (len(tl.Columns) + g.perBand - 1) / g.perBand
 	g.width = tlLabelW + g.perBand*g.colW
 	g.bandH = g.headH + len(tlLanes)*(g.laneH+tlGap)
@@ -321,17 +356,50 @@ func (tl *timeline) legend() []tlLegendItem {
 	return items
 }
 
-// svg draws the timeline as an inline SVG document.
-func (tl *timeline) svg() string {
-	g := tl.geometry()
+// html is the timeline as the report shows it: its layouts, widest first,
+// and the CSS that shows one of them at a time, the widest whose text its
+// figure (figure.timelines, the container named timeline) draws at
+// tlMinPx or more. A browser without container queries shows the widest.
+// The CSS holds numbers only.
+func (tl *timeline) html() (template.HTML, template.CSS) {
+	var b, css strings.Builder
+	css.WriteString("svg.timeline{display:none}")
+	var prev tlGeometry
+	for i, g := range tl.layouts() {
+		b.WriteString(tl.svgOf(g))
+		b.WriteString("\n")
+		if i == 0 {
+			fmt.Fprintf(&css, "svg.%s{display:block}", g.id)
+		} else {
+			fmt.Fprintf(&css, "\n@container timeline (width < %dpx){svg.%s{display:none}svg.%s{display:block}}", prev.minContainer(), prev.id, g.id)
+		}
+		prev = g
+	}
+	// The SVGs escape every text they hold (writeText, writeCell).
+	return template.HTML(b.String()), template.CSS(css.String()) //nolint:gosec // see above; the CSS is numbers and names of our own
+}
+
+// minContainer is the narrowest container, in CSS pixels, in which the
+// layout draws its text at tlMinPx or more: the SVG is scaled to its
+// container's width when that is narrower than the layout.
+func (g tlGeometry) minContainer() int {
+	return (g.width*tlMinPx + tlFont - 1) / tlFont
+}
+
+// svg draws the timeline's widest layout as an inline SVG document.
+func (tl *timeline) svg() string { return tl.svgOf(tl.geometry()) }
+
+// svgOf draws the timeline in layout g as an inline SVG document; its ids
+// start with g's.
+func (tl *timeline) svgOf(g tlGeometry) string {
 	var b strings.Builder
 	e := html.EscapeString
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="timeline" viewBox="0 0 %d %d" width="100%%" style="max-width:%dpx;height:auto;display:block" role="img" aria-labelledby="timeline-title timeline-desc" font-family="ui-monospace,'DejaVu Sans Mono','Liberation Mono',Menlo,Consolas,monospace" font-size="%d">`+"\n", g.width, g.height, g.width, tlFont)
-	fmt.Fprintf(&b, "<title id=\"timeline-title\">%s</title>\n<desc id=\"timeline-desc\">%s</desc>\n", e(tl.Title), e(tl.Desc))
-	b.WriteString(`<defs>` +
-		`<pattern id="timeline-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/><line x1="0" y1="0" x2="0" y2="8" stroke="#1d2330" stroke-width="3"/></pattern>` +
-		`<pattern id="timeline-cross" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#fff"/><path d="M0 0L8 8M8 0L0 8" stroke="#1d2330" stroke-width="1.2"/></pattern>` +
-		"</defs>\n")
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="timeline %[1]s" viewBox="0 0 %[2]d %[3]d" width="100%%" style="max-width:%[2]dpx;height:auto" role="img" aria-labelledby="%[1]s-title %[1]s-desc" font-family="ui-monospace,'DejaVu Sans Mono','Liberation Mono',Menlo,Consolas,monospace" font-size="%[4]d">`+"\n", g.id, g.width, g.height, tlFont)
+	fmt.Fprintf(&b, "<title id=\"%[1]s-title\">%[2]s</title>\n<desc id=\"%[1]s-desc\">%[3]s</desc>\n", g.id, e(tl.Title), e(tl.Desc))
+	fmt.Fprintf(&b, `<defs>`+
+		`<pattern id="%[1]s-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/><line x1="0" y1="0" x2="0" y2="8" stroke="#1d2330" stroke-width="3"/></pattern>`+
+		`<pattern id="%[1]s-cross" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#fff"/><path d="M0 0L8 8M8 0L0 8" stroke="#1d2330" stroke-width="1.2"/></pattern>`+
+		"</defs>\n", g.id)
 	for band := range g.bands {
 		y0 := band * (g.bandH + tlBandGap)
 		cols := tl.Columns[band*g.perBand : min(len(tl.Columns), (band+1)*g.perBand)]
@@ -350,13 +418,13 @@ func (tl *timeline) svg() string {
 			fmt.Fprintf(&b, "<g class=\"pass\"><title>%s</title>\n", e(c.Title))
 			writeText(&b, x, y0, cellH(len(c.Head)), c.Head, true) // top-aligned
 			for j, cell := range c.Lanes {
-				writeCell(&b, x, y+j*(g.laneH+tlGap), w, g.laneH, cell)
+				writeCell(&b, g.id, x, y+j*(g.laneH+tlGap), w, g.laneH, cell)
 			}
 			if c.Stop != nil {
 				// The gate's bar runs down the gap before the pass.
 				bx := x - tlGap/2
 				fmt.Fprintf(&b, "<line class=\"gate-bar\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1d2330\" stroke-width=\"3\" stroke-dasharray=\"8 4\"/>\n", bx, y0, bx, y0+g.bandH)
-				writeCell(&b, x, y+len(tlLanes)*(g.laneH+tlGap), w, g.gateH, *c.Stop)
+				writeCell(&b, g.id, x, y+len(tlLanes)*(g.laneH+tlGap), w, g.gateH, *c.Stop)
 			}
 			b.WriteString("</g>\n")
 		}
@@ -364,7 +432,7 @@ func (tl *timeline) svg() string {
 	if len(g.legend) > 0 {
 		b.WriteString("<g class=\"legend\" aria-hidden=\"true\">\n")
 		for _, it := range g.legend {
-			writeShape(&b, it.x+1, it.y+4, tlSwatchW-2, tlLegendRow-8, it.style, true)
+			writeShape(&b, g.id, it.x+1, it.y+4, tlSwatchW-2, tlLegendRow-8, it.style, true)
 			writeText(&b, it.x+tlSwatchW+tlGap-tlPad, it.y+(tlLegendRow-cellH(1))/2, cellH(1), []string{it.text}, false)
 		}
 		b.WriteString("</g>\n")
@@ -375,9 +443,10 @@ func (tl *timeline) svg() string {
 
 // writeCell draws one box and its text, with the box's description as its
 // tooltip. The text starts after the strip where a pattern marks a drain.
-func writeCell(b *strings.Builder, x, y, w, h int, c tlCell) {
+// id is the layout's, whose patterns the box is filled with.
+func writeCell(b *strings.Builder, id string, x, y, w, h int, c tlCell) {
 	fmt.Fprintf(b, "<g class=\"cell\"><title>%s</title>\n", html.EscapeString(c.Title))
-	writeShape(b, x, y, w, h, c.Style, false)
+	writeShape(b, id, x, y, w, h, c.Style, false)
 	writeText(b, x+tlStripW, y, h, c.Lines, false)
 	b.WriteString("</g>\n")
 }
@@ -386,16 +455,16 @@ func writeCell(b *strings.Builder, x, y, w, h int, c tlCell) {
 // style apart without colour. A drain is a patterned strip at the left of
 // the box (the whole swatch in the legend), so that the text stays on a
 // plain background.
-func writeShape(b *strings.Builder, x, y, w, h int, s cellStyle, swatch bool) {
+func writeShape(b *strings.Builder, id string, x, y, w, h int, s cellStyle, swatch bool) {
 	fill, stroke, extra, pattern := "#fff", "#5b6170", "", ""
 	switch s {
 	case cellSame:
 	case cellUpgrade:
 		fill = "#e3e6eb"
 	case cellControlPlaneDrain:
-		stroke, extra, pattern = "#1d2330", ` stroke-width="1.5"`, "url(#timeline-hatch)"
+		stroke, extra, pattern = "#1d2330", ` stroke-width="1.5"`, "url(#"+id+"-hatch)"
 	case cellWorkerDrain:
-		stroke, extra, pattern = "#1d2330", ` stroke-width="1.5"`, "url(#timeline-cross)"
+		stroke, extra, pattern = "#1d2330", ` stroke-width="1.5"`, "url(#"+id+"-cross)"
 	case cellPaused:
 		extra = ` stroke-dasharray="2 3"`
 	case cellGate:

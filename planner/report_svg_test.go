@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -104,9 +106,10 @@ func TestTimelineIsAnAccessibleScalableSVG(t *testing.T) {
 }
 
 func TestTimelineIsDeterministic(t *testing.T) {
-	a, b := stepPlan(5, GateFail).timeline().svg(), stepPlan(5, GateFail).timeline().svg()
-	if a != b {
-		t.Errorf("two renderings of the same plan differ:\n%s", cmp.Diff(a, b))
+	a, acss := stepPlan(5, GateFail).timeline().html()
+	b, bcss := stepPlan(5, GateFail).timeline().html()
+	if a != b || acss != bcss {
+		t.Errorf("two renderings of the same plan differ:\n%s", cmp.Diff(string(a)+string(acss), string(b)+string(bcss)))
 	}
 }
 
@@ -292,12 +295,20 @@ func TestReportHTMLShowsTheTimelineBeforeThePasses(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	svg, table := strings.Index(out, `<svg xmlns="http://www.w3.org/2000/svg" class="timeline`), strings.Index(out, "<h2>Passes</h2>")
+	const open = `<svg xmlns="http://www.w3.org/2000/svg" class="timeline `
+	svg, table := strings.LastIndex(out, open), strings.Index(out, "<h2>Passes</h2>")
 	if svg < 0 || table < 0 || svg > table {
 		t.Errorf("report: timeline at %d, passes table at %d; want the timeline first", svg, table)
 	}
-	if strings.Count(out, `class="timeline`) != 1 || strings.Count(out, "<svg ") != strings.Count(out, "</svg>") {
-		t.Errorf("report holds %d timelines, want 1", strings.Count(out, `class="timeline`))
+	// Start, pass 1, pass 2: three columns a band, two, one.
+	if n := strings.Count(out, open); n != 3 || strings.Count(out, "<svg ") != strings.Count(out, "</svg>") {
+		t.Errorf("report holds %d layouts of the timeline, want 3", n)
+	}
+	ids := map[string]int{}
+	for _, m := range regexp.MustCompile(` id="([^"]*)"`).FindAllStringSubmatch(out, -1) {
+		if ids[m[1]]++; ids[m[1]] == 2 {
+			t.Errorf("the report holds id %q more than once", m[1])
+		}
 	}
 }
 
@@ -386,5 +397,101 @@ func TestHTMLHeadlineNeedsNoEmojiFont(t *testing.T) {
 		if !strings.Contains(headline, `aria-hidden="true"`) {
 			t.Errorf("%s: the headline's mark is not hidden from screen readers: %s", v, headline)
 		}
+	}
+}
+
+// TestTimelineLayoutsReflow: the report holds the timeline in layouts
+// from the widest down to one column a band, and its CSS shows, in a
+// figure of any width, the widest layout whose text is drawn at tlMinPx or
+// more there; only the narrowest layout is ever drawn smaller, in a figure
+// narrower than itself.
+func TestTimelineLayoutsReflow(t *testing.T) {
+	tests := []struct {
+		passes     int
+		gate       GateOutcome
+		noLonghorn bool
+		perBand    []int
+	}{
+		{1, GatePass, false, []int{2, 1}},
+		{2, GatePass, false, []int{3, 2, 1}},
+		// Without Longhorn's versions, columns are 138 wide: 5 fit the
+		// width, and take the 5 columns in 1 band; 4 would take 2
+		// bands, as 3 do in less width.
+		{4, GatePass, true, []int{5, 3, 2, 1}},
+		// The gate's cell makes a column 164 wide: 4 fit the width.
+		{4, GateFail, false, []int{4, 3, 2, 1}},
+		{10, GateFail, false, []int{4, 3, 2, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%d passes, gate %s, no Longhorn %v", tt.passes, tt.gate, tt.noLonghorn), func(t *testing.T) {
+			p := stepPlan(tt.passes, tt.gate)
+			for i := range p.Passes {
+				if tt.noLonghorn {
+					p.Passes[i].Components = nil
+				}
+			}
+			tl := p.timeline()
+			ls := tl.layouts()
+			var perBand []int
+			for _, g := range ls {
+				perBand = append(perBand, g.perBand)
+			}
+			if diff := cmp.Diff(tt.perBand, perBand); diff != "" {
+				t.Fatalf("columns a band of each layout (-want +got):\n%s", diff)
+			}
+			if ls[0].id != tl.geometry().id {
+				t.Errorf("the first layout is not the widest")
+			}
+			svgs, css := tl.html()
+			for i, g := range ls {
+				if i > 0 && g.width >= ls[i-1].width {
+					t.Errorf("layout %s is %d wide, the one before it %d", g.id, g.width, ls[i-1].width)
+				}
+				doc := parseSVG(t, tl.svgOf(g))
+				if w, h := viewBox(t, doc); w != g.width || h != g.height {
+					t.Errorf("layout %s: viewBox %dx%d, want %dx%d", g.id, w, h, g.width, g.height)
+				}
+				if !strings.Contains(string(svgs), tl.svgOf(g)) {
+					t.Errorf("the report lacks layout %s", g.id)
+				}
+			}
+			// Read the CSS back as a browser applies it: the first
+			// layout shows, then each rule whose width it is under
+			// swaps one layout for the next.
+			rules := regexp.MustCompile(`@container timeline \(width < (\d+)px\)\{svg\.([\w-]+)\{display:none\}svg\.([\w-]+)\{display:block\}\}`).FindAllStringSubmatch(string(css), -1)
+			if len(rules) != len(ls)-1 || !strings.HasPrefix(string(css), "svg.timeline{display:none}svg."+ls[0].id+"{display:block}") {
+				t.Fatalf("CSS:\n%s", css)
+			}
+			for width := 200; width <= 1000; width++ {
+				shown := ls[0].id
+				for _, r := range rules {
+					below, err := strconv.Atoi(r[1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					if width < below && r[2] == shown {
+						shown = r[3]
+					}
+				}
+				var g tlGeometry
+				for _, l := range ls {
+					if l.id == shown {
+						g = l
+					}
+				}
+				px := float64(tlFont) * min(1, float64(width)/float64(g.width))
+				if px < tlMinPx && (g.id != ls[len(ls)-1].id || width >= g.width) {
+					t.Errorf("a figure %dpx wide shows layout %s (%d wide), its text at %.1fpx", width, g.id, g.width, px)
+				}
+				for _, l := range ls {
+					if l.width < g.width {
+						continue
+					}
+					if lpx := float64(tlFont) * min(1, float64(width)/float64(l.width)); lpx >= tlMinPx && l.width > g.width {
+						t.Errorf("a figure %dpx wide shows layout %s, but the wider %s draws its text at %.1fpx there", width, g.id, l.id, lpx)
+					}
+				}
+			}
+		})
 	}
 }

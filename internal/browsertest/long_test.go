@@ -66,7 +66,7 @@ func TestReportWrapsALongWordInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := render(t, p, "long-word")
-	for _, width := range []int64{1280, 800} {
+	for _, width := range []int64{1200, 600, 360} {
 		tab, cancel := chromedp.NewContext(ctx)
 		tctx, cancelTimeout := context.WithTimeout(tab, 60*time.Second)
 		var r pageReport

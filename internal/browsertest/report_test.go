@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,14 +91,40 @@ type pageReport struct {
 	PageWidth float64  `json:"pageWidth"`
 	Overflow  []string `json:"overflow"`
 	TextsOut  []string `json:"textsOut"`
+	// Timelines is how many timelines are shown: the report holds one
+	// layout per width range, and shows one at a time.
+	Timelines int `json:"timelines"`
+	// MinFont is the smallest size, in CSS pixels as rendered (after the
+	// picture is scaled to its container), of a text of the picture or its
+	// caption; MinFontText is that text.
+	MinFont     float64 `json:"minFont"`
+	MinFontText string  `json:"minFontText"`
+	// Legend is the texts of the shown timeline's legend.
+	Legend []string `json:"legend"`
+	// Headline is the text the headline shows (innerText); HeadlineShown
+	// says it is drawn with a size.
+	Headline      string `json:"headline"`
+	HeadlineShown bool   `json:"headlineShown"`
+	// Pictographs are the characters of the headline and of the page's
+	// title that need an emoji font (Extended_Pictographic, or the emoji
+	// variation selector): without one they show as empty boxes.
+	Pictographs []string `json:"pictographs"`
 }
 
 // measureJS checks the page as a reader sees it: the timeline exists and
 // is labelled; no element is wider than its box (scrollWidth) or reaches
 // past the viewport; the SVG fits its container; every text of the SVG lies
-// inside its cell and inside the picture.
+// inside its cell and inside the picture, and how large it is drawn; what
+// the headline and the legend say.
 const measureJS = `(() => {
-  const r = {svg: false, title: "", labelled: false, texts: [], overflow: [], textsOut: []};
+  const r = {svg: false, title: "", labelled: false, texts: [], overflow: [], textsOut: [], timelines: 0, minFont: 0, minFontText: "", legend: [], headline: "", headlineShown: false, pictographs: []};
+  const h1 = document.querySelector("header h1");
+  if (h1) {
+    r.headline = h1.innerText;
+    const hb = h1.getBoundingClientRect();
+    r.headlineShown = hb.width > 0 && hb.height > 0 && getComputedStyle(h1).visibility === "visible";
+  }
+  r.pictographs = ((r.headline + document.title).match(/[\p{Extended_Pictographic}\u{FE0F}]/gu) || []);
   const vw = document.documentElement.clientWidth;
   r.viewport = vw;
   r.pageWidth = document.documentElement.scrollWidth;
@@ -108,9 +135,21 @@ const measureJS = `(() => {
     const b = el.getBoundingClientRect();
     if (b.width > 0 && (b.left < -0.5 || b.right > vw + 0.5)) r.overflow.push(name(el) + " spans " + b.left + ".." + b.right + " of a " + vw + "px viewport");
   }
-  const svg = document.querySelector("svg.timeline");
+  const shown = Array.from(document.querySelectorAll("svg.timeline")).filter(s => s.getBoundingClientRect().width > 0);
+  r.timelines = shown.length;
+  const svg = shown[0];
   if (!svg) return r;
   r.svg = true;
+  const small = (px, what) => {
+    if (r.minFontText === "" || px < r.minFont) { r.minFont = px; r.minFontText = what; }
+  };
+  for (const text of svg.querySelectorAll("text")) {
+    const m = text.getScreenCTM();
+    small(parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b), text.textContent);
+  }
+  const caption = svg.closest("figure") && svg.closest("figure").querySelector("figcaption");
+  if (caption) small(parseFloat(getComputedStyle(caption).fontSize), "figcaption");
+  r.legend = Array.from(svg.querySelectorAll("g.legend text")).map(t => t.textContent);
   const t = svg.querySelector(":scope > title");
   r.title = t ? t.textContent : "";
   const ids = (svg.getAttribute("aria-labelledby") || "").split(" ").filter(Boolean);
@@ -150,11 +189,14 @@ func render(t *testing.T, p *planner.Plan, name string) string {
 
 func compute(t *testing.T, in planner.Input) *planner.Plan {
 	t.Helper()
-	cat, err := catalog.Default()
-	if err != nil {
-		t.Fatal(err)
+	if in.Catalog == nil {
+		cat, err := catalog.Default()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Catalog = cat
 	}
-	in.Catalog, in.ToolVersion = cat, "test"
+	in.ToolVersion = "test"
 	in.AsOf = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 	p, err := planner.Compute(in)
 	if err != nil {
@@ -164,7 +206,7 @@ func compute(t *testing.T, in planner.Input) *planner.Plan {
 }
 
 // TestReportTimelineInBrowser renders reports of several shapes at a
-// screen width and at a print width, in screen and print media.
+// desktop, a tablet and a phone width, and at a print width in print media.
 func TestReportTimelineInBrowser(t *testing.T) {
 	ctx := browser(t)
 	failOnWarning := planner.GateOptions{FailOn: planner.FailOnWarning}
@@ -179,21 +221,28 @@ func TestReportTimelineInBrowser(t *testing.T) {
 		{"four hops on rke2 wrap into bands", planner.Input{From: skew.MustParse("1.2"), To: skew.MustParse("1.7"), Provider: "rke2"}, false},
 		{"the gate stops a multi-hop plan", planner.Input{From: skew.MustParse("1.4"), To: skew.MustParse("1.7"), Gate: failOnWarning}, true},
 		{"a cluster midway has its first pass done", planner.Input{To: skew.MustParse("1.6"), Progress: &planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}}, false},
+		{"a chart that holds the workers pauses them", planner.Input{Catalog: holdWorkers(t, "1.6"), From: skew.MustParse("1.4"), To: skew.MustParse("1.6")}, false},
+		{"an unreadable running version blocks", planner.Input{From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), Observed: &planner.Observed{Source: "test", Components: []planner.ObservedComponent{{Name: "longhorn", Raw: "not-a-version", Where: "image"}}}}, true},
 	}
 	views := []struct {
 		name          string
 		width, height int64
 		media         string
 	}{
-		{"screen 1280px", 1280, 900, "screen"},
-		{"screen 800px", 800, 1000, "screen"},
+		{"screen 1200px", 1200, 900, "screen"},
+		{"screen 600px", 600, 1000, "screen"},
+		{"screen 360px", 360, 800, "screen"},
 		{"print 800px", 800, 1000, "print"},
 	}
+	verdicts := map[planner.Verdict]bool{}
+	paused := false
 	for i, pc := range plans {
 		p := compute(t, pc.in)
 		if len(p.Passes) == 0 {
 			t.Fatalf("%s: the plan has no pass", pc.name)
 		}
+		verdicts[p.Verdict] = true
+		paused = paused || slices.Contains(legend(p, pc.stops), "workers paused")
 		url := render(t, p, fmt.Sprintf("report-%d", i))
 		for _, v := range views {
 			t.Run(pc.name+"/"+v.name, func(t *testing.T) {
@@ -223,12 +272,51 @@ func TestReportTimelineInBrowser(t *testing.T) {
 			})
 		}
 	}
+	// The plans are the shapes they are meant to be.
+	if !verdicts[planner.VerdictReady] || !verdicts[planner.VerdictBlocked] || !paused {
+		t.Errorf("the plans cover the verdicts %v and paused workers: %v; want ready, blocked and paused workers", verdicts, paused)
+	}
 }
+
+// holdWorkers is the embedded catalog with release rel's chart able to
+// hold the MachineDeployments back: the workers pause in a hop's passes
+// but its last.
+func holdWorkers(t *testing.T, rel string) *catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *cat
+	c.Releases = slices.Clone(c.Releases)
+	for i := range c.Releases {
+		if c.Releases[i].Release.Short() == rel {
+			c.Releases[i].Capabilities = &catalog.Capabilities{HoldWorkers: &catalog.Capability{Value: true, Source: "test"}}
+			return &c
+		}
+	}
+	t.Fatalf("release %s is not in the catalog", rel)
+	return nil
+}
+
+// minFont is the smallest text the picture may draw, in CSS pixels.
+const minFont = 11
 
 func check(t *testing.T, p *planner.Plan, r pageReport, stops bool) {
 	t.Helper()
+	checkHeadline(t, p, r)
 	if !r.SVG {
-		t.Fatal("the report has no timeline (svg.timeline)")
+		t.Fatal("the report shows no timeline (svg.timeline)")
+	}
+	if r.Timelines != 1 {
+		t.Errorf("the report shows %d timelines, want 1", r.Timelines)
+	}
+	if r.MinFont < minFont {
+		t.Errorf("the timeline draws %q at %.1fpx, under %dpx", r.MinFontText, r.MinFont, minFont)
+	}
+	t.Logf("smallest text of the timeline: %.1fpx (%q)", r.MinFont, r.MinFontText)
+	if want := legend(p, stops); !slices.Equal(r.Legend, want) {
+		t.Errorf("the legend lists %q, want the marks the plan's passes use: %q", r.Legend, want)
 	}
 	if !strings.HasPrefix(r.Title, "Timeline of the transition") || !r.Labelled {
 		t.Errorf("timeline title %q, labelled by its title and description: %v", r.Title, r.Labelled)
@@ -263,6 +351,48 @@ func check(t *testing.T, p *planner.Plan, r pageReport, stops bool) {
 	for _, o := range r.TextsOut {
 		t.Errorf("timeline text %s", o)
 	}
+}
+
+// checkHeadline: the verdict is a word of the headline, drawn in the
+// page's text font, with no character that only an emoji font has.
+func checkHeadline(t *testing.T, p *planner.Plan, r pageReport) {
+	t.Helper()
+	if word := strings.ToUpper(string(p.Verdict)); !strings.Contains(r.Headline, word) || !r.HeadlineShown {
+		t.Errorf("the headline %q (shown: %v) does not show the verdict %s as text", r.Headline, r.HeadlineShown, word)
+	}
+	if len(r.Pictographs) > 0 {
+		t.Errorf("the headline or the title holds %q, which needs an emoji font: %q", r.Pictographs, r.Headline)
+	}
+}
+
+// legend is what the timeline's legend should list for p: the marks its
+// passes use, in the legend's order.
+func legend(p *planner.Plan, stops bool) []string {
+	var cp, roll, paused, lh bool
+	for _, ps := range p.Passes {
+		cp = cp || ps.ControlPlane.From != ps.ControlPlane.To
+		roll = roll || ps.Workers.Rolls
+		paused = paused || ps.Workers.Paused && !ps.Workers.Rolls
+		for _, c := range ps.Components {
+			lh = lh || c.Name == "longhorn" && c.From != c.To
+		}
+	}
+	var out []string
+	for _, m := range []struct {
+		used bool
+		text string
+	}{
+		{cp, "control-plane nodes drain"},
+		{roll, "worker nodes drain (roll)"},
+		{paused, "workers paused"},
+		{lh, "Longhorn upgrade"},
+		{stops, "the gate stops the plan"},
+	} {
+		if m.used {
+			out = append(out, m.text)
+		}
+	}
+	return out
 }
 
 func shot(ctx context.Context, t *testing.T, dir, name string) {
