@@ -1,6 +1,7 @@
 package action
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,10 +108,8 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 	})
 	if err != nil {
 		if errors.Is(err, units.ErrUnknownRelease) {
-			if from != "" {
-				err = fmt.Errorf("%s: %w", from, err)
-			}
-			return nil, fmt.Errorf("%w; pass --release with one of %s or later", err, strings.Join(r.Catalog.ReleaseNames(), ", "))
+			where := cmp.Or(from, "--release")
+			return nil, fmt.Errorf("%s: %w; pass --release with one of %s or later", where, err, strings.Join(r.Catalog.ReleaseNames(), ", "))
 		}
 		return nil, err
 	}
@@ -158,7 +157,7 @@ func chartVersion(valuesFile string, readFile func(string) ([]byte, error)) stri
 
 // policyOf is the upgrade-support policy of the catalog.
 func policyOf(cat *catalog.Catalog) units.Policy {
-	p := units.Policy{Releases: make([]units.PolicyRelease, len(cat.Releases))}
+	p := units.Policy{Releases: make([]units.PolicyRelease, len(cat.Releases)), PastNewest: cat.PastNewest, PastNewestFix: catalog.PastNewestFix}
 	for i, r := range cat.Releases {
 		p.Releases[i] = units.PolicyRelease{Release: r.Release, UpgradeFrom: r.UpgradeFrom}
 	}

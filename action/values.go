@@ -363,8 +363,11 @@ func (r ValuesRenderRequest) kubeVersion() (string, error) {
 		}
 	}
 	rel, ok := cat.Release(to.MinorOnly())
-	if !ok {
-		return "", fmt.Errorf("--to %s is not in catalog %s (releases: %s)", to, cat.Version, cat.ReleaseNames())
+	switch {
+	case !ok && cat.IsPastNewest(to):
+		return "", cat.RefusePastNewest("--to", to, "values render needs the Kubernetes version it renders for")
+	case !ok:
+		return "", fmt.Errorf("--to %s: %s", to, cat.Unknown(to))
 	}
 	return rel.Kubernetes.Management.Short(), nil
 }

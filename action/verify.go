@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/ci"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
@@ -42,12 +41,10 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f, ok := pastCatalog(p); ok {
+	if _, ok := pastCatalog(p); ok {
 		// Plan reads such a target as a kb-stale warning; verify has no
 		// final state of it to check the cluster against.
-		cat := in.Catalog
-		return nil, fmt.Errorf("--to %s: release %s is newer than catalog %s (updated %s, ends at %s): verify does not know the Kubernetes and component versions to check the cluster against (%s); %s",
-			in.To, in.To, cat.Version, cat.Updated.Format(time.DateOnly), cat.Newest(), f.Code, f.Remediation)
+		return nil, in.Catalog.RefusePastNewest("--to", in.To, "verify needs its Kubernetes and component versions to check the cluster against")
 	}
 	rules, err := DetectionRules(r.Catalog)
 	if err != nil {

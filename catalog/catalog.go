@@ -363,6 +363,38 @@ func (c *Catalog) Oldest() skew.Version { return c.Releases[0].Release }
 // Newest returns the last release of the catalog.
 func (c *Catalog) Newest() skew.Version { return c.Releases[len(c.Releases)-1].Release }
 
+// A release the catalog does not know is of one of two kinds, and every
+// command says which in the same words (docs/catalog.md, "Releases the
+// catalog does not know"): newer than its newest release (PastNewest: the
+// catalog is older than the release), or any other (Unknown: before its
+// oldest, or missing between two releases it knows).
+
+// PastNewestFix is what to do about a release newer than the catalog.
+const PastNewestFix = "update sylva-planner or pass a newer catalog with --catalog"
+
+// IsPastNewest reports whether v is newer than the catalog's newest
+// release.
+func (c *Catalog) IsPastNewest(v skew.Version) bool {
+	return !v.IsZero() && v.MinorOnly().Compare(c.Newest()) > 0
+}
+
+// PastNewest says that release v is newer than the catalog's newest.
+func (c *Catalog) PastNewest(v skew.Version) string {
+	return fmt.Sprintf("catalog %s (updated %s) ends at release %s; release %s cannot be judged", c.Version, c.Updated.Format(time.DateOnly), c.Newest(), v)
+}
+
+// RefusePastNewest is the error of a command that needs what the catalog
+// says of release v, given with flag, when v is newer than the catalog:
+// needs says what ("values generate needs its Kubernetes minors").
+func (c *Catalog) RefusePastNewest(flag string, v skew.Version, needs string) error {
+	return fmt.Errorf("%s %s: %s, and %s (kb-stale); %s", flag, v, c.PastNewest(v), needs, PastNewestFix)
+}
+
+// Unknown says that release v, not newer than the catalog, is not in it.
+func (c *Catalog) Unknown(v skew.Version) string {
+	return fmt.Sprintf("release %s is not in the catalog (known: %s … %s)", v, c.Oldest(), c.Newest())
+}
+
 // ReleaseNames lists the releases as "1.0", "1.1", … in order.
 func (c *Catalog) ReleaseNames() []string {
 	out := make([]string, len(c.Releases))

@@ -129,8 +129,11 @@ type Conventions struct {
 // release, sorted newest source first (the n-1 scenario, then n-2).
 func Compute(cat *catalog.Catalog, target Target, opts Options) (*Matrix, error) {
 	rel, ok := cat.Release(target.Release)
-	if !ok {
-		return nil, fmt.Errorf("target release %s is not in the catalog (known: %s … %s)", target.Release, cat.Oldest(), cat.Newest())
+	switch {
+	case !ok && cat.IsPastNewest(target.Release):
+		return nil, fmt.Errorf("%s, and ci-matrix needs its supported upgrade sources (kb-stale); %s", cat.PastNewest(target.Release), catalog.PastNewestFix)
+	case !ok:
+		return nil, errors.New(cat.Unknown(target.Release))
 	}
 	m := &Matrix{
 		APIVersion: APIVersion, Kind: Kind, Target: target.Branch, Release: target.Release.String(), To: rel.Release.String(),

@@ -81,7 +81,7 @@ func Compute(in Input) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.To.Compare(cat.Newest()) > 0 && !in.To.IsZero() && !looksLikeYAMLNumber(cat, in.To) {
+	if cat.IsPastNewest(in.To) {
 		return pastHorizon(in, from), nil
 	}
 	to, err := lookup(cat, "--to", in.To)
@@ -320,17 +320,6 @@ func (p *Plan) dropDone(fs []Finding) []Finding {
 	})
 }
 
-// looksLikeYAMLNumber reports a release such as 1.40 that YAML would have
-// read as 1.4, a release of the catalog: more likely a typo than a future
-// release.
-func looksLikeYAMLNumber(cat *catalog.Catalog, v skew.Version) bool {
-	if v.Minor < 10 || v.Minor%10 != 0 {
-		return false
-	}
-	_, ok := cat.Release(skew.Version{Major: v.Major, Minor: v.Minor / 10})
-	return ok
-}
-
 // CodeKBStale is the finding for a target release newer than the catalog:
 // the plan cannot be judged.
 const CodeKBStale = "kb-stale"
@@ -349,8 +338,8 @@ func pastHorizon(in Input, from *catalog.Release) *Plan {
 	}
 	p.add(Finding{
 		Code: CodeKBStale, Severity: SeverityWarning, Subject: in.To.String(),
-		Message:     fmt.Sprintf("catalog %s (updated %s) ends at release %s; release %s cannot be judged", cat.Version, cat.Updated.Format("2006-01-02"), cat.Newest(), in.To),
-		Remediation: "update sylva-planner or pass a newer catalog with --catalog",
+		Message:     cat.PastNewest(in.To),
+		Remediation: catalog.PastNewestFix,
 	})
 	p.summarize()
 	p.Checks = []Check{
@@ -368,10 +357,8 @@ func lookup(cat *catalog.Catalog, field string, v skew.Version) (*catalog.Releas
 	}
 	r, ok := cat.Release(v)
 	if !ok {
-		msg := fmt.Sprintf("release %s is not in the catalog (known: %s … %s)", v, cat.Oldest(), cat.Newest())
+		msg := cat.Unknown(v)
 		switch {
-		case looksLikeYAMLNumber(cat, v):
-			msg += fmt.Sprintf("; if it came from YAML, quote it: %d.%d written as a number reads as %d.%d", v.Major, v.Minor, v.Major, v.Minor/10)
 		case v.Compare(cat.Oldest()) < 0:
 			msg += fmt.Sprintf("; releases before %s are not covered", cat.Oldest())
 		case field == "--from" && v.Compare(cat.Newest()) > 0:

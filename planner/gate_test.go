@@ -269,17 +269,28 @@ func TestSuppressionsAndBaseline(t *testing.T) {
 	})
 }
 
+// TestTargetPastTheHorizonIsUnknown: every release after the catalog's
+// newest is judged the same way, whatever its digits (1.10 and 1.40, which
+// a YAML number would have read as releases the catalog has, are 1.10 and
+// 1.40 once typed): verdict unknown, the kb-stale finding in the words
+// every command uses.
 func TestTargetPastTheHorizonIsUnknown(t *testing.T) {
-	p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.6"), To: skew.MustParse("1.9"), AsOf: asOf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Verdict != planner.VerdictUnknown || !slices.Contains(codes(p), planner.CodeKBStale) {
-		t.Errorf("verdict = %s codes = %v, want unknown with kb-stale", p.Verdict, codes(p))
+	cat := defaultCatalog(t)
+	for _, to := range []string{"1.8", "1.9", "1.10", "1.40"} {
+		p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.6"), To: skew.MustParse(to), AsOf: asOf})
+		if err != nil {
+			t.Fatalf("%s: %v", to, err)
+		}
+		if p.Verdict != planner.VerdictUnknown || !slices.Contains(codes(p), planner.CodeKBStale) {
+			t.Errorf("%s: verdict = %s codes = %v, want unknown with kb-stale", to, p.Verdict, codes(p))
+		}
+		if want := cat.PastNewest(skew.MustParse(to)); !slices.ContainsFunc(p.Findings, func(f planner.Finding) bool { return f.Message == want }) {
+			t.Errorf("%s: findings %+v, want one saying %q", to, p.Findings, want)
+		}
 	}
 }
 
-func TestTargetBelowTheCatalogIsRefusedWithAYAMLHint(t *testing.T) {
+func TestTargetBelowTheCatalogIsRefused(t *testing.T) {
 	_, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("0.4"), To: skew.MustParse("0.9"), AsOf: asOf})
 	if !errors.Is(err, planner.ErrUnknownRelease) {
 		t.Fatalf("error = %v, want ErrUnknownRelease", err)

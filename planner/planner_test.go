@@ -172,7 +172,7 @@ func TestComputeRefusesBadInput(t *testing.T) {
 		want           error
 	}{
 		{"a downgrade", "1.6", "1.4", planner.ErrDowngrade},
-		{"a target past the catalog", "1.4", "1.40", planner.ErrUnknownRelease},
+		{"a target before the catalog", "1.4", "0.9", planner.ErrUnknownRelease},
 		{"a source before the catalog", "0.9", "1.6", planner.ErrUnknownRelease},
 	}
 	for _, tt := range tests {

@@ -191,8 +191,15 @@ func Audit(in AuditInput) (*Report, error) {
 		r.Notes = append(r.Notes, fmt.Sprintf("release %s read from %s", r.Release, in.ReleaseFrom))
 	}
 	if assumed {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s is newer than the catalog's newest release %s: its supported upgrade sources are assumed to be %s (n-2 policy)",
-			r.Release, in.Policy.Newest().Short(), andList(r.SupportedSources)))
+		past := fmt.Sprintf("%s is newer than the catalog's newest release %s", r.Release, in.Policy.Newest().Short())
+		if in.Policy.PastNewest != nil {
+			past = in.Policy.PastNewest(rel)
+		}
+		note := fmt.Sprintf("%s: its supported upgrade sources are assumed to be %s (n-2 policy)", past, andList(r.SupportedSources))
+		if in.Policy.PastNewestFix != "" {
+			note += "; " + in.Policy.PastNewestFix
+		}
+		r.Notes = append(r.Notes, note)
 	}
 
 	var units []Unit

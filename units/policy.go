@@ -18,6 +18,12 @@ var ErrUnknownRelease = errors.New("release not in the catalog")
 type Policy struct {
 	// Releases are sorted oldest first.
 	Releases []PolicyRelease
+	// PastNewest says, in the words every command uses, that a release is
+	// newer than the catalog's newest (catalog.Catalog.PastNewest); nil
+	// says it plainly.
+	PastNewest func(skew.Version) string
+	// PastNewestFix is what to do about such a release.
+	PastNewestFix string
 }
 
 // PolicyRelease is one release and its supported upgrade sources.
@@ -53,8 +59,14 @@ func (p Policy) Sources(r skew.Version) (sources []skew.Version, assumed bool, e
 		}
 		return out, true, nil
 	}
-	return nil, false, fmt.Errorf("release %s: %w (known: %s … %s, and any later %d.x release)", r.Short(), ErrUnknownRelease, p.Releases[0].Release.Short(), newest.Short(), newest.Major)
+	return nil, false, unknownRelease(fmt.Sprintf("release %s is not in the catalog (known: %s … %s; a later %d.x release is audited as past it)", r.Short(), p.Releases[0].Release.Short(), newest.Short(), newest.Major))
 }
+
+// unknownRelease is an error that is ErrUnknownRelease, in its own words.
+type unknownRelease string
+
+func (e unknownRelease) Error() string        { return string(e) }
+func (e unknownRelease) Is(target error) bool { return target == ErrUnknownRelease }
 
 // Newest returns the newest known release.
 func (p Policy) Newest() skew.Version { return p.Releases[len(p.Releases)-1].Release.MinorOnly() }

@@ -149,8 +149,11 @@ func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops boo
 		return nil, errors.New("generate values: no catalog")
 	}
 	rel, ok := in.Catalog.Release(in.To.MinorOnly())
-	if !ok {
-		return nil, fmt.Errorf("generate values: --to: release %s is not in catalog %s (known: %s … %s); give one of them, or a newer catalog with --catalog", in.To, in.Catalog.Version, in.Catalog.Oldest(), in.Catalog.Newest())
+	switch {
+	case !ok && in.Catalog.IsPastNewest(in.To):
+		return nil, fmt.Errorf("generate values: %w", in.Catalog.RefusePastNewest("--to", in.To, "values generate needs its Kubernetes minors and Longhorn versions"))
+	case !ok:
+		return nil, fmt.Errorf("generate values: --to: %s; give one of them, or a newer catalog with --catalog", in.Catalog.Unknown(in.To))
 	}
 	target := rel.Release.Short()
 	var err error
