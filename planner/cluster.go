@@ -242,7 +242,7 @@ func valuesStep(cat *catalog.Catalog, c *candidate, st *state, cur *catalog.Rele
 // as the skew policy allows no more.
 func minorSteps(cat *catalog.Catalog, r *catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version, kp kubePath) *candidate {
 	c := &candidate{route: []string{r.Release.String()}}
-	st := state{release: r.Release, cp: kp.startOf(r), workers: workers, components: map[string]skew.Version{}}
+	st := newState(r, kp.startOf(r), workers, provider)
 	for _, rc := range r.Components {
 		st.components[rc.Name] = rc.Version
 	}

@@ -54,9 +54,11 @@ func TestWorkloadClustersKeepTheirMinorInsideEachWindow(t *testing.T) {
 			want: []string{"1.6 chart-upgrade 1.31→1.32 roll 1.8.1→1.9.2", "1.6 additional-reconciliation 1.32→1.33 roll 1.9.2→1.9.2"},
 		},
 		{
-			name: "a workload cluster of 1.4 on 1.31 keeps 1.31 in 1.6: one pass, no rollout", cluster: planner.ClusterWorkload,
+			// 1.6's chart maps 1.31 to v1.31.13 where 1.4's maps v1.31.8:
+			// the workers roll once, to the new patch.
+			name: "a workload cluster of 1.4 on 1.31 keeps 1.31 in 1.6: one pass, one patch rollout", cluster: planner.ClusterWorkload,
 			from: "1.4", to: "1.6", kube: "1.31", wantRoute: "1.4 1.6", wantKubeTo: "1.31",
-			want: []string{"1.6 chart-upgrade 1.31→1.31 keep 1.8.1→1.9.2"},
+			want: []string{"1.6 chart-upgrade 1.31→1.31 roll 1.8.1→1.9.2"},
 		},
 		{
 			name: "a workload cluster of 1.4 on 1.29 steps to 1.30 on 1.4, then 1.6 takes it at 1.31", cluster: planner.ClusterWorkload,
@@ -91,9 +93,10 @@ func TestWorkloadClustersKeepTheirMinorInsideEachWindow(t *testing.T) {
 			wantNotCodes: []string{planner.CodeMinorStep},
 		},
 		{
-			name: "a workload cluster of 1.3 on 1.30 keeps 1.30 in 1.4", cluster: planner.ClusterWorkload,
+			// 1.3 maps 1.30 to v1.30.11, 1.4 to v1.30.12: a patch rollout.
+			name: "a workload cluster of 1.3 on 1.30 keeps 1.30 in 1.4, its workers rolling to 1.4's patch", cluster: planner.ClusterWorkload,
 			from: "1.3", to: "1.4", kube: "1.30", wantRoute: "1.3 1.4", wantKubeTo: "1.30",
-			want: []string{"1.4 chart-upgrade 1.30→1.30 keep 1.7.3→1.8.1"},
+			want: []string{"1.4 chart-upgrade 1.30→1.30 roll 1.7.3→1.8.1"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

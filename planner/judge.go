@@ -29,7 +29,12 @@ func (p *Plan) summarize() {
 		}
 		if ps.Workers.Rolls {
 			s.WorkerRollouts++
-			workers = append(workers, ps.Workers.To)
+			to := ps.Workers.To
+			if ps.Workers.From == to && ps.ControlPlane.Version != "" {
+				// The same minor at another patch.
+				to = ps.ControlPlane.Version
+			}
+			workers = append(workers, to)
 		}
 		for _, c := range ps.Components {
 			if c.Name == longhorn && c.To != c.From && c.To != lh[len(lh)-1] {
@@ -125,7 +130,8 @@ func (p *Plan) alreadyOn() bool {
 }
 
 // next is the plan's Next: what to do, and the exact command, each command
-// with the selecting flags of sel.
+// with the selecting flags of sel (made absolute, sel.Abs, in the commands
+// it says to run in the environment-values directory).
 func next(p *Plan, rerun string, sel envelope.Selection) string {
 	planCmd := cmp.Or(rerun, sel.Command("plan", "--from", p.From.Release, "--to", p.To.Release))
 	// Following the passes reads the cluster: a state file does not change.
@@ -170,13 +176,16 @@ func next(p *Plan, rerun string, sel envelope.Selection) string {
 	if slices.ContainsFunc(p.Findings, func(f Finding) bool { return f.Code == CodeOverlayUnavailable }) {
 		msg = "give values generate what the overlay-unavailable finding names; then "
 	}
-	msg += "in your environment-values directory, write the helper values with `" + generateCommand(p, rerun, sel) +
+	// The commands from here on run in the environment-values
+	// directory, not where the plan ran: their paths are absolute.
+	abs := sel.Abs()
+	msg += "in your environment-values directory, write the helper values with `" + generateCommand(p, rerun, abs) +
 		"`, list transition under components: of its kustomization.yaml and apply it; then " +
 		fmt.Sprintf("upgrade the sylva-units HelmRelease to Sylva %s (pass 1 of %d", first.Release, len(p.Passes))
 	if len(p.Route) > 2 {
 		msg += fmt.Sprintf(", hop 1 of %d", len(p.Route)-1)
 	}
-	return msg + "), then follow the passes with: " + follow
+	return msg + "), then follow the passes with: " + abs.Live().Command("status", "--to", p.To.Release)
 }
 
 // withKubernetes is the plan command cmd for the cluster once its control

@@ -39,6 +39,7 @@ func (h *hop) passControlPlane(st *state, ps *Pass, subject string, i int) skew.
 	ps.ControlPlane = VersionChange{From: cpBefore.Short(), To: cpAfter.Short()}
 	if kv, ok := h.to.KubeVersion(cpAfter); ok {
 		ps.ControlPlane.Version = kv.For(h.provider).String()
+		st.cpVersion = ps.ControlPlane.Version
 	} else {
 		h.add(Finding{
 			Code: CodeMissingK8sVersion, Severity: SeverityBlocker, Class: ClassActionable, Subject: subject,
@@ -111,11 +112,20 @@ func (h *hop) passWorkers(st *state, ps *Pass, subject string, i int, cpAfter sk
 			Remediation: fmt.Sprintf("upgrade the workers to Kubernetes %s or newer before this transition", cpAfter.AddMinor(-skew.KubeletMaxLag(cpAfter)).Short()),
 		})
 	}
+	// The workers are replaced when their minor changes, or when the
+	// chart maps their minor to another full version (a patch upgrade).
+	changes := func() bool {
+		return !st.workers.Equal(cpAfter.MinorOnly()) ||
+			(st.workersVersion != "" && ps.ControlPlane.Version != "" && st.workersVersion != ps.ControlPlane.Version)
+	}
+	rollTo := func() {
+		ps.Workers.To = cpAfter.Short()
+		ps.Workers.Rolls = true
+		st.workers, st.workersVersion = cpAfter.MinorOnly(), ps.ControlPlane.Version
+	}
 	if !h.to.HoldsWorkers() {
-		if !st.workers.Equal(cpAfter.MinorOnly()) {
-			ps.Workers.To = cpAfter.Short()
-			ps.Workers.Rolls = true
-			st.workers = cpAfter.MinorOnly()
+		if changes() {
+			rollTo()
 		}
 		return
 	}
@@ -130,10 +140,8 @@ func (h *hop) passWorkers(st *state, ps *Pass, subject string, i int, cpAfter sk
 			})
 		}
 	}
-	if roll && !st.workers.Equal(cpAfter.MinorOnly()) {
-		ps.Workers.To = cpAfter.Short()
-		ps.Workers.Rolls = true
-		st.workers = cpAfter.MinorOnly()
+	if roll && changes() {
+		rollTo()
 	}
 	ps.Workers.Paused = !roll
 }

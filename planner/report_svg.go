@@ -178,6 +178,8 @@ func passColumn(ps Pass, done bool) tlColumn {
 
 	w := ps.Workers
 	switch {
+	case w.Rolls && w.From == w.To:
+		c.Lanes[1] = tlCell{Lines: []string{w.From + " patch", "roll", "nodes drain"}, Style: cellWorkerDrain, Title: "workers roll to another patch of " + w.From + ", worker nodes drain"}
 	case w.Rolls:
 		c.Lanes[1] = tlCell{Lines: []string{w.From + " → " + w.To, "roll", "nodes drain"}, Style: cellWorkerDrain, Title: "workers roll " + w.From + " → " + w.To + ", worker nodes drain"}
 	case w.Paused:

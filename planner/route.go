@@ -82,6 +82,26 @@ type state struct {
 	cp         skew.Version
 	workers    skew.Version
 	components map[string]skew.Version
+	// cpVersion and workersVersion are the full Kubernetes versions the
+	// control plane and the workers run ("v1.31.8"), as the chart of the
+	// release that last set them maps their minor; "" when unknown. A
+	// release that maps the same minor to another patch replaces the
+	// nodes all the same: Cluster API rolls on any change of the version.
+	cpVersion, workersVersion string
+}
+
+// newState is where the route starts: release r's chart, its control
+// plane on cp and the workers on workers, at the full versions r maps them
+// to.
+func newState(r *catalog.Release, cp, workers skew.Version, provider catalog.Provider) state {
+	st := state{release: r.Release, cp: cp, workers: workers, components: map[string]skew.Version{}}
+	if kv, ok := r.KubeVersion(cp); ok {
+		st.cpVersion = kv.For(provider).String()
+	}
+	if kv, ok := r.KubeVersion(workers); ok {
+		st.workersVersion = kv.For(provider).String()
+	}
+	return st
 }
 
 // planRoute plans the passes along path. running holds the component
@@ -92,7 +112,7 @@ type state struct {
 // next release's chart cannot take it in one minor.
 func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version, kp kubePath) *candidate {
 	c := &candidate{}
-	st := state{release: path[0].Release, cp: kp.startOf(path[0]), workers: workers, components: map[string]skew.Version{}}
+	st := newState(path[0], kp.startOf(path[0]), workers, provider)
 	final, _ := kp.finalFor(path[len(path)-1], st.cp)
 	for _, rc := range path[0].Components {
 		st.components[rc.Name] = rc.Version

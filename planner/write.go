@@ -182,6 +182,8 @@ func (p *Plan) routeLine() string {
 
 func workerCell(w WorkerChange) string {
 	switch {
+	case w.Rolls && w.From == w.To:
+		return w.From + " (patch roll)"
 	case w.Rolls:
 		return w.From + " → " + w.To + " (roll)"
 	case w.Paused:
