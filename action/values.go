@@ -100,10 +100,12 @@ type KustomizeResult struct {
 }
 
 // Write says what was written, how to wire it, and the command that
-// follows the passes (status --to of the namespace it was written for).
+// follows the passes (status --to of the namespace it was written for),
+// its paths absolute: it runs after apply.sh, in sylva-core's directory
+// rather than the one values generate ran in.
 func (r KustomizeResult) Write(w io.Writer) error {
 	fmt.Fprintf(w, "wrote %s\n", strings.Join(r.Written, " and "))
-	_, err := fmt.Fprintf(w, "Next: list %s under components: of your environment-values kustomization.yaml, then apply it as usual (sylva-core's apply.sh); follow the passes with: %s\n", filepath.ToSlash(r.Dir), r.Selection.Command("status", "--to", envelope.ShellQuote(r.To)))
+	_, err := fmt.Fprintf(w, "Next: list %s under components: of your environment-values kustomization.yaml, then apply it as usual (sylva-core's apply.sh); follow the passes with: %s\n", filepath.ToSlash(r.Dir), r.Selection.Abs().Command("status", "--to", envelope.ShellQuote(r.To)))
 	return err
 }
 

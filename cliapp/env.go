@@ -1,6 +1,7 @@
 package cliapp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -108,6 +109,18 @@ func (e *Env) Path(p string) string {
 		return p
 	}
 	return filepath.Join(e.Dir, p)
+}
+
+// WorkDir is the absolute directory relative paths resolve against (Path):
+// Dir, or the process's working directory when Dir is empty; "" when it
+// cannot be told. A command suggested to run in another directory gives
+// its paths joined to it (envelope.Selection.Abs).
+func (e *Env) WorkDir() string {
+	d, err := filepath.Abs(cmp.Or(e.Dir, "."))
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // Exit codes every command shares (docs/cli.md gives the others).

@@ -1,6 +1,9 @@
 package envelope
 
-import "strings"
+import (
+	"path/filepath"
+	"strings"
+)
 
 // DefaultProgram is how the tool is run when Selection.Program is empty.
 const DefaultProgram = "sylva-planner"
@@ -14,7 +17,10 @@ const DefaultProgram = "sylva-planner"
 // same cluster, namespace, catalog, chart and target, and only those.
 //
 // The zero Selection suggests commands with no selecting flag, run as
-// DefaultProgram. An empty field is a flag not given.
+// DefaultProgram. An empty field is a flag not given. A command suggested
+// to run in another directory (a hint that starts "in your
+// environment-values directory, …") takes the selection of Abs, whose
+// paths do not depend on the directory.
 type Selection struct {
 	// Program is how the user runs the tool: "sylva-planner", or
 	// "kubectl sylva-planner" for the kubectl plugin.
@@ -32,6 +38,11 @@ type Selection struct {
 	// sylva-units-status ConfigMap, or a List with the Flux objects), read
 	// instead of the cluster.
 	State string
+	// Dir is the absolute directory the command ran in, which the relative
+	// paths of the selection (Kubeconfig, Catalog, Chart, State) are
+	// relative to; empty when unknown. The caller sets it from the
+	// command's environment; only Abs reads it.
+	Dir string
 }
 
 // Selecting flags, in the order a suggested command lists them.
@@ -118,6 +129,24 @@ func (s Selection) Kubectl() string {
 		parts = append(parts, flagContext, ShellQuote(s.Context))
 	}
 	return strings.Join(parts, " ")
+}
+
+// Abs is s for a command that runs in another directory than the one s
+// was given in: each relative path (Kubeconfig, Catalog, Chart, State)
+// joined to Dir, so that the command reads the same files from anywhere.
+// With no Dir, s as it is.
+func (s Selection) Abs() Selection {
+	if s.Dir == "" {
+		return s
+	}
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(s.Dir, p)
+	}
+	s.Kubeconfig, s.Catalog, s.Chart, s.State = abs(s.Kubeconfig), abs(s.Catalog), abs(s.Chart), abs(s.State)
+	return s
 }
 
 // HasState reports whether s reads the cluster's state from a file.

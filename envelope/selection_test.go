@@ -59,3 +59,24 @@ func TestSelectionKubectl(t *testing.T) {
 		t.Errorf("Kubectl() = %q, want %q", got, want)
 	}
 }
+
+func TestSelectionAbs(t *testing.T) {
+	sel := envelope.Selection{
+		Kubeconfig: "kc.yaml", Context: "mgmt", Namespace: "wc1", Catalog: "in/my cat.yaml",
+		Chart: "/charts/sylva-units", To: "1.6", State: "../cm.yaml", Dir: "/work/env",
+	}
+	got := sel.Abs()
+	want := sel
+	want.Kubeconfig, want.Catalog, want.State = "/work/env/kc.yaml", "/work/env/in/my cat.yaml", "/work/cm.yaml"
+	if got != want {
+		t.Errorf("Abs() = %+v, want %+v", got, want)
+	}
+	if got, want := got.Command("values generate", "--from", "1.4"), "sylva-planner values generate --from 1.4 -n wc1 --catalog '/work/env/in/my cat.yaml' --chart /charts/sylva-units --to 1.6"; got != want {
+		t.Errorf("Abs().Command = %q, want %q", got, want)
+	}
+	// No directory known: the paths stay as given.
+	sel.Dir = ""
+	if got := sel.Abs(); got != sel {
+		t.Errorf("Abs() without Dir = %+v, want %+v", got, sel)
+	}
+}

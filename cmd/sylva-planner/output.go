@@ -49,9 +49,11 @@ func rerunCommand(c *cli.Context) string {
 // envelope.Selection that c's command declares and that were given (on the
 // command line or from the environment), and how the user runs the tool. A
 // value read from standard input (-) is not repeated: a suggested command
-// would wait on the terminal.
+// would wait on the terminal. Dir is the directory the command runs in,
+// which a command suggested to run in another directory joins its
+// relative paths to (envelope.Selection.Abs).
 func selectionOf(c *cli.Context) envelope.Selection {
-	s := envelope.Selection{Program: cmp.Or(c.App.HelpName, c.App.Name)}
+	s := envelope.Selection{Program: cmp.Or(c.App.HelpName, c.App.Name), Dir: cliapp.EnvOf(c).WorkDir()}
 	get := func(name string) string {
 		if c.Command == nil || !cliapp.HasFlag(c.Command.Flags, name) || !c.IsSet(name) {
 			return ""

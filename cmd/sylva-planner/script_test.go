@@ -36,7 +36,8 @@ func TestScripts(t *testing.T) {
 }
 
 // scriptCmds are the commands of the scripts: `sylva-planner` runs the
-// real application in-process on scriptToday (the commands that declare the
+// real application in-process, in the script's current directory (cd), on
+// scriptToday (the commands that declare the
 // render budget in a child process, as the binary does); `feed FILE` gives FILE as
 // standard input to the next sylva-planner command; `exitcode N` asserts
 // the exit code of the last sylva-planner command; `envelope KIND` checks
@@ -49,7 +50,7 @@ func TestScripts(t *testing.T) {
 func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
 	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"sylva-planner": func(ts *testscript.TestScript, neg bool, args []string) {
-			e := newEnv(ts.Getenv("WORK"), ts.Stdout(), ts.Stderr(), ts.Getenv)
+			e := newEnv(ts.MkAbs("."), ts.Stdout(), ts.Stderr(), ts.Getenv)
 			e.Today = scriptToday
 			e.Child = scriptChild(ts) // the budgeted commands run in a child process, as in the binary
 			if in := ts.Getenv("FEED"); in != "" {
@@ -68,7 +69,7 @@ func scriptCmds() map[string]func(ts *testscript.TestScript, neg bool, args []st
 		"stubapi": stubAPI,
 		"kubectl-sylva_planner": func(ts *testscript.TestScript, neg bool, args []string) {
 			// The binary as kubectl runs it for `kubectl sylva-planner`.
-			e := newEnv(ts.Getenv("WORK"), ts.Stdout(), ts.Stderr(), ts.Getenv)
+			e := newEnv(ts.MkAbs("."), ts.Stdout(), ts.Stderr(), ts.Getenv)
 			e.Today = scriptToday
 			code := runEnv(context.Background(), e, append([]string{cliapp.PluginName}, args...))
 			ts.Setenv("LAST_EXIT", strconv.Itoa(code))
