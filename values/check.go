@@ -45,6 +45,10 @@ type Report struct {
 	Notes     []string          `json:"notes,omitempty"`
 	Scenarios []Scenario        `json:"scenarios"`
 	Findings  []planner.Finding `json:"findings"`
+
+	// skipSchema is CheckChart's SkipSchemaValidation, which the values
+	// render the table's Next suggests is given too.
+	skipSchema bool
 }
 
 // ReportMetadata is the header of a report, the one every document has.

@@ -112,6 +112,7 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 		return nil, err
 	}
 	rep.Chart = in.Chart.Name() + " " + in.Chart.Version()
+	rep.skipSchema = in.SkipSchemaValidation
 	files := append([]File(nil), in.Files...)
 	for _, f := range in.Files {
 		rep.Values = append(rep.Values, f.Name)

@@ -86,11 +86,16 @@ func (r *Report) WriteTableSelected(w io.Writer, sel envelope.Selection) error {
 // next is the command the table ends with. Where the chart of --chart
 // does not render and nothing else blocks, it is the render of the same
 // files, which shows the failing value (a schema or template error of the
-// values, which helper values do not mend); else values generate, whose
-// helper values set what the plan expects.
+// values, which helper values do not mend), without the schema when the
+// check went without it (--skip-schema-validation); else values generate,
+// whose helper values set what the plan expects.
 func (r *Report) next(sel envelope.Selection) string {
 	if files := r.files(); sel.Chart != "" && len(files) > 0 && r.onlyBlocking(CodeChartRenderError) {
-		return sel.Command("values render", envelope.RepeatFlag("-f", files)...)
+		args := envelope.RepeatFlag("-f", files)
+		if r.skipSchema {
+			args = append(args, "--skip-schema-validation")
+		}
+		return sel.Command("values render", args...)
 	}
 	return sel.Command("values generate", "--from", envelope.ShellQuote(r.From), "--to", envelope.ShellQuote(r.To))
 }

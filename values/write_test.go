@@ -57,6 +57,25 @@ func TestCheckTableNextFitsTheFindings(t *testing.T) {
 	}
 }
 
+// TestCheckTableRendersWithoutTheSchemaWhenTheCheckDid checks that the
+// render the table suggests goes without the chart's schema when the check
+// did (--skip-schema-validation): with it, the render would fail on the
+// schema instead of showing the failing value.
+func TestCheckTableRendersWithoutTheSchemaWhenTheCheckDid(t *testing.T) {
+	r := &Report{
+		From: "1.2", To: "1.4", Values: []string{"values.yaml", generatedName}, skipSchema: true,
+		Findings: []planner.Finding{{Code: CodeChartRenderError, Severity: planner.SeverityBlocker, Subject: "fresh install of 1.4"}},
+	}
+	var b strings.Builder
+	if err := r.WriteTableSelected(&b, envelope.Selection{Chart: "charts/sylva-units", To: "1.4"}); err != nil {
+		t.Fatal(err)
+	}
+	want := "Next: sylva-planner values render -f values.yaml --skip-schema-validation --chart charts/sylva-units --to 1.4\n"
+	if _, next, _ := strings.Cut(b.String(), "warning(s). "); !strings.HasPrefix(next, want) {
+		t.Errorf("table ends with %q, want %q", next, want)
+	}
+}
+
 // TestCheckTableSaysWhichScenariosRendered checks the head of the values
 // check table: with --chart, a scenario with an error did not render;
 // without, an error is one value's and the scenario rendered the others.
