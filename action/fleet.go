@@ -61,6 +61,7 @@ func (r FleetStatusRequest) Run(ctx context.Context) (status.Fleet, error) {
 	}
 	fleet := status.InterpretFleet(entries, r.Selection)
 	fleet.Metadata = r.Metadata
+	fleet.Suggest(func(installed skew.Version) skew.Version { return NewestFrom(r.Catalog, installed) })
 	if !to.IsZero() {
 		if err := placeFleet(&fleet, planner.Input{Catalog: r.Catalog, To: to, AsOf: r.AsOf, ToolVersion: r.ToolVersion}); err != nil {
 			return status.Fleet{}, err

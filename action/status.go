@@ -33,6 +33,7 @@ func (r StatusRequest) Run(ctx context.Context) (*status.Report, error) {
 	}
 	rep := status.Interpret(obs)
 	rep.Selection, rep.Metadata = r.Selection, r.Metadata
+	rep.Newest = NewestFrom(r.Catalog, rep.InstalledRelease)
 	if r.To != "" {
 		t, err := r.Locate(obs)
 		if err != nil {
@@ -65,6 +66,29 @@ func (r StatusRequest) Locate(obs status.Observation) (*status.Transition, error
 	// A pass that failed is said to have failed, wherever it is placed.
 	t.MarkFailed(obs)
 	return t, nil
+}
+
+// NewestFrom is the newest release of cat that lists installed's minor as
+// a supported upgrade source: the release a status given no --to suggests
+// planning to, one chart upgrade away (plan plans a longer route too, but
+// advises to take it one hop at a time). It is installed's own release
+// when no newer one supports it, and zero when cat is nil, installed is
+// zero or cat does not hold it.
+func NewestFrom(cat *catalog.Catalog, installed skew.Version) skew.Version {
+	if cat == nil || installed.IsZero() {
+		return skew.Version{}
+	}
+	from, ok := cat.Release(installed)
+	if !ok {
+		return skew.Version{}
+	}
+	newest := from.Release
+	for _, rel := range cat.Releases {
+		if rel.Release.CompareMinor(newest) > 0 && rel.Supports(installed) {
+			newest = rel.Release
+		}
+	}
+	return newest
 }
 
 // parseTo parses --to; the error names it.

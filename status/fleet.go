@@ -15,6 +15,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -152,6 +153,21 @@ func (r *FleetRow) Place(t *Transition) {
 	r.Transition = t
 	r.report.Place(t)
 	r.Next = r.report.next()
+}
+
+// Suggest sets the release each readable row's Next plans to when the
+// fleet was read without a target (Report.Newest): newest of the row's
+// installed release (zero when none is named), and the row's Next again.
+// Place, when the fleet has a target, comes after it.
+func (f *Fleet) Suggest(newest func(installed skew.Version) skew.Version) {
+	for i := range f.Releases {
+		r := &f.Releases[i]
+		if r.Error != "" {
+			continue
+		}
+		r.report.Newest = newest(r.report.InstalledRelease)
+		r.Next = r.report.next()
+	}
 }
 
 // NotPlaced says why the row cannot be placed in the plan to the target

@@ -10,6 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
+	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -29,6 +30,21 @@ func readFleet(t *testing.T) []status.FleetEntry {
 // fleetSelection is a live read of context mgmt.
 var fleetSelection = envelope.Selection{Kubeconfig: "kc.yaml", Context: "mgmt"}
 
+// embeddedNewest is what the command fills from the embedded catalog
+// (action.NewestFrom): the newest release that supports upgrading from
+// installed.
+func embeddedNewest(installed skew.Version) skew.Version {
+	switch installed.Short() {
+	case "1.3":
+		return skew.MustParse("1.4")
+	case "1.4":
+		return skew.MustParse("1.6")
+	case "1.5", "1.6", "1.7":
+		return skew.MustParse("1.7")
+	}
+	return skew.Version{}
+}
+
 func TestFleetOutput(t *testing.T) {
 	fleet := func(t *testing.T, to bool) status.Fleet {
 		t.Helper()
@@ -37,6 +53,7 @@ func TestFleetOutput(t *testing.T) {
 			sel.To = "1.6"
 		}
 		f := status.InterpretFleet(readFleet(t), sel)
+		f.Suggest(embeddedNewest)
 		f.Metadata = status.Metadata{ToolVersion: "test", CatalogVersion: "test", AsOf: "2026-11-30"}
 		if to {
 			// What the command fills from planner.Locate.
@@ -84,6 +101,7 @@ func TestFleetOutput(t *testing.T) {
 
 func TestInterpretFleet(t *testing.T) {
 	f := status.InterpretFleet(readFleet(t), fleetSelection)
+	f.Suggest(embeddedNewest)
 	rows := map[string]status.FleetRow{}
 	var order []string
 	for _, r := range f.Releases {
@@ -102,7 +120,7 @@ func TestInterpretFleet(t *testing.T) {
 		reasonHas string
 	}{
 		{name: "a pass asked for and not passed on is pending and suggests reconcile in its namespace", ns: "sylva-system", state: status.StatePassPending, canStart: true, nextHas: "sylva-planner reconcile --kubeconfig kc.yaml --context mgmt -n sylva-system"},
-		{name: "a finished release suggests planning from it", ns: "wc1", state: status.StateDone, canStart: true, nextHas: "plan --from 1.4 --to RELEASE"},
+		{name: "a finished release suggests planning from it", ns: "wc1", state: status.StateDone, canStart: true, nextHas: "plan --from 1.4 --to 1.6 --kubeconfig kc.yaml --context mgmt -n wc1"},
 		{name: "a suspended HelmRelease cannot start", ns: "wc2", state: status.StateUnknown, reasonHas: "HelmRelease sylva-units is suspended"},
 		{name: "a malformed ConfigMap is a row saying so", ns: "wc3", state: status.StateUnreadable, errorHas: `data key "additional_reconciliation_required"`, nextHas: "kubectl --kubeconfig kc.yaml --context mgmt get configmap/sylva-units-status -n wc3 -o yaml"},
 		{name: "a first installation is installing", ns: "wc4", state: status.StateInstalling, reasonHas: "a release is being applied"},
@@ -135,11 +153,13 @@ func TestInterpretFleetFromAFile(t *testing.T) {
 	// file.
 	sel := envelope.Selection{State: "fleet.yaml"}
 	want := map[string]string{
-		"wc1": "sylva-planner plan --to RELEASE -n wc1 --status fleet.yaml",
+		"wc1": "sylva-planner plan --to 1.6 -n wc1 --status fleet.yaml",
 		"wc4": "wait, then read the cluster: sylva-planner status -n wc4",
 		"wc3": "fix configmap/sylva-units-status of wc3",
 	}
-	for _, r := range status.InterpretFleet(readFleet(t), sel).Releases {
+	f := status.InterpretFleet(readFleet(t), sel)
+	f.Suggest(embeddedNewest)
+	for _, r := range f.Releases {
 		if w, ok := want[r.Namespace]; ok && r.Next != w {
 			t.Errorf("row %s: next %q, want %q", r.Namespace, r.Next, w)
 		}

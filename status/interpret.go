@@ -156,6 +156,13 @@ type Report struct {
 	// Transition is where the cluster stands in the plan to a target
 	// release; the caller fills it (status --to), nil otherwise.
 	Transition *Transition `json:"transition,omitempty"`
+	// Newest is the release the plan Next suggests goes to when the
+	// status was given no target (--to): the newest release of the
+	// catalog that supports upgrading from the installed one, the
+	// installed release itself when none is newer; zero when the catalog
+	// does not hold the installed release (Next then names what to fill
+	// in). The caller fills it (Fleet.Suggest for a fleet's rows).
+	Newest skew.Version `json:"-"`
 
 	obs Observation
 }

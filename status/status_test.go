@@ -111,6 +111,7 @@ func TestScenarios(t *testing.T) {
 		covered[tc.dir] = true
 		t.Run(tc.name, func(t *testing.T) {
 			rep := interpretFile(t, filepath.Join("testdata", tc.dir, "input.yaml"))
+			rep.Newest = embeddedNewest(rep.InstalledRelease)
 			if got := versionString(rep.InstalledRelease); got != tc.release {
 				t.Errorf("InstalledRelease = %q, want %q", got, tc.release)
 			}
@@ -143,6 +144,7 @@ func TestScenarios(t *testing.T) {
 				t.Errorf("Interpret(%s) finding codes (-want +got):\n%s", tc.dir, diff)
 			}
 			again := interpretFile(t, filepath.Join("testdata", tc.dir, "input.yaml"))
+			again.Newest = rep.Newest
 			for _, f := range []struct {
 				name  string
 				write func(status.Report, *bytes.Buffer) error

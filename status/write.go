@@ -144,14 +144,10 @@ func (r Report) WriteTable(w io.Writer) error {
 
 // next is the command or action that follows from r: each command with
 // the selecting flags of r.Selection, so that it reads the same cluster,
-// namespace, catalog and target (a placeholder RELEASE where none was
-// given).
+// namespace, catalog and target. Without a target (--to), a plan goes to
+// r.Newest, or says in words what to fill in when it is unknown.
 func (r Report) next() string {
 	sel, suspended := r.Selection, Suspended(r.obs)
-	to := sel.To
-	if to == "" {
-		to = "RELEASE"
-	}
 	switch {
 	case r.PassFailed != "":
 		// helm-controller will not run the failed pass again by itself.
@@ -165,6 +161,11 @@ func (r Report) next() string {
 			then = sel.Command("reconcile")
 		}
 		return "resume " + strings.Join(suspended, " and ") + ", then: " + then
+	case r.StatusDeleted != "":
+		// Where the transition stands is unknown until the status is
+		// written back (the Kustomization, targeting a revision the
+		// status does not record, reads as a release being applied).
+		return fmt.Sprintf("let the sylva-units-status unit write the status back (flux reconcile kustomization %s -n %s), then check again: %s", KustomizationName, cmp.Or(r.Namespace, DefaultNamespace), sel.Live().Command("status"))
 	case r.PassPending && r.CanStartNow:
 		// reconcile acts on a cluster: a status file is not repeated.
 		return sel.Command("reconcile")
@@ -180,15 +181,31 @@ func (r Report) next() string {
 	case r.Transition != nil && r.Transition.Done() && StateOf(r) == StateUnknown && slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Code == CodeFluxNotRead }):
 		// A ConfigMap alone: plan would only say there is nothing to do.
 		return "none: the release is on " + r.Transition.Target + " (whether its last release finished is unknown: read the Kustomization and the HelmRelease too)"
-	case !r.InstalledRelease.IsZero() && sel.HasState():
-		// plan reads the installed release from the same file.
-		return sel.Command("plan", "--to", to)
-	case !r.InstalledRelease.IsZero():
-		return sel.Command("plan", "--from", r.InstalledRelease.String(), "--to", to)
+	case r.FreshInstall:
+		// No release to plan from, in the file or the cluster, until the
+		// first install completes and writes the status.
+		return "nothing to plan from yet: no release has completed its install (no sylva-units-status ConfigMap); once one has, check again: " + sel.Live().Command("status")
+	case r.InstalledRelease.IsZero():
+		// A status that names no release: plan --status would refuse it.
+		sel.State = ""
+		if sel.To != "" {
+			return "plan from the release the cluster runs, which the status does not name (fill it in): " + sel.Command("plan", "--from", "<the release installed>", "--to", sel.To)
+		}
+		return "plan from the release the cluster runs, which the status does not name, to the release to go to (fill both in): " + sel.Command("plan", "--from", "<the release installed>", "--to", "<the release to go to>")
 	}
-	// A fresh install: no status to plan from, in the file or the cluster.
-	sel.State = ""
-	return sel.Command("plan", "--from", "RELEASE", "--to", to)
+	from := []string{"--from", r.InstalledRelease.String()}
+	if sel.HasState() {
+		// plan reads the installed release from the same file.
+		from = nil
+	}
+	switch to := sel.To; {
+	case to == "" && r.Newest.IsZero():
+		return "plan to the release to go to (fill it in; the catalog does not hold " + r.InstalledRelease.String() + "): " + sel.Command("plan", append(from, "--to", "<the release to go to>")...)
+	case to == "" && r.Newest.CompareMinor(r.InstalledRelease) <= 0:
+		return "none: the release is on " + r.InstalledRelease.String() + ", and the catalog has no newer release it can go to"
+	default:
+		return sel.Command("plan", append(from, "--to", cmp.Or(to, r.Newest.String()))...)
+	}
 }
 
 // midTransition reports whether r is in the middle of a transition: a
