@@ -211,6 +211,7 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 	fp.FactsNamespace = factsNS
 	fp.Order(r.Plan.Catalog, mgmtNS)
 	fp.Metadata = envelope.NewMetadata(r.Plan.ToolVersion, r.Plan.Catalog.Version, r.Plan.AsOf)
+	fp.Program = r.Selection.Program
 	fp.Exit = fleetExit(fp)
 	return fp, plans, nil
 }

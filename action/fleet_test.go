@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -48,7 +49,8 @@ func TestFleetPlanPlansEachReleaseFromItsStatusReadingTheClusterOnce(t *testing.
 			fleetEntry(t, "wc2", status14),
 			{Namespace: "fresh", Observation: status.Observation{Namespace: "fresh", FluxRead: true}},
 		}},
-		Rerun: "sylva-planner plan --all-namespaces --to 1.5",
+		Rerun:     "kubectl sylva-planner plan --all-namespaces --to 1.5",
+		Selection: envelope.Selection{Program: "kubectl sylva-planner"},
 	}
 	fp, plans, err := req.Run(context.Background())
 	if err != nil {
@@ -86,6 +88,11 @@ func TestFleetPlanPlansEachReleaseFromItsStatusReadingTheClusterOnce(t *testing.
 	}
 	if !strings.Contains(table.String(), "judge the plan of sylva-system only") {
 		t.Errorf("the table does not say which release the cluster's facts judge:\n%s", table.String())
+	}
+	// The command that checks a workload cluster's drains says what to
+	// fill in, and runs the tool as the user does.
+	if want := "there, filling in its kubeconfig: kubectl sylva-planner drain-check --kubeconfig <the workload cluster's kubeconfig>\n"; !strings.Contains(table.String(), want) {
+		t.Errorf("the table does not end with %q:\n%s", want, table.String())
 	}
 	// The plans pass and the waves exist; the namespace where nothing is
 	// installed has no plan and does not make the fleet unevaluated.

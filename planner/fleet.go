@@ -193,6 +193,10 @@ type FleetPlan struct {
 	// Exit says the exit code of plan -A and which releases make it; nil
 	// when the caller does not set it.
 	Exit *FleetExit `json:"exit,omitempty"`
+	// Program is how the user runs the tool (envelope.Selection.Program),
+	// for the commands the table suggests; empty is
+	// envelope.DefaultProgram. The caller sets it.
+	Program string `json:"-"`
 }
 
 // FleetExit is the exit code of the fleet plan and what makes it.
@@ -347,7 +351,7 @@ func (f FleetPlan) WriteTable(w io.Writer) error {
 	if f.FactsNamespace != "" && slices.ContainsFunc(f.Releases, func(r FleetPlanRow) bool { return r.Plan != nil && r.Namespace != f.FactsNamespace }) {
 		fmt.Fprintf(&b, "\nCluster facts (drains, removed APIs, running versions) judge the plan of %s only: a workload\n"+
 			"cluster's nodes and workloads are in that cluster, so its release is planned without them; check them\n"+
-			"there: sylva-planner drain-check --kubeconfig WORKLOAD-KUBECONFIG\n", f.FactsNamespace)
+			"there, filling in its kubeconfig: %s drain-check --kubeconfig <the workload cluster's kubeconfig>\n", f.FactsNamespace, cmp.Or(f.Program, envelope.DefaultProgram))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
