@@ -141,7 +141,7 @@ func Compute(in Input) (*Plan, error) {
 			Code: CodePrereleaseTarget, Severity: SeverityInfo, Subject: in.To.String(),
 			Message: fmt.Sprintf("target %s is a development build; it is planned as release %s, with the Kubernetes versions and components the catalog gives %s",
 				in.To, to.Release, to.Release),
-			Remediation: "check the chart of " + in.To.String() + " against the plan: sylva-planner values generate --to " + in.To.String() + " --chart DIR refuses a Kubernetes minor that chart does not map",
+			Remediation: "check the chart of " + in.To.String() + " against the plan, filling in its directory: `sylva-planner values generate --from " + in.From.String() + " --to " + in.To.String() + " --chart <the chart's directory>` refuses a Kubernetes minor that chart does not map",
 		})
 	}
 
