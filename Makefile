@@ -71,13 +71,14 @@ CLUSTER_PKGS = $(shell go list $(sort $(dir $(shell grep -rlw --include='*_test.
 BENCH_ONCE = -bench . -benchtime 1x
 
 .PHONY: test
-test: tools ## run every test, and every benchmark once: the packages that need no API server (the report's browser test in Debian's chromium, installed when missing), then (after building kube-apiserver, etcd and helm-controller) the cluster ones
+test: tools ## run every test, and every benchmark once: the packages that need no API server (the report's browser test in Debian's chromium, installed when missing), then (after building kube-apiserver, etcd and helm-controller) the cluster ones, with ci-matrix's pipelines parsed by gitlab-ci-local (installed from npm into .cache, with Debian's Node.js when missing)
 	bash hack/install-chromium.sh
+	bash hack/install-gitlab-ci-local.sh
 	SYLVA_PLANNER_BROWSER=1 go test -timeout 30m $(BENCH_ONCE) $(filter-out $(CLUSTER_PKGS),$(shell go list ./...))
 	cd hack/image && GOWORK=off go test ./...
 	bash hack/build-testbin.sh
 	bash hack/build-flux.sh helm-controller
-	SYLVA_PLANNER_E2E=1 go test -timeout 40m $(BENCH_ONCE) $(CLUSTER_PKGS)
+	SYLVA_PLANNER_E2E=1 SYLVA_PLANNER_GITLAB_CI_LOCAL=1 go test -timeout 40m $(BENCH_ONCE) $(CLUSTER_PKGS)
 
 .PHONY: test-short
 test-short: ## run the tests that need no API server binaries
