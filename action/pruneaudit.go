@@ -86,10 +86,15 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 		return nil, err
 	}
 	var rel skew.Version
-	var from, unknown, inferred string
+	var from, unknown, inferred, chartNote string
 	if r.Release != "" {
 		if rel, err = skew.Parse(r.Release); err != nil {
 			return nil, fmt.Errorf("--release %q: %w; use MAJOR.MINOR, for example --release 1.7", r.Release, err)
+		}
+		if chart != nil {
+			if chartNote, err = r.chartIsOf(rel, values, merged); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		example, guess := releaseExample(merged, r.Catalog)
@@ -112,6 +117,9 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 			return nil, fmt.Errorf("%s: %w; pass --release with one of %s or later", where, err, strings.Join(r.Catalog.ReleaseNames(), ", "))
 		}
 		return nil, err
+	}
+	if chartNote != "" {
+		report.Notes = append(report.Notes, chartNote)
 	}
 	if merged["units"] == nil {
 		// An empty or unrelated file would otherwise audit as "nothing to prune".
@@ -183,6 +191,41 @@ func (r PruneAuditRequest) chartResolver(ctx context.Context, c *values.Chart, f
 		}
 		return defs, nil
 	})
+}
+
+// chartIsOf refuses a --release that is not the release of the --chart
+// it audits (as values check refuses a chart that is not the plan's
+// target): the units a chart resolves are its own release's, so the audit
+// would judge them by another release's policy. The chart's release is
+// told as values check tells it: its values' sylva_release (or release
+// branch), its version, else, for a development chart, the release whose
+// chart maps the same newest Kubernetes minor. A development chart may be
+// audited as the release after that one too (the line it becomes, before
+// its chart maps a newer Kubernetes), which the returned note says.
+func (r PruneAuditRequest) chartIsOf(rel skew.Version, v *units.Values, merged map[string]any) (string, error) {
+	own, how, next := "", "", ""
+	if d, err := units.ReleaseOf(v, chartVersion(r.Files[0], r.ReadFile), ""); err == nil {
+		own, how = d.Release.Short(), d.From
+	} else if _, inferred := releaseExample(merged, r.Catalog); inferred != "" {
+		own, how = inferred, "its _internal.k8s_version_map, whose newest Kubernetes minor is Sylva "+inferred+"'s"
+		if o, err := skew.Parse(inferred); err == nil {
+			next = o.AddMinor(1).Short()
+		}
+	}
+	switch rel.Short() {
+	case own, "":
+		return "", nil
+	case next:
+		return fmt.Sprintf("--chart %s is a development chart of Sylva %s's line (told by %s), audited as %s, the release that line becomes, as --release says", r.Chart, own, how, rel.Short()), nil
+	}
+	if own == "" {
+		return "", nil
+	}
+	also := ""
+	if next != "" {
+		also = " or " + next
+	}
+	return "", fmt.Errorf("--release %s: --chart %s is the chart of Sylva %s (told by %s), whose units are not %s's; give the charts/sylva-units of Sylva %s, or --release %s%s", rel.Short(), r.Chart, own, how, rel.Short(), rel.Short(), own, also)
 }
 
 // say tells Progress, when set, what the chart is doing.

@@ -35,11 +35,26 @@ type ChartError struct {
 	Message string
 }
 
+// Error is one line: the values path when known, then Helm's message
+// reduced to its innermost cause when it is a chain of includes (the
+// sylva-units chart interprets every value through nested include and
+// tpl calls, whose trace runs to a thousand characters and says nothing
+// the cause does not), with the template named.
 func (e *ChartError) Error() string {
-	if e.Path != "" {
-		return e.Path + ": " + e.Message
+	msg := e.Message
+	if strings.Count(msg, "error calling ") > 1 {
+		if i := strings.LastIndex(msg, ">: "); i >= 0 {
+			msg = msg[i+len(">: "):]
+			if e.Template != "" {
+				msg += " (in " + e.Template + ")"
+			}
+		}
 	}
-	return e.Message
+	msg = strings.Join(strings.Fields(msg), " ")
+	if e.Path != "" {
+		return e.Path + ": " + msg
+	}
+	return msg
 }
 
 var schemaLine = regexp.MustCompile(`(?m)^- (.*)$`)

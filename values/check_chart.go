@@ -493,8 +493,9 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 // compareWorkers compares, on a chart that cannot hold the
 // MachineDeployments back, the workers' Kubernetes minor after the pass
 // (the cluster unit's substituted k8s_version, else the values Secret's
-// cluster.k8s_version) and whether they roll (that minor is not theirs
-// before the pass) with the plan's worker change of the pass.
+// cluster.k8s_version) and whether they roll (that version is not theirs
+// before the pass: another minor, or another patch of theirs) with the
+// plan's worker change of the pass.
 func (c *chartChecker) compareWorkers(s planScenario, got map[string]string, diverge func(path, msg string)) {
 	g, ok := got["cluster unit k8s_version"]
 	if !ok {
@@ -509,7 +510,9 @@ func (c *chartChecker) compareWorkers(s planScenario, got map[string]string, div
 	}
 	w := s.pass.Workers
 	after := v.Short()
-	rolls := after != w.From
+	// A new minor, or the same minor at another patch: Cluster API
+	// replaces the machines on any change of version.
+	rolls := after != w.From || (s.workersVersion != "" && strings.TrimPrefix(g, "v") != strings.TrimPrefix(s.workersVersion, "v"))
 	if after == w.To && rolls == w.Rolls {
 		return
 	}

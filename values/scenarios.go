@@ -6,6 +6,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -34,6 +35,36 @@ type planScenario struct {
 	// pass is the plan's pass the scenario renders; nil for a fresh
 	// install.
 	pass *planner.Pass
+	// workersVersion is the full Kubernetes version the workers run
+	// before the pass ("v1.29.9"): the one the last pass that rolled them
+	// set, else the one the source release maps their minor to; "" when
+	// unknown.
+	workersVersion string
+}
+
+// workersVersionBefore is the full Kubernetes version the workers run
+// before pass (planScenario.workersVersion).
+func workersVersionBefore(plan *planner.Plan, in planner.Input, pass planner.Pass) string {
+	v := ""
+	if len(plan.Passes) == 0 {
+		return v
+	}
+	if rel, ok := in.Catalog.Release(in.From.MinorOnly()); ok {
+		if minor, err := skew.Parse(plan.Passes[0].Workers.From); err == nil {
+			if kv, ok := rel.KubeVersion(minor); ok {
+				v = kv.For(catalog.Provider(plan.BootstrapProvider)).String()
+			}
+		}
+	}
+	for _, ps := range plan.Passes {
+		if ps.Index >= pass.Index {
+			break
+		}
+		if ps.Workers.Rolls {
+			v = ps.ControlPlane.Version
+		}
+	}
+	return v
 }
 
 // scenarioOptions say how walkScenarios builds the scenarios.
@@ -76,16 +107,17 @@ func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, rend
 			want[KeyTransitionFrom], want[KeyTransitionPass] = hopSource(plan), strconv.Itoa(pass.HopPass)
 		}
 		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
-		got, info := render(planScenario{kind: kindPass, name: name, status: status, want: want, pass: &pass})
+		wv := workersVersionBefore(plan, in, pass)
+		got, info := render(planScenario{kind: kindPass, name: name, status: status, want: want, pass: &pass, workersVersion: wv})
 		if i == 0 && status != nil {
 			// The hop's source release as a pre-release (1.3-pre): what
 			// a status written by a development chart of that line says.
 			pre := clone(status)
 			pre[KeySylvaRelease] = hopSource(plan) + "-pre"
-			render(planScenario{kind: kindPrerelease, name: name + " from a pre-release status", status: pre, want: want, pass: &pass})
+			render(planScenario{kind: kindPrerelease, name: name + " from a pre-release status", status: pre, want: want, pass: &pass, workersVersion: wv})
 			branch := clone(status)
 			branch[KeySylvaRelease] = "main"
-			render(planScenario{kind: kindBranch, name: name + " from a status naming a branch", status: branch, pass: &pass})
+			render(planScenario{kind: kindBranch, name: name + " from a status naming a branch", status: branch, pass: &pass, workersVersion: wv})
 			// The hop's source named only by its release branch
 			// (sylva_branch: release-1.5, no sylva_release), as a
 			// development chart of that branch writes it: the release
@@ -93,7 +125,7 @@ func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, rend
 			byBranch := clone(status)
 			delete(byBranch, KeySylvaRelease)
 			byBranch[KeySylvaBranch] = "release-" + hopSource(plan)
-			render(planScenario{kind: kindReleaseBranch, name: name + " from a status naming its release branch", status: byBranch, want: want, pass: &pass})
+			render(planScenario{kind: kindReleaseBranch, name: name + " from a status naming its release branch", status: byBranch, want: want, pass: &pass, workersVersion: wv})
 		}
 		if status, err = nextStatus(pass, got, info); err != nil {
 			return err

@@ -86,9 +86,9 @@ func TestEnvironmentDefaultsYieldToTypedFlags(t *testing.T) {
 		},
 		{
 			"a release from the environment is named as its variable",
-			map[string]string{"SYLVA_PLANNER_TO": "1.40"},
+			map[string]string{"SYLVA_PLANNER_TO": "0.9"},
 			[]string{"plan", "--from", "1.4"},
-			1, "sylva-planner: SYLVA_PLANNER_TO: release 1.40 is not in the catalog",
+			1, "sylva-planner: SYLVA_PLANNER_TO: release 0.9 is not in the catalog",
 		},
 		{
 			"a release typed is named as its flag",

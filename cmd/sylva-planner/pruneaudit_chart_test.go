@@ -50,6 +50,59 @@ func TestPruneAuditWithTheChartOnRealRefs(t *testing.T) {
 	}
 }
 
+// TestPruneAuditRefusesAReleaseNotTheCharts: --release must be the
+// release of --chart, as values check requires the chart of --to, or, for
+// a development chart, the release its line becomes: the 1.3.10 chart
+// audited as 1.6 is refused in one line naming both and the fix; its own
+// release, and the next one with a note, are audited. A values file the chart
+// cannot render offline (the workload values, whose checks read what
+// only the management cluster has) is one line naming the value, not
+// Helm's trace of includes.
+func TestPruneAuditRefusesAReleaseNotTheCharts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	for _, tree := range sylvacore.Trees(t) {
+		var own, next string
+		switch tree.Ref {
+		case "1.3.10":
+			own, next = "1.3", "1.4"
+		case "main":
+			own, next = "1.4", "1.5"
+		default:
+			continue
+		}
+		t.Run(tree.Ref, func(t *testing.T) {
+			t.Parallel()
+			run := func(args ...string) (int, string, string) {
+				var stdout, stderr bytes.Buffer
+				code := runIn(context.Background(), tree.Dir, append([]string{"sylva-planner", "prune-audit", "--chart", "charts/sylva-units"}, args...), &stdout, &stderr, func(string) string { return "" })
+				return code, stdout.String(), stderr.String()
+			}
+			code, stdout, stderr := run("--release", "1.6")
+			want := "sylva-planner: --release 1.6: --chart charts/sylva-units is the chart of Sylva " + own + " ("
+			if code != exitError || stdout != "" || !strings.HasPrefix(stderr, want) || !strings.HasSuffix(stderr, "give the charts/sylva-units of Sylva 1.6, or --release "+own+" or "+next+"\n") || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("--release 1.6: exit %d, stdout %q, stderr %q; want exit 1 and one line starting %q", code, stdout, stderr, want)
+			}
+			if code, _, stderr := run("--release", own, "--fail-on", "never"); code != 0 {
+				t.Errorf("--release %s: exit %d, stderr %q", own, code, stderr)
+			}
+			// A development chart audited as the release its line becomes:
+			// accepted, and said.
+			if code, stdout, stderr := run("--release", next, "--fail-on", "never"); code != 0 || !strings.Contains(stdout, "is a development chart of Sylva "+own+"'s line") {
+				t.Errorf("--release %s: exit %d, stdout %q, stderr %q; want the audit with a note saying the chart is of %s's line", next, code, stdout, stderr, own)
+			}
+			if tree.Ref != "main" {
+				return
+			}
+			code, _, stderr = run("-f", "charts/sylva-units/workload-cluster.values.yaml")
+			if code != exitError || strings.Count(stderr, "\n") != 1 || len(stderr) > 400 || !strings.Contains(stderr, "values._internal.checks.capi_bootstrap_provider: ") || strings.Contains(stderr, "error calling include") {
+				t.Errorf("workload values: exit %d, stderr (%d characters) %q; want one line naming the value and its cause", code, len(stderr), stderr)
+			}
+		})
+	}
+}
+
 // TestPruneAuditAdviceHoldsInTheChart checks prune-audit --chart's advice
 // against the chart itself, on main with the management values and three
 // cleanup units marked transitional: cluster-import-legacy-cleanup, which
