@@ -388,6 +388,9 @@ type ValuesCheckRequest struct {
 	// Progress, when set, is told of each scenario as its render with the
 	// chart starts and ends.
 	Progress func(string)
+	// Selection is how the command was run: the commands the findings
+	// suggest repeat it (values.Suggest).
+	Selection envelope.Selection
 }
 
 // Run simulates the chart across the plan's passes and lints the helper
@@ -398,7 +401,7 @@ func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
 		return nil, err
 	}
 	if r.Chart == "" {
-		return values.Check(ctx, values.CheckInput{Plan: in, Files: r.Files, Namespace: r.Namespace})
+		return values.Check(ctx, values.CheckInput{Plan: in, Files: r.Files, Namespace: r.Namespace, Selection: r.Selection})
 	}
 	ch, err := loadChart(r.Chart, r.ChartPath, " of --to")
 	if err != nil {
@@ -416,7 +419,7 @@ func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
 	}
 	return values.CheckChart(ctx, values.ChartCheckInput{
 		Plan: in, Chart: ch, Files: r.Files, Namespace: r.Namespace, SkipSchemaValidation: r.SkipSchemaValidation,
-		Overlay: r.Overlay, Progress: progress,
+		Overlay: r.Overlay, Progress: progress, Selection: r.Selection,
 	})
 }
 

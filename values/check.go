@@ -28,6 +28,16 @@ type CheckInput struct {
 	Files []File
 	// Namespace is the release namespace; empty means DefaultNamespace.
 	Namespace string
+	// Selection is how the command was run: the commands the findings
+	// suggest repeat its program name and catalog (Suggest).
+	Selection envelope.Selection
+}
+
+// Suggest is the command a finding suggests, quoted as code: command with
+// args, with the program name and the selecting flags (the catalog) of
+// sel, so that it runs as printed, where the check ran.
+func Suggest(sel envelope.Selection, command string, args ...string) string {
+	return "`" + sel.Command(command, args...) + "`"
 }
 
 // Report is the result of Check.
@@ -148,7 +158,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 		}
 		vals = withVersionMap(vals, rel, in.Plan.Provider)
 	}
-	c := checker{ctx: ctx, vals: vals, ns: in.Namespace, rep: rep, kube: plan.To.Kubernetes, cat: in.Plan.Catalog}
+	c := checker{ctx: ctx, sel: in.Selection, vals: vals, ns: in.Namespace, rep: rep, kube: plan.To.Kubernetes, cat: in.Plan.Catalog}
 	if known {
 		c.rel = rel
 	}
@@ -214,7 +224,9 @@ func clone(m map[string]string) map[string]string {
 }
 
 type checker struct {
-	ctx  context.Context
+	ctx context.Context
+	// sel is how the command was run (CheckInput.Selection).
+	sel  envelope.Selection
 	vals map[string]any
 	ns   string
 	kube string
@@ -226,6 +238,12 @@ type checker struct {
 	evidence map[string][]string
 	errs     map[string]planner.Finding
 	missing  map[string]bool
+}
+
+// generate is the values generate command of the plan checked, as a
+// finding suggests it (Suggest).
+func (c *checker) generate() string {
+	return Suggest(c.sel, "values generate", "--from", c.rep.From, "--to", c.rep.To)
 }
 
 func (c *checker) note(code, detail string) {
@@ -314,7 +332,7 @@ func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 			c.errs[key] = planner.Finding{
 				Code: CodeTemplateError, Severity: planner.SeverityBlocker, Subject: p,
 				Message:     scenarioMessage(e, name),
-				Remediation: "fix the template; `sylva-planner values render` shows the same error",
+				Remediation: "fix the template; " + Suggest(c.sel, "values render") + " shows the same error",
 			}
 		}
 	}
@@ -344,7 +362,7 @@ func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 			c.rep.Findings = append(c.rep.Findings, planner.Finding{
 				Code: CodeValuesMismatch, Severity: planner.SeverityBlocker, Subject: childPath("values", k),
 				Message:     fmt.Sprintf("the plan sets %s (%q in %s) but the values do not set it", k, w, name),
-				Remediation: fmt.Sprintf("give, as the last -f, the helper values `sylva-planner values generate --from %s --to %s` prints: they set %s in each pass's state (the chart refuses an unknown top-level key)", c.rep.From, c.rep.To, k),
+				Remediation: fmt.Sprintf("give, as the last -f, the helper values %s prints: they set %s in each pass's state (the chart refuses an unknown top-level key)", c.generate(), k),
 			})
 			continue
 		}
@@ -370,12 +388,12 @@ func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 		case CodeStatusKeyMismatch:
 			f.Subject = name + ": " + childPath(childPath("values", StatusInfoKey), k)
 			f.Message = fmt.Sprintf("the status ConfigMap would record %s %q (additional-info), the plan records %q: the next pass reads it", k, g, w)
-			f.Remediation = fmt.Sprintf("set %s.%s as `sylva-planner values generate --from %s --to %s` does (it reads the pass from _internal.state)", StatusInfoKey, k, c.rep.From, c.rep.To)
+			f.Remediation = fmt.Sprintf("set %s.%s as %s does (it reads the pass from _internal.state)", StatusInfoKey, k, c.generate())
 		case CodeFreshInstallTransition:
 			f.Message = fmt.Sprintf("a fresh install (no %s ConfigMap) renders %s %q: it takes the transition path and runs an extra pass", StatusConfigMap, k, g)
 			f.Remediation = "treat a missing status ConfigMap as a fresh install: test the lookup result before reading sylva_release"
 		default:
-			f.Remediation = fmt.Sprintf("compare with `sylva-planner plan --from %s --to %s`; `sylva-planner values generate` prints values that match", c.rep.From, c.rep.To)
+			f.Remediation = fmt.Sprintf("compare with %s; %s prints values that match", Suggest(c.sel, "plan", "--from", c.rep.From, "--to", c.rep.To), c.generate())
 		}
 		c.rep.Findings = append(c.rep.Findings, f)
 	}
@@ -558,7 +576,7 @@ func (c *checker) statusMissing() {
 			Code: CodeStatusKeyMissing, Severity: planner.SeverityBlocker, Subject: valuesPath(StatusInfoKey, k),
 			Message: fmt.Sprintf("the values set no %s.%s: the sylva-units-status ConfigMap does not record %s, which the next pass reads to know where the transition stands",
 				StatusInfoKey, k, k),
-			Remediation: fmt.Sprintf("add %s.%s; `sylva-planner values generate --from %s --to %s` prints it", StatusInfoKey, k, c.rep.From, c.rep.To),
+			Remediation: fmt.Sprintf("add %s.%s; %s prints it", StatusInfoKey, k, c.generate()),
 		})
 	}
 }
@@ -611,8 +629,8 @@ func (c *checker) checkKubernetes(scenario string, rendered map[string]string, e
 		c.rep.Findings = append(c.rep.Findings, planner.Finding{
 			Code: CodeKubernetesVersionMismatch, Severity: planner.SeverityBlocker, Subject: scenario + ": " + subject,
 			Message: msg,
-			Remediation: fmt.Sprintf("set cluster.k8s_version to the pass's version through _internal.k8s_version_map, as `sylva-planner values generate --from %s --to %s` does; the chart reads cluster.k8s_version, not the helper value",
-				c.rep.From, c.rep.To),
+			Remediation: fmt.Sprintf("set cluster.k8s_version to the pass's version through _internal.k8s_version_map, as %s does; the chart reads cluster.k8s_version, not the helper value",
+				c.generate()),
 		})
 	}
 	minorOf := func(s string) string {
@@ -685,8 +703,8 @@ func (c *checker) checkLonghorn(scenario string, rendered map[string]string, err
 			c.rep.Findings = append(c.rep.Findings, planner.Finding{
 				Code: CodeLonghornVersionMismatch, Severity: planner.SeverityBlocker, Subject: scenario + ": " + subject,
 				Message: msg,
-				Remediation: fmt.Sprintf("set units.%s.helmrelease_spec.chart.spec.version to the pass's Longhorn chart version, as `sylva-planner values generate --from %s --to %s` does for both Longhorn units",
-					u, c.rep.From, c.rep.To),
+				Remediation: fmt.Sprintf("set units.%s.helmrelease_spec.chart.spec.version to the pass's Longhorn chart version, as %s does for both Longhorn units",
+					u, c.generate()),
 			})
 		}
 		spec := longhornVersionPath(u)

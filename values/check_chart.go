@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -65,6 +66,9 @@ type ChartCheckInput struct {
 	Overlay *File
 	// Namespace is the release namespace; empty means DefaultNamespace.
 	Namespace string
+	// Selection is how the command was run: the commands the findings
+	// suggest repeat its program name and catalog (Suggest).
+	Selection envelope.Selection
 	// SkipSchemaValidation skips the chart's values.schema.json.
 	SkipSchemaValidation bool
 	// WholeChart renders every template of the chart in each scenario, as
@@ -218,13 +222,13 @@ func (c *chartChecker) unprepared(todo []planScenario, err error) {
 	for _, s := range todo {
 		c.rep.Scenarios = append(c.rep.Scenarios, Scenario{Name: s.name, Status: s.status, Expected: s.want, Got: map[string]string{}, Errors: []string{err.Error()}})
 	}
-	c.rep.Findings = append(c.rep.Findings, renderError(fmt.Sprintf("any of the %d scenarios", len(todo)), "every scenario", err))
+	c.rep.Findings = append(c.rep.Findings, renderError(c.in.Selection, fmt.Sprintf("any of the %d scenarios", len(todo)), "every scenario", err))
 }
 
 // renderError is the finding of a chart that does not render in where
 // (named subject in the table), with the values path of err when it names
 // one.
-func renderError(where, subject string, err error) planner.Finding {
+func renderError(sel envelope.Selection, where, subject string, err error) planner.Finding {
 	var ce *ChartError
 	if errors.As(err, &ce) && ce.Path != "" {
 		subject += ": " + ce.Path
@@ -232,7 +236,7 @@ func renderError(where, subject string, err error) planner.Finding {
 	return planner.Finding{
 		Code: CodeChartRenderError, Severity: planner.SeverityBlocker, Subject: subject,
 		Message:     fmt.Sprintf("the chart does not render in %s: %v", where, err),
-		Remediation: "render the same files with `sylva-planner values render --chart` to see the failing value; `values generate` prints helper values for the plan",
+		Remediation: "render the same -f files with " + Suggest(sel, "values render") + " to see the failing value; " + Suggest(sel, "values generate") + " prints helper values for the plan",
 	}
 }
 
@@ -424,7 +428,7 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 	if err != nil {
 		sc.Errors = append(sc.Errors, err.Error())
 		c.rep.Scenarios = append(c.rep.Scenarios, sc)
-		c.rep.Findings = append(c.rep.Findings, renderError(name, name, err))
+		c.rep.Findings = append(c.rep.Findings, renderError(c.in.Selection, name, name, err))
 		return
 	}
 	sc.Got = got
@@ -439,7 +443,7 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 		c.rep.Findings = append(c.rep.Findings, planner.Finding{
 			Code: CodeChartDivergence, Severity: planner.SeverityBlocker, Subject: name + ": " + path,
 			Message:     msg,
-			Remediation: fmt.Sprintf("compare with `sylva-planner plan --from %s --to %s`; the helper values must reach this object", c.rep.From, c.rep.To),
+			Remediation: fmt.Sprintf("compare with %s; the helper values must reach this object", Suggest(c.in.Selection, "plan", "--from", c.rep.From, "--to", c.rep.To)),
 		})
 	}
 	if w := want[KeyK8sVersionShort]; w != "" {

@@ -15,6 +15,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -518,5 +519,33 @@ func TestOverlayReadsAStatusWithoutPassKeysAsTheCommandsDo(t *testing.T) {
 			st[KeyTransitionPass] != strconv.Itoa(pos.Next.HopPass) || st[KeyTransitionFrom] != tc.from {
 			t.Errorf("%s: the overlay renders %v; Locate says %q; want both on pass 2 from %s (Kubernetes %s)", tc.to, st, pos.Summary, tc.from, tc.wantK8s)
 		}
+	}
+}
+
+// TestFindingsSuggestCommandsAsTheCheckRan: a command a finding suggests
+// repeats how the check was run — the program name (kubectl sylva-planner
+// as the plugin) and the --catalog given — so that it runs as printed, in
+// the directory the check ran in.
+func TestFindingsSuggestCommandsAsTheCheckRan(t *testing.T) {
+	data := readFile(t, "testdata/epic-illustration.yaml")
+	sel := envelope.Selection{Program: "kubectl sylva-planner", Catalog: "my catalog.yaml"}
+	rep, err := Check(context.Background(), CheckInput{Plan: input(t, "1.4", "1.6"), Files: []File{{Name: "epic-illustration.yaml", Data: data}}, Selection: sel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	suggested := 0
+	for _, f := range rep.Findings {
+		for _, cmd := range strings.Split(f.Remediation, "`")[1:] {
+			if !strings.Contains(cmd, "sylva-planner ") {
+				continue
+			}
+			suggested++
+			if !strings.HasPrefix(cmd, "kubectl sylva-planner ") || !strings.Contains(cmd, "--catalog 'my catalog.yaml'") {
+				t.Errorf("%s suggests %q, not as the check ran (kubectl sylva-planner … --catalog 'my catalog.yaml')", f.Code, cmd)
+			}
+		}
+	}
+	if suggested == 0 {
+		t.Fatal("no finding suggests a command")
 	}
 }

@@ -283,7 +283,7 @@ func valuesCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	req := action.ValuesCheckRequest{Releases: rel, Chart: c.String("chart"), SkipSchemaValidation: c.Bool("skip-schema-validation")}
+	req := action.ValuesCheckRequest{Releases: rel, Chart: c.String("chart"), SkipSchemaValidation: c.Bool("skip-schema-validation"), Selection: selectionOf(c)}
 	if req.Namespace, err = cliapp.NamespaceOf(c); err != nil {
 		return err
 	}
