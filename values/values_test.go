@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
