@@ -86,14 +86,7 @@ func terminalFile(w io.Writer) (*os.File, bool) {
 	if !IsTerminal(w) {
 		return nil, false
 	}
-	for {
-		u, ok := w.(interface{ Unwrap() io.Writer })
-		if !ok {
-			break
-		}
-		w = u.Unwrap()
-	}
-	f, ok := w.(*os.File)
+	f, ok := innermost(w).(*os.File)
 	return f, ok && term.IsTerminal(int(f.Fd()))
 }
 

@@ -228,17 +228,22 @@ func TerminalMarks(out *os.File, getenv func(string) string) bool {
 // other so that columns stay aligned.
 var markWords = strings.NewReplacer("✔ ", "OK   ", "✘ ", "FAIL ")
 
-// IsTerminal reports whether w is a character device (a terminal), or
-// writes to one (VisibleWriter).
-func IsTerminal(w io.Writer) bool {
+// innermost is the writer w writes to in the end, through every writer
+// that wraps another (Unwrap, as VisibleWriter does).
+func innermost(w io.Writer) io.Writer {
 	for {
 		u, ok := w.(interface{ Unwrap() io.Writer })
 		if !ok {
-			break
+			return w
 		}
 		w = u.Unwrap()
 	}
-	f, ok := w.(*os.File)
+}
+
+// IsTerminal reports whether w is a character device (a terminal), or
+// writes to one (VisibleWriter).
+func IsTerminal(w io.Writer) bool {
+	f, ok := innermost(w).(*os.File)
 	if !ok {
 		return false
 	}

@@ -1,6 +1,7 @@
 package reconciler
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,18 +68,8 @@ func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
 			ns := kubetest.Namespace(t, c.cfg)
 			c.createState(t, ns, f.Data)
 			before := c.helmRelease(t, ns).GetAnnotations()[AnnotationHandledRequest]
-			var mu sync.Mutex
-			var gated []planner.Progress
-			ctl, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns, Gate: func(pr planner.Progress) *planner.Plan {
-				mu.Lock()
-				gated = append(gated, pr)
-				mu.Unlock()
-				p, err := planner.Compute(planner.Input{Catalog: in.Catalog, To: in.To, AsOf: in.AsOf, Progress: &pr})
-				if err != nil {
-					return nil
-				}
-				return p
-			}})
+			rec := &gateRecorder{in: in}
+			ctl, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns, Gate: rec.gate})
 
 			if want.Outcome == OutcomeTrigger {
 				settle(t, ctl, OutcomeTrigger, 1)
@@ -106,8 +97,7 @@ func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
 			if s := ctl.Stats(); (want.Outcome == OutcomeTrigger) != (s.Triggers == 1) || s.Triggers > 1 {
 				t.Errorf("reconcile --dry-run on the file decides %s; the controller triggered %d times (%v)", want.Outcome, s.Triggers, s.Outcomes)
 			}
-			mu.Lock()
-			defer mu.Unlock()
+			gated := rec.gated()
 			if len(gated) == 0 {
 				t.Fatal("the controller's gate never planned")
 			}
@@ -186,6 +176,33 @@ func (c *cluster) createFluxAs(t *testing.T, gvr schema.GroupVersionResource, ns
 		}
 	}
 	c.createFlux(t, ctxFor(t), gvr, ns, base, ready)
+}
+
+// gateRecorder is a controller gate (ControllerOptions.Gate) that plans
+// to in.To, with in's catalog and date, from each Progress the controller
+// reads, and keeps them.
+type gateRecorder struct {
+	in  planner.Input
+	mu  sync.Mutex
+	got []planner.Progress
+}
+
+func (g *gateRecorder) gate(pr planner.Progress) *planner.Plan {
+	g.mu.Lock()
+	g.got = append(g.got, pr)
+	g.mu.Unlock()
+	p, err := planner.Compute(planner.Input{Catalog: g.in.Catalog, To: g.in.To, AsOf: g.in.AsOf, Progress: &pr})
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// gated is what the gate was given so far.
+func (g *gateRecorder) gated() []planner.Progress {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.got)
 }
 
 // passesDoneGauge is the controller's sylva_planner_passes_done of

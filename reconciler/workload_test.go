@@ -1,7 +1,6 @@
 package reconciler
 
 import (
-	"sync"
 	"testing"
 	"time"
 
@@ -38,26 +37,14 @@ func TestTheControllerAndReconcileReadAWorkloadClustersMinors(t *testing.T) {
 	to, asOf := skew.MustParse("1.6"), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 
 	// The controller's gate.
-	var mu sync.Mutex
-	var gated []planner.Progress
-	ctl, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns, Gate: func(pr planner.Progress) *planner.Plan {
-		mu.Lock()
-		gated = append(gated, pr)
-		mu.Unlock()
-		p, err := planner.Compute(planner.Input{Catalog: cat, To: to, AsOf: asOf, Progress: &pr})
-		if err != nil {
-			return nil
-		}
-		return p
-	}})
+	rec := &gateRecorder{in: planner.Input{Catalog: cat, To: to, AsOf: asOf}}
+	ctl, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns, Gate: rec.gate})
 	settle(t, ctl, OutcomeNothingRequested, 1)
-	mu.Lock()
+	gated := rec.gated()
 	if len(gated) == 0 {
-		mu.Unlock()
 		t.Fatal("the controller's gate never planned")
 	}
 	pr := gated[0]
-	mu.Unlock()
 	if pr.Cluster != planner.ClusterWorkload || pr.Kubernetes.Short() != "1.29" || pr.Workers.Short() != "1.29" {
 		t.Errorf("the gate read cluster %q, control plane %q, workers %q; want a workload cluster on 1.29 (its KubeadmControlPlane and MachineDeployment)", pr.Cluster, pr.Kubernetes.Short(), pr.Workers.Short())
 	}
@@ -70,11 +57,11 @@ func TestTheControllerAndReconcileReadAWorkloadClustersMinors(t *testing.T) {
 	}
 
 	// reconcile's one-shot Applier reads them too.
-	a, rec, err := NewOneShot(c.cfg, "sylva-planner-test", "", time.Now)
+	a, oneShot, err := NewOneShot(c.cfg, "sylva-planner-test", "", time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(rec.Close)
+	t.Cleanup(oneShot.Close)
 	a.DryRun = true
 	res, err := a.Apply(ctxFor(t), Target{Namespace: ns})
 	if err != nil {
