@@ -697,18 +697,27 @@ func wide(r rune) bool {
 // spaces; a word longer than width (a URL, a path) stands alone on its
 // line, whole.
 func Wrap(text string, width int) []string {
+	return fill(strings.Fields(text), width, "", 0)
+}
+
+// fill puts words on lines of at most width columns (TextWidth), as many
+// as fit, one space apart; a line that goes on ends with cont, which
+// counts in its width, and the next starts indent columns in. A word
+// longer than a line stands alone on its line, whole.
+func fill(words []string, width int, cont string, indent int) []string {
 	var lines []string
 	cur, n := "", 0
-	for _, w := range strings.Fields(text) {
+	limit := width - TextWidth(cont)
+	for _, w := range words {
 		wn := TextWidth(w)
 		switch {
 		case n == 0:
 			cur, n = w, wn
-		case n+1+wn <= width:
+		case n+1+wn <= limit:
 			cur, n = cur+" "+w, n+1+wn
 		default:
-			lines = append(lines, cur)
-			cur, n = w, wn
+			lines = append(lines, cur+cont)
+			cur, n = strings.Repeat(" ", indent)+w, indent+wn
 		}
 	}
 	if n > 0 {
@@ -763,22 +772,7 @@ func WrapCommand(cmd string, width, indent int) []string {
 		}
 		units = append(units, w)
 	}
-	var lines []string
-	cur, n := "", 0
-	limit := width - 2 // room for " \"
-	for _, w := range units {
-		wn := TextWidth(w)
-		switch {
-		case n == 0:
-			cur, n = w, wn
-		case n+1+wn <= limit:
-			cur, n = cur+" "+w, n+1+wn
-		default:
-			lines = append(lines, cur+" \\")
-			cur, n = strings.Repeat(" ", indent)+w, indent+wn
-		}
-	}
-	return append(lines, cur)
+	return fill(units, width, " \\", indent)
 }
 
 // shellOperator and redirection are the words of a command line that are
