@@ -177,9 +177,7 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 	rows := make([]planner.FleetPlanRow, 0, len(fleet.Releases))
 	var plans []gatemetrics.NamespacedPlan
 	for i, row := range fleet.Releases {
-		sel := r.Selection
-		sel.Namespace = row.Namespace
-		detail := planDetail(sel, r.FromFile)
+		detail := planDetail(r.selectionOf(row), r.FromFile)
 		if row.Error != "" {
 			rows = append(rows, planner.FleetPlanRowOf(row, nil, nil, detail))
 			plans = appendGauges(plans, row, nil, target, mgmtNS)
@@ -216,13 +214,20 @@ func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemet
 	return fp, plans, nil
 }
 
+// selectionOf is the selection of row's release: the run's, in its
+// namespace.
+func (r FleetPlanRequest) selectionOf(row status.FleetRow) envelope.Selection {
+	sel := r.Selection
+	sel.Namespace = row.Namespace
+	return sel
+}
+
 // releaseRequest is the request that plans the release of row, from its
 // own status, as plan --live plans its namespace: req with row's status,
 // selection and rerun command; a settled release outside the management
 // cluster's namespace is planned as a workload cluster's.
 func (r FleetPlanRequest) releaseRequest(req PlanRequest, row status.FleetRow, factsNS, mgmtNS string) PlanRequest {
-	sel := r.Selection
-	sel.Namespace = row.Namespace
+	sel := r.selectionOf(row)
 	one := req
 	one.Status = fixedStatus{obs: row.Report().ConfigMap, input: r.Source.Input(), ns: row.Namespace, rep: row.Report()}
 	one.Rerun = namespaceRerun(r.Rerun, row.Namespace)

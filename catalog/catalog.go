@@ -385,9 +385,14 @@ func (c *Catalog) PastNewest(v skew.Version) string {
 
 // RefusePastNewest is the error of a command that needs what the catalog
 // says of release v, given with flag, when v is newer than the catalog:
-// needs says what ("values generate needs its Kubernetes minors").
+// needs says what ("values generate needs its Kubernetes minors"). An
+// empty flag leaves the flag to the caller's own prefix.
 func (c *Catalog) RefusePastNewest(flag string, v skew.Version, needs string) error {
-	return fmt.Errorf("%s %s: %s, and %s (kb-stale); %s", flag, v, c.PastNewest(v), needs, PastNewestFix)
+	msg := fmt.Sprintf("%s, and %s (kb-stale); %s", c.PastNewest(v), needs, PastNewestFix)
+	if flag == "" {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("%s %s: %s", flag, v, msg)
 }
 
 // Unknown says that release v, not newer than the catalog, is not in it.

@@ -131,7 +131,8 @@ func Compute(cat *catalog.Catalog, target Target, opts Options) (*Matrix, error)
 	rel, ok := cat.Release(target.Release)
 	switch {
 	case !ok && cat.IsPastNewest(target.Release):
-		return nil, fmt.Errorf("%s, and ci-matrix needs its supported upgrade sources (kb-stale); %s", cat.PastNewest(target.Release), catalog.PastNewestFix)
+		// The caller names --target.
+		return nil, cat.RefusePastNewest("", target.Release, "ci-matrix needs its supported upgrade sources")
 	case !ok:
 		return nil, errors.New(cat.Unknown(target.Release))
 	}
