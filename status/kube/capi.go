@@ -181,13 +181,34 @@ func NewClusterAPI(c client.Reader, mapper meta.RESTMapper) *ClusterAPI {
 }
 
 // NewClusterAPIForConfig reads the Cluster API objects through c, asking
-// the server cfg points at which versions it serves (discoverCAPI).
+// the server cfg points at which versions it serves (discoverCAPI) once:
+// a command that reads several times (reconcile --wait, one read per pass)
+// discovers them on its first read only.
 func NewClusterAPIForConfig(cfg *rest.Config, c client.Reader) (*ClusterAPI, error) {
 	served, err := discoverCAPI(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &ClusterAPI{client: c, served: served}, nil
+	return &ClusterAPI{client: c, served: rememberServed(served)}, nil
+}
+
+// rememberServed answers with the first answer of served that was not an
+// error.
+func rememberServed(served servedVersions) servedVersions {
+	var mu sync.Mutex
+	var known map[schema.GroupResource]string
+	return func(ctx context.Context) (map[schema.GroupResource]string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if known != nil {
+			return known, nil
+		}
+		m, err := served(ctx)
+		if err == nil {
+			known = m
+		}
+		return m, err
+	}
 }
 
 // list lists each Cluster API kind the server serves once in namespace
