@@ -137,10 +137,28 @@ type FleetPlanRequest struct {
 // It also returns each plan computed, by namespace, for the gauges.
 func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemetrics.NamespacedPlan, error) {
 	req := r.Plan
+	req.overlays = &overlayMemo{}
 	factsNS := ""
 	if req.Cluster != nil {
-		req.Cluster = &onceFacts{src: req.Cluster}
+		facts := &onceFacts{src: req.Cluster}
+		req.Cluster = facts
 		factsNS = cmp.Or(r.FactsNamespace, status.DefaultNamespace)
+		// The management cluster's facts are read while the releases
+		// are: the plan of its release takes them from facts, read once
+		// (a plan that asks before the read ends waits for it). Read and
+		// not asked for (no release in factsNS), they are dropped, their
+		// error with them; a read still running when Run returns is
+		// cancelled.
+		fctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = facts.Facts(fctx)
+		}()
+		defer func() {
+			cancel()
+			<-done
+		}()
 	}
 	entries, err := r.Source.Fleet(ctx)
 	if err != nil {

@@ -18,7 +18,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 // CheckRemovedAPIs is the check of the removed-API findings.
@@ -73,6 +72,10 @@ type PlanRequest struct {
 	Gate      planner.GateOptions
 	Rerun     string
 	Selection envelope.Selection
+
+	// overlays, when set, answers the plan's Overlay once per distinct
+	// input across the releases of one plan -A run.
+	overlays *overlayMemo
 }
 
 // Run reads the sources of r, each once, and computes the plan once.
@@ -181,10 +184,7 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	in.Inputs = inputs
 	// The plan's Next writes the helper values: it says when values
 	// generate cannot.
-	in.Overlay = func(in planner.Input, p *planner.Plan) error {
-		_, err := values.GenerateFromPlan(in, p, nil)
-		return err
-	}
+	in.Overlay = r.overlays.overlayError
 	p, err := planner.Compute(in)
 	if err != nil && fromSource != "flag" {
 		err = statusSourceError(err, in.From, r.To)

@@ -150,9 +150,9 @@ func fieldError(err error) error {
 	return err
 }
 
-// FromConfigMap decodes a live sylva-units-status ConfigMap through Decode,
-// so that a ConfigMap read from the API server and one read from a file
-// give the same Status and the same errors; its UID and data identify the
+// FromConfigMap decodes a live sylva-units-status ConfigMap by Decode's
+// rule (statusOf), so that a ConfigMap read from the API server and one
+// read from a file give the same Status and the same errors; its UID and data identify the
 // write of the status (Status.Write), its managedFields who wrote the data
 // (Status.DataWriters). On a
 // malformed value it returns the error and no Status.
@@ -169,9 +169,17 @@ func FromConfigMap(cm *corev1.ConfigMap) (*Status, error) {
 	if len(cm.ManagedFields) > 0 {
 		doc["metadata"].(map[string]any)["managedFields"] = cm.ManagedFields
 	}
+	// The object as JSON decodes it, read by the rule Decode reads a
+	// file with; a typed ConfigMap holds strings only, each key once, so
+	// the strict YAML pass of a file (the larger part of the cost across
+	// a fleet) has nothing to find.
 	b, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(b)
+	var obj map[string]any
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return nil, err
+	}
+	return statusOf(obj, nil)
 }

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +18,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,34 +29,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/status/kube"
 )
-
-// requestCounter is an http.RoundTripper that counts the requests it
-// passes on, by method and path.
-type requestCounter struct {
-	next http.RoundTripper
-	n    atomic.Int64
-	mu   sync.Mutex
-	seen []string
-}
-
-func (c *requestCounter) RoundTrip(r *http.Request) (*http.Response, error) {
-	c.n.Add(1)
-	c.mu.Lock()
-	c.seen = append(c.seen, r.Method+" "+r.URL.Path)
-	c.mu.Unlock()
-	return c.next.RoundTrip(r)
-}
-
-// counted returns a copy of cfg whose requests c counts.
-func counted(cfg *rest.Config) (*rest.Config, *requestCounter) {
-	cfg = rest.CopyConfig(cfg)
-	c := &requestCounter{}
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		c.next = rt
-		return c
-	}
-	return cfg, c
-}
 
 func TestReadAllFromAPIServer(t *testing.T) {
 	cfg := kubetest.Config(t)
@@ -104,7 +73,7 @@ func TestReadAllFromAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	counting, n := counted(cfg)
+	counting, n := kubetest.Counted(cfg)
 	r, err := kube.NewReader(counting, kube.Options{Context: "mgmt"})
 	if err != nil {
 		t.Fatal(err)
@@ -115,8 +84,8 @@ func TestReadAllFromAPIServer(t *testing.T) {
 	}
 	// One List of each release kind, one discovery request, one List of
 	// each Cluster API kind served (KubeadmControlPlane, MachineDeployment).
-	if got := n.n.Load(); got != 6 {
-		t.Errorf("ReadAll made %d requests (%q), want 6: one List of each kind and one discovery", got, n.seen)
+	if got := n.Count(); got != 6 {
+		t.Errorf("ReadAll made %d requests (%q), want 6: one List of each kind and one discovery", got, n.Seen())
 	}
 	mine := map[string]status.FleetEntry{}
 	var order []string
@@ -287,12 +256,12 @@ func BenchmarkReadAll500Namespaces(b *testing.B) {
 	names := populate(b, cfg, namespaces)
 
 	b.Run("ReadAll", func(b *testing.B) {
-		counting, n := counted(cfg)
+		counting, n := kubetest.Counted(cfg)
 		r, err := kube.NewReader(counting, kube.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		n.n.Store(0)
+		n.Reset()
 		b.ResetTimer()
 		for b.Loop() {
 			all, err := r.ReadAll(context.Background())
@@ -303,16 +272,16 @@ func BenchmarkReadAll500Namespaces(b *testing.B) {
 				b.Fatalf("ReadAll found %d namespaces, want at least %d", len(all), namespaces)
 			}
 		}
-		b.ReportMetric(float64(n.n.Load())/float64(b.N), "requests/op")
+		b.ReportMetric(float64(n.Count())/float64(b.N), "requests/op")
 	})
 	b.Run("ReadAll+InterpretFleet+WriteTable", func(b *testing.B) {
 		// What status -A does past the command line.
-		counting, n := counted(cfg)
+		counting, n := kubetest.Counted(cfg)
 		r, err := kube.NewReader(counting, kube.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		n.n.Store(0)
+		n.Reset()
 		b.ResetTimer()
 		for b.Loop() {
 			all, err := r.ReadAll(context.Background())
@@ -323,15 +292,15 @@ func BenchmarkReadAll500Namespaces(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		b.ReportMetric(float64(n.n.Load())/float64(b.N), "requests/op")
+		b.ReportMetric(float64(n.Count())/float64(b.N), "requests/op")
 	})
 	b.Run("Read-per-namespace", func(b *testing.B) {
-		counting, n := counted(cfg)
+		counting, n := kubetest.Counted(cfg)
 		r, err := kube.NewReader(counting, kube.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		n.n.Store(0)
+		n.Reset()
 		b.ResetTimer()
 		for b.Loop() {
 			for _, ns := range names {
@@ -340,7 +309,7 @@ func BenchmarkReadAll500Namespaces(b *testing.B) {
 				}
 			}
 		}
-		b.ReportMetric(float64(n.n.Load())/float64(b.N), "requests/op")
+		b.ReportMetric(float64(n.Count())/float64(b.N), "requests/op")
 	})
 }
 
@@ -375,7 +344,7 @@ func populate(b *testing.B, cfg *rest.Config, count int) []string {
 					kustomization(ns, map[string]string{status.AnnotationTargetReleaseRevision: fmt.Sprint(i)}),
 					helmRelease(ns, "sylva-units", false),
 				} {
-					if err := createReady(cfg, ns, u); err != nil {
+					if err := kubetest.CreateReady(cfg, ns, u); err != nil {
 						errs <- err
 						return
 					}
@@ -390,33 +359,6 @@ func populate(b *testing.B, cfg *rest.Config, count int) []string {
 	}
 	b.Logf("populated %d namespaces in %s", count, time.Since(start).Round(time.Millisecond))
 	return names
-}
-
-// createReady creates u in ns and sets it Ready at its generation through
-// the status subresource; safe to call from several goroutines.
-func createReady(cfg *rest.Config, ns string, u *unstructured.Unstructured) error {
-	ctx := context.Background()
-	resource := kube.KustomizationResource
-	if u.GetKind() == status.KindHelmRelease {
-		resource = kube.HelmReleaseResource
-	}
-	c := dynamic.NewForConfigOrDie(cfg).Resource(resource).Namespace(ns)
-	created, err := c.Create(ctx, u, metav1.CreateOptions{})
-	if err != nil {
-		return fmt.Errorf("create %s %s/%s: %w", u.GetKind(), ns, u.GetName(), err)
-	}
-	gen := created.GetGeneration()
-	created.Object["status"] = map[string]any{
-		"observedGeneration": gen,
-		"conditions": []any{map[string]any{
-			"type": "Ready", "status": "True", "reason": "ReconciliationSucceeded", "message": "applied",
-			"observedGeneration": gen, "lastTransitionTime": "2025-06-01T10:00:00Z",
-		}},
-	}
-	if _, err := c.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update status of %s %s/%s: %w", u.GetKind(), ns, u.GetName(), err)
-	}
-	return nil
 }
 
 // TestReadAllAFluxObjectTheTypesCannotHold: the Flux objects are listed

@@ -24,7 +24,7 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
 
-const checksum = "644d1efc8e0818f815306c705014a39421ee14f8c6b47685e98d341c9ab19808"
+const checksum = kubetest.FleetChecksum
 
 func TestReadFromAPIServer(t *testing.T) {
 	cfg := kubetest.Config(t)
@@ -237,34 +237,11 @@ func createConfigMap(t *testing.T, cfg *rest.Config, ns string, data map[string]
 }
 
 func kustomization(ns string, annotations map[string]string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "kustomize.toolkit.fluxcd.io/v1",
-		"kind":       "Kustomization",
-		"metadata":   map[string]any{"name": status.KustomizationName, "namespace": ns},
-		"spec": map[string]any{
-			"interval":  "30m",
-			"prune":     true,
-			"sourceRef": map[string]any{"kind": "GitRepository", "name": "sylva-core"},
-		},
-	}}
-	u.SetAnnotations(annotations)
-	return u
+	return kubetest.Kustomization(ns, annotations)
 }
 
 func helmRelease(ns, name string, suspend bool) *unstructured.Unstructured {
-	return &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "helm.toolkit.fluxcd.io/v2",
-		"kind":       "HelmRelease",
-		"metadata":   map[string]any{"name": name, "namespace": ns},
-		"spec": map[string]any{
-			"interval": "30m",
-			"suspend":  suspend,
-			"chart": map[string]any{"spec": map[string]any{
-				"chart":     "sylva-units",
-				"sourceRef": map[string]any{"kind": "GitRepository", "name": "sylva-core"},
-			}},
-		},
-	}}
+	return kubetest.HelmRelease(ns, name, suspend)
 }
 
 // createFlux creates u and writes its status through the status
