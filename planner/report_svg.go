@@ -5,6 +5,7 @@ import (
 	"html"
 	"html/template"
 	"strings"
+	texttemplate "text/template"
 	"unicode/utf8"
 
 	"gitlab.com/sylva-projects/sylva-planner/cell"
@@ -377,7 +378,7 @@ func (tl *timeline) html() (template.HTML, template.CSS) {
 		}
 		prev = g
 	}
-	// The SVGs escape every text they hold (writeText, writeCell).
+	// The SVGs escape every text they hold (tlTemplate).
 	return template.HTML(b.String()), template.CSS(css.String()) //nolint:gosec // see above; the CSS is numbers and names of our own
 }
 
@@ -395,69 +396,153 @@ func (tl *timeline) svg() string { return tl.svgOf(tl.geometry()) }
 // start with g's.
 func (tl *timeline) svgOf(g tlGeometry) string {
 	var b strings.Builder
-	e := html.EscapeString
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" class="timeline %[1]s" viewBox="0 0 %[2]d %[3]d" width="100%%" style="max-width:%[2]dpx;height:auto" role="img" aria-labelledby="%[1]s-title %[1]s-desc" font-family="ui-monospace,'DejaVu Sans Mono','Liberation Mono',Menlo,Consolas,monospace" font-size="%[4]d">`+"\n", g.id, g.width, g.height, tlFont)
-	fmt.Fprintf(&b, "<title id=\"%[1]s-title\">%[2]s</title>\n<desc id=\"%[1]s-desc\">%[3]s</desc>\n", g.id, e(tl.Title), e(tl.Desc))
-	fmt.Fprintf(&b, `<defs>`+
-		`<pattern id="%[1]s-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/><line x1="0" y1="0" x2="0" y2="8" stroke="#1d2330" stroke-width="3"/></pattern>`+
-		`<pattern id="%[1]s-cross" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#fff"/><path d="M0 0L8 8M8 0L0 8" stroke="#1d2330" stroke-width="1.2"/></pattern>`+
-		"</defs>\n", g.id)
-	for band := range g.bands {
-		y0 := band * (g.bandH + tlBandGap)
-		cols := tl.Columns[band*g.perBand : min(len(tl.Columns), (band+1)*g.perBand)]
-		fmt.Fprintf(&b, "<g class=\"band\" aria-hidden=\"true\">\n")
-		y := y0 + g.headH + tlGap/2
-		for i, lane := range tlLanes {
-			writeText(&b, 0, y+i*(g.laneH+tlGap), g.laneH, []string{lane}, true)
-		}
-		if tl.Stops {
-			writeText(&b, 0, y+len(tlLanes)*(g.laneH+tlGap), g.gateH, []string{"gate"}, true)
-		}
-		b.WriteString("</g>\n")
-		for i, c := range cols {
-			x := tlLabelW + i*g.colW + tlGap/2
-			w := g.colW - tlGap
-			fmt.Fprintf(&b, "<g class=\"pass\"><title>%s</title>\n", e(c.Title))
-			writeText(&b, x, y0, cellH(len(c.Head)), c.Head, true) // top-aligned
-			for j, cell := range c.Lanes {
-				writeCell(&b, g.id, x, y+j*(g.laneH+tlGap), w, g.laneH, cell)
-			}
-			if c.Stop != nil {
-				// The gate's bar runs down the gap before the pass.
-				bx := x - tlGap/2
-				fmt.Fprintf(&b, "<line class=\"gate-bar\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#1d2330\" stroke-width=\"3\" stroke-dasharray=\"8 4\"/>\n", bx, y0, bx, y0+g.bandH)
-				writeCell(&b, g.id, x, y+len(tlLanes)*(g.laneH+tlGap), w, g.gateH, *c.Stop)
-			}
-			b.WriteString("</g>\n")
-		}
+	if err := tlTemplate.Execute(&b, tl.drawing(g)); err != nil {
+		// The template and its data are the package's own: a failure is a
+		// bug, not an input's fault.
+		panic("planner: timeline template: " + err.Error())
 	}
-	if len(g.legend) > 0 {
-		b.WriteString("<g class=\"legend\" aria-hidden=\"true\">\n")
-		for _, it := range g.legend {
-			writeShape(&b, g.id, it.x+1, it.y+4, tlSwatchW-2, tlLegendRow-8, it.style, true)
-			writeText(&b, it.x+tlSwatchW+tlGap-tlPad, it.y+(tlLegendRow-cellH(1))/2, cellH(1), []string{it.text}, false)
-		}
-		b.WriteString("</g>\n")
-	}
-	b.WriteString("</svg>")
 	return b.String()
 }
 
-// writeCell draws one box and its text, with the box's description as its
-// tooltip. The text starts after the strip where a pattern marks a drain.
-// id is the layout's, whose patterns the box is filled with.
-func writeCell(b *strings.Builder, id string, x, y, w, h int, c tlCell) {
-	fmt.Fprintf(b, "<g class=\"cell\"><title>%s</title>\n", html.EscapeString(c.Title))
-	writeShape(b, id, x, y, w, h, c.Style, false)
-	writeText(b, x+tlStripW, y, h, c.Lines, false)
-	b.WriteString("</g>\n")
+// tlTemplate draws a tlDrawing. It is a text template whose every text of
+// the plan goes through esc (html.EscapeString); numbers, ids and the
+// attributes of tlShape are the package's own.
+var tlTemplate = texttemplate.Must(texttemplate.New("svg").Funcs(texttemplate.FuncMap{"esc": html.EscapeString}).Parse(
+	`<svg xmlns="http://www.w3.org/2000/svg" class="timeline {{.ID}}" viewBox="0 0 {{.Width}} {{.Height}}" width="100%" style="max-width:{{.Width}}px;height:auto" role="img" aria-labelledby="{{.ID}}-title {{.ID}}-desc" font-family="ui-monospace,'DejaVu Sans Mono','Liberation Mono',Menlo,Consolas,monospace" font-size="{{.Font}}">
+<title id="{{.ID}}-title">{{esc .Title}}</title>
+<desc id="{{.ID}}-desc">{{esc .Desc}}</desc>
+<defs>` +
+		`<pattern id="{{.ID}}-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="8" height="8" fill="#fff"/><line x1="0" y1="0" x2="0" y2="8" stroke="#1d2330" stroke-width="3"/></pattern>` +
+		`<pattern id="{{.ID}}-cross" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#fff"/><path d="M0 0L8 8M8 0L0 8" stroke="#1d2330" stroke-width="1.2"/></pattern>` +
+		`</defs>
+{{range .Bands}}<g class="band" aria-hidden="true">
+{{range .Labels}}{{template "text" .}}{{end}}</g>
+{{range .Passes}}<g class="pass"><title>{{esc .Title}}</title>
+{{template "text" .Head}}{{range .Cells}}{{template "cell" .}}{{end}}{{with .Bar}}<line class="gate-bar" x1="{{.X}}" y1="{{.Y1}}" x2="{{.X}}" y2="{{.Y2}}" stroke="#1d2330" stroke-width="3" stroke-dasharray="8 4"/>
+{{end}}{{with .Gate}}{{template "cell" .}}{{end}}</g>
+{{end}}{{end}}{{with .Legend}}<g class="legend" aria-hidden="true">
+{{range .}}{{template "shape" .Shape}}{{template "text" .Text}}{{end}}</g>
+{{end}}</svg>
+{{- define "cell"}}<g class="cell"><title>{{esc .Title}}</title>
+{{template "shape" .Shape}}{{template "text" .Text}}</g>
+{{end}}
+{{- define "shape"}}<rect x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" rx="4" fill="{{.Fill}}" stroke="{{.Stroke}}"{{.Extra}}/>
+{{with .Strip}}<rect x="{{.X}}" y="{{.Y}}" width="{{.W}}" height="{{.H}}" fill="{{.Fill}}"/>
+{{end}}{{end}}
+{{- define "text"}}<text x="{{.X}}" y="{{.Y}}"{{if .Bold}} font-weight="bold"{{end}} fill="#1d2330">{{range $i, $l := .Lines}}<tspan x="{{$.X}}"{{if $i}} dy="{{$.LineH}}"{{end}}>{{esc $l}}</tspan>{{end}}</text>
+{{end}}`))
+
+// tlDrawing is a layout of the timeline with every coordinate computed:
+// what tlTemplate draws.
+type tlDrawing struct {
+	ID                  string
+	Width, Height, Font int
+	Title, Desc         string
+	Bands               []tlBandDrawing
+	Legend              []tlLegendDrawing
 }
 
-// writeShape draws a box in style s: a pattern or a dash style tells each
-// style apart without colour. A drain is a patterned strip at the left of
-// the box (the whole swatch in the legend), so that the text stays on a
-// plain background.
-func writeShape(b *strings.Builder, id string, x, y, w, h int, s cellStyle, swatch bool) {
+type tlBandDrawing struct {
+	// Labels name the lanes.
+	Labels []tlText
+	Passes []tlPassDrawing
+}
+
+type tlPassDrawing struct {
+	Title string
+	Head  tlText
+	Cells []tlCellDrawing
+	// Bar is the gate's bar and Gate its cell, on the pass the gate stops
+	// the plan before.
+	Bar  *tlBar
+	Gate *tlCellDrawing
+}
+
+type tlBar struct{ X, Y1, Y2 int }
+
+type tlCellDrawing struct {
+	Title string
+	Shape tlShape
+	Text  tlText
+}
+
+type tlLegendDrawing struct {
+	Shape tlShape
+	Text  tlText
+}
+
+// tlShape is a box: Extra holds attributes of the package's own; Strip is
+// the patterned strip at the left of a drain's box.
+type tlShape struct {
+	X, Y, W, H          int
+	Fill, Stroke, Extra string
+	Strip               *tlRect
+}
+
+type tlRect struct {
+	X, Y, W, H int
+	Fill       string
+}
+
+// tlText is lines of text; X is where each line starts.
+type tlText struct {
+	X, Y, LineH int
+	Bold        bool
+	Lines       []string
+}
+
+// drawing computes layout g of the timeline.
+func (tl *timeline) drawing(g tlGeometry) tlDrawing {
+	d := tlDrawing{ID: g.id, Width: g.width, Height: g.height, Font: tlFont, Title: tl.Title, Desc: tl.Desc}
+	for band := range g.bands {
+		y0 := band * (g.bandH + tlBandGap)
+		cols := tl.Columns[band*g.perBand : min(len(tl.Columns), (band+1)*g.perBand)]
+		var bd tlBandDrawing
+		y := y0 + g.headH + tlGap/2
+		for i, lane := range tlLanes {
+			bd.Labels = append(bd.Labels, textAt(0, y+i*(g.laneH+tlGap), g.laneH, []string{lane}, true))
+		}
+		if tl.Stops {
+			bd.Labels = append(bd.Labels, textAt(0, y+len(tlLanes)*(g.laneH+tlGap), g.gateH, []string{"gate"}, true))
+		}
+		for i, c := range cols {
+			x := tlLabelW + i*g.colW + tlGap/2
+			w := g.colW - tlGap
+			pd := tlPassDrawing{Title: c.Title, Head: textAt(x, y0, cellH(len(c.Head)), c.Head, true)} // top-aligned
+			for j, cell := range c.Lanes {
+				pd.Cells = append(pd.Cells, cellAt(g.id, x, y+j*(g.laneH+tlGap), w, g.laneH, cell))
+			}
+			if c.Stop != nil {
+				// The gate's bar runs down the gap before the pass.
+				pd.Bar = &tlBar{X: x - tlGap/2, Y1: y0, Y2: y0 + g.bandH}
+				gate := cellAt(g.id, x, y+len(tlLanes)*(g.laneH+tlGap), w, g.gateH, *c.Stop)
+				pd.Gate = &gate
+			}
+			bd.Passes = append(bd.Passes, pd)
+		}
+		d.Bands = append(d.Bands, bd)
+	}
+	for _, it := range g.legend {
+		d.Legend = append(d.Legend, tlLegendDrawing{
+			Shape: shapeAt(g.id, it.x+1, it.y+4, tlSwatchW-2, tlLegendRow-8, it.style, true),
+			Text:  textAt(it.x+tlSwatchW+tlGap-tlPad, it.y+(tlLegendRow-cellH(1))/2, cellH(1), []string{it.text}, false),
+		})
+	}
+	return d
+}
+
+// cellAt is one box and its text, with the box's description as its
+// tooltip. The text starts after the strip where a pattern marks a drain.
+// id is the layout's, whose patterns the box is filled with.
+func cellAt(id string, x, y, w, h int, c tlCell) tlCellDrawing {
+	return tlCellDrawing{Title: c.Title, Shape: shapeAt(id, x, y, w, h, c.Style, false), Text: textAt(x+tlStripW, y, h, c.Lines, false)}
+}
+
+// shapeAt is a box in style s: a pattern or a dash style tells each style
+// apart without colour. A drain is a patterned strip at the left of the
+// box (the whole swatch in the legend), so that the text stays on a plain
+// background.
+func shapeAt(id string, x, y, w, h int, s cellStyle, swatch bool) tlShape {
 	fill, stroke, extra, pattern := "#fff", "#5b6170", "", ""
 	switch s {
 	case cellSame:
@@ -475,27 +560,16 @@ func writeShape(b *strings.Builder, id string, x, y, w, h int, s cellStyle, swat
 	if pattern != "" && swatch {
 		fill = pattern
 	}
-	fmt.Fprintf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"4\" fill=\"%s\" stroke=\"%s\"%s/>\n", x, y, w, h, fill, stroke, extra)
+	sh := tlShape{X: x, Y: y, W: w, H: h, Fill: fill, Stroke: stroke, Extra: extra}
 	if pattern != "" && !swatch {
-		fmt.Fprintf(b, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", x+2, y+2, tlStripW, h-4, pattern)
+		sh.Strip = &tlRect{X: x + 2, Y: y + 2, W: tlStripW, H: h - 4, Fill: pattern}
 	}
+	return sh
 }
 
-// writeText writes lines in a box of height h whose left edge is x,
-// centred vertically.
-func writeText(b *strings.Builder, x, y, h int, lines []string, bold bool) {
+// textAt is lines in a box of height h whose left edge is x, centred
+// vertically.
+func textAt(x, y, h int, lines []string, bold bool) tlText {
 	top := y + (h-cellH(len(lines)))/2 + tlPad + tlFont - 2
-	weight := ""
-	if bold {
-		weight = ` font-weight="bold"`
-	}
-	fmt.Fprintf(b, "<text x=\"%d\" y=\"%d\"%s fill=\"#1d2330\">", x+tlPad, top, weight)
-	for i, l := range lines {
-		dy := ""
-		if i > 0 {
-			dy = fmt.Sprintf(" dy=\"%d\"", tlLineH)
-		}
-		fmt.Fprintf(b, "<tspan x=\"%d\"%s>%s</tspan>", x+tlPad, dy, html.EscapeString(l))
-	}
-	b.WriteString("</text>\n")
+	return tlText{X: x + tlPad, Y: top, LineH: tlLineH, Bold: bold, Lines: lines}
 }
