@@ -2,9 +2,7 @@ package action
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"testing/fstest"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
@@ -43,7 +41,7 @@ func (f CatalogFile) Load() (*catalog.Catalog, error) {
 		if err != nil {
 			return nil, err
 		}
-		cat, err := catalog.LoadFile(fstest.MapFS{"stdin.yaml": {Data: data}}, "stdin.yaml")
+		cat, err := catalog.LoadData("stdin.yaml", data)
 		if err != nil {
 			return nil, fmt.Errorf("--catalog -: %w", err)
 		}
@@ -53,7 +51,7 @@ func (f CatalogFile) Load() (*catalog.Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(abs); err != nil {
+	if _, err := fileio.Stat(abs); err != nil {
 		// Named whole: the catalog reads its base name within its folder.
 		return nil, fmt.Errorf("--catalog %s: %w; give a catalog file (sylva-planner catalog list -o yaml > catalog.yaml writes one)", f.Name, err)
 	}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
-	"testing/fstest"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/catalog/importer"
@@ -192,7 +191,7 @@ func loadsWith(file string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	mem := fstest.MapFS{base: {Data: data}}
+	files := map[string][]byte{base: data}
 	for _, name := range names {
 		if name == base {
 			continue
@@ -201,9 +200,9 @@ func loadsWith(file string, data []byte) error {
 		if err != nil {
 			return err
 		}
-		mem[name] = &fstest.MapFile{Data: b}
+		files[name] = b
 	}
-	_, err = catalog.Load(mem)
+	_, err = catalog.LoadFiles(files)
 	return err
 }
 

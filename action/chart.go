@@ -4,16 +4,22 @@ import (
 	"errors"
 	"fmt"
 
+	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/values"
 )
 
 // loadChart loads the sylva-units chart --chart names (name as given, at
 // path), the one way every command loads it. A chart that does not load
-// is refused in one message naming the flag, the reason and the fix; of
+// (fileio.CheckChart refuses it, or Helm's loader does) is refused in
+// one message naming the flag, the reason and the fix; of
 // says which chart the command wants ("" for any sylva-units chart, or
 // " of --to").
 func loadChart(name, path, of string) (*values.Chart, error) {
-	c, err := values.LoadChart(path)
+	var c *values.Chart
+	err := fileio.CheckChart(path)
+	if err == nil {
+		c, err = values.LoadChart(path)
+	}
 	var le *values.LoadError
 	if errors.As(err, &le) {
 		err = le.Err

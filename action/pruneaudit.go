@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -53,7 +52,7 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 		if chart, err = loadChart(r.Chart, r.ChartPath, ""); err != nil {
 			return nil, err
 		}
-		if st, err := os.Stat(r.ChartPath); err == nil && st.IsDir() && len(r.Files) == 0 {
+		if st, err := fileio.Stat(r.ChartPath); err == nil && st.IsDir() && len(r.Files) == 0 {
 			r.Files, defaulted = []string{filepath.Join(r.Chart, "values.yaml")}, true
 		}
 	}

@@ -586,10 +586,32 @@ func Load(fsys fs.FS) (*Catalog, error) {
 	if len(names) == 0 {
 		return nil, errors.New("catalog: no *.yaml file")
 	}
+	return loadNamed(names, func(name string) ([]byte, error) { return fs.ReadFile(fsys, name) })
+}
+
+// LoadFiles loads a catalog from its files' contents, by name, as Load
+// reads the *.yaml files of a directory (a name that is not *.yaml is left
+// out): a catalog checked before it is written, say.
+func LoadFiles(files map[string][]byte) (*Catalog, error) {
+	var names []string
+	for name := range files {
+		if ok, _ := path.Match("*.yaml", name); ok {
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, errors.New("catalog: no *.yaml file")
+	}
+	return loadNamed(names, func(name string) ([]byte, error) { return files[name], nil })
+}
+
+// loadNamed decodes the files names, read in order, and validates the
+// result.
+func loadNamed(names []string, read func(name string) ([]byte, error)) (*Catalog, error) {
 	slices.Sort(names)
 	c := &Catalog{}
 	for _, name := range names {
-		data, err := fs.ReadFile(fsys, name)
+		data, err := read(name)
 		if err != nil {
 			return nil, fmt.Errorf("catalog: %w", err)
 		}
@@ -621,8 +643,15 @@ func LoadFile(fsys fs.FS, name string) (*Catalog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("catalog: %w", err)
 	}
+	return LoadData(path.Base(name), data)
+}
+
+// LoadData loads a catalog from the contents of one file (every YAML
+// document of it), named name in errors, as LoadFile reads a file:
+// standard input, say.
+func LoadData(name string, data []byte) (*Catalog, error) {
 	c := &Catalog{}
-	if err := c.addDocuments(path.Base(name), data); err != nil {
+	if err := c.addDocuments(name, data); err != nil {
 		return nil, err
 	}
 	if err := c.Validate(); err != nil {
