@@ -17,22 +17,22 @@ import (
 
 const module = "gitlab.com/sylva-projects/sylva-planner"
 
-// pureCore lists every pure package: it never reads the clock, the
-// environment or the standard streams, never exits, and links no cluster
-// client, controller framework, process execution or Helm (values alone
-// links Helm's engine, which brings client-go; it still builds no client).
-// A listed folder that is missing fails the tests: rename it here and in
-// docs/architecture.md together.
-var pureCore = []string{"skew", "catalog", "units", "planner", "status", "values", "availability", "removedapis", "fileio", "envelope", "yamldoc", "cell", "gatemetrics", "finding"}
+// The pure packages never read the clock, the environment or the
+// standard streams, never exit, and link no cluster client, controller
+// framework, process execution or Helm (values alone links Helm's engine,
+// which brings client-go; it still builds no client). The packages
+// between cmd and the core (the application layer) hold the core's rules
+// too (no clock, environment, stream, cluster client or process; the live
+// sources are handed in by cmd) and, as every package, no command-line
+// framework. Both are the folders of their tables in docs/architecture.md
+// (folderRows); a folder there that is missing fails the tests.
 
-// application lists the packages between cmd and the core (docs/
-// architecture.md): they hold the core's rules too (no clock, environment,
-// stream, cluster client or process; the live sources are handed in by
-// cmd) and, as every package, no command-line framework.
-var application = []string{"action"}
-
-// checked are the packages the rules below apply to.
-func checked() []string { return append(slices.Clone(pureCore), application...) }
+// checked are the packages the rules below apply to: the pure core's and
+// the application layer's folders.
+func checked(t *testing.T) []string {
+	t.Helper()
+	return append(layerFolders(t, pureCoreLayer), layerFolders(t, applicationLayer)...)
+}
 
 // linksHelm are the pure packages allowed to link Helm's engine (and so
 // client-go, which it links for lookup).
@@ -93,7 +93,7 @@ func hasPrefix(path string, prefixes []string) bool {
 
 func TestPureCoreLinksNoClusterClientHelmOrProcess(t *testing.T) {
 	root := repoRoot(t)
-	for _, pkg := range checked() {
+	for _, pkg := range checked(t) {
 		t.Run(pkg, func(t *testing.T) {
 			requireFolder(t, root, pkg)
 			if linksHelm[pkg] {
@@ -152,7 +152,7 @@ func goFiles(t *testing.T, root, pkg string) []string {
 
 func TestPureCoreImportsNoNetworkProcessOrClient(t *testing.T) {
 	root := repoRoot(t)
-	for _, pkg := range checked() {
+	for _, pkg := range checked(t) {
 		t.Run(pkg, func(t *testing.T) {
 			requireFolder(t, root, pkg)
 			for _, f := range goFiles(t, root, pkg) {
@@ -182,7 +182,7 @@ var forbiddenCalls = map[string]bool{
 
 func TestPureCoreReadsNoClockEnvironmentOrStreams(t *testing.T) {
 	root := repoRoot(t)
-	for _, pkg := range checked() {
+	for _, pkg := range checked(t) {
 		t.Run(pkg, func(t *testing.T) {
 			requireFolder(t, root, pkg)
 			for _, f := range goFiles(t, root, pkg) {
@@ -229,7 +229,7 @@ func TestArchitectureNamesEveryFolder(t *testing.T) {
 			folders = append(folders, filepath.ToSlash(filepath.Join(dir, name)))
 		}
 	}
-	for _, f := range append(folders, pureCore...) {
+	for _, f := range append(folders, checked(t)...) {
 		row := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(f) + "/")
 		if !row.Match(doc) {
 			t.Errorf("docs/architecture.md has no table row for `%s/`", f)
