@@ -273,13 +273,34 @@ func statusObject(ns string, data map[string]string) map[string]any {
 // additional_sylva_units_status_info; and those entries alone (nil when
 // the values have no such map).
 func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
-	kind, name, status, want := s.kind, s.name, s.status, s.want
+	name, status, want := s.name, s.status, s.want
 	ns := cmp.Or(c.ns, DefaultNamespace)
 	src := NewObjects()
 	if status != nil {
 		src.Add(statusObject(ns, status))
 	}
 	rendered, errs := renderPhased(c.ctx, c.vals, RenderOptions{Namespace: ns, KubeVersion: c.kube, Source: src})
+	got := c.renderedValues(rendered, errs)
+	info := c.renderedStatusInfo(rendered, errs)
+	for _, k := range statusKeys {
+		if v, ok := info[k]; ok {
+			got[k] = v
+		}
+	}
+	sc := Scenario{Name: name, Status: status, Expected: want, Got: got}
+	sc.Errors = c.noteTemplateErrors(s.kind, name, errs)
+	c.rep.Scenarios = append(c.rep.Scenarios, sc)
+	c.checkWanted(s, errs, got, info != nil)
+	c.checkKubernetes(name, rendered, errs, want, got)
+	c.checkLonghorn(name, rendered, errs, want, got)
+	return got, info
+}
+
+// renderedValues decides what the render gives each top-level value, as a
+// string: its rendered text, else (when its render did not fail) the
+// value itself unless it is a map; then the fields of
+// _internal.state.release_transition over them.
+func (c *checker) renderedValues(rendered map[string]string, errs map[string]*TemplateError) map[string]string {
 	got := map[string]string{}
 	for _, k := range sortedKeys(c.vals) {
 		path := childPath("values", k)
@@ -299,27 +320,40 @@ func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 			}
 		}
 	}
-	var info map[string]string
-	if m, ok := c.vals[StatusInfoKey].(map[string]any); ok {
-		info = map[string]string{}
-		for _, k := range sortedKeys(m) {
-			path := childPath(childPath("values", StatusInfoKey), k)
-			if s, ok := rendered[path]; ok {
-				info[k] = s
-			} else if _, failed := errs[path]; !failed {
-				info[k] = scalarString(m[k])
-			}
-		}
-		for _, k := range statusKeys {
-			if v, ok := info[k]; ok {
-				got[k] = v
-			}
+	return got
+}
+
+// renderedStatusInfo decides what the render gives each entry of
+// additional_sylva_units_status_info, as a string: its rendered text, else
+// (when its render did not fail) the value itself. It is nil when the
+// values have no such map.
+func (c *checker) renderedStatusInfo(rendered map[string]string, errs map[string]*TemplateError) map[string]string {
+	m, ok := c.vals[StatusInfoKey].(map[string]any)
+	if !ok {
+		return nil
+	}
+	info := map[string]string{}
+	for _, k := range sortedKeys(m) {
+		path := childPath(childPath("values", StatusInfoKey), k)
+		if s, ok := rendered[path]; ok {
+			info[k] = s
+		} else if _, failed := errs[path]; !failed {
+			info[k] = scalarString(m[k])
 		}
 	}
-	sc := Scenario{Name: name, Status: status, Expected: want, Got: got}
+	return info
+}
+
+// noteTemplateErrors decides what each render error of scenario name
+// (of the given kind) is: on a branch name, a semantic-version error is
+// evidence that the chart reads a branch as a version; any other error is
+// a template-error blocker, recorded once per path and reason over all
+// scenarios. It returns the errors' messages, by path.
+func (c *checker) noteTemplateErrors(kind scenarioKind, name string, errs map[string]*TemplateError) []string {
+	var msgs []string
 	for _, p := range sortedKeys(errs) {
 		e := errs[p]
-		sc.Errors = append(sc.Errors, e.Error())
+		msgs = append(msgs, e.Error())
 		if kind == kindBranch && strings.Contains(strings.ToLower(e.Reason), "semantic version") {
 			c.note(CodeSemverBranchName, fmt.Sprintf("%s: %s", name, e.Error()))
 			continue
@@ -336,21 +370,25 @@ func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 			}
 		}
 	}
-	c.rep.Scenarios = append(c.rep.Scenarios, sc)
-	for _, k := range sortedKeys(want) {
-		w := want[k]
+	return msgs
+}
+
+// checkWanted decides, for each helper value the plan wants in scenario
+// s, whether the render gives it: a value whose render failed is left to
+// its template error, one the values do not set is reported once over all
+// scenarios (unsetFinding), one rendered otherwise is a mismatch
+// (mismatchFinding). hasInfo says whether the values have
+// additional_sylva_units_status_info.
+func (c *checker) checkWanted(s planScenario, errs map[string]*TemplateError, got map[string]string, hasInfo bool) {
+	for _, k := range sortedKeys(s.want) {
+		w := s.want[k]
 		if _, failed := errs[childPath("values", k)]; failed {
 			continue
 		}
 		g, ok := got[k]
-		if ok && g == w {
-			continue
-		}
-		if !ok && w == "" {
-			continue
-		}
-		gotText := fmt.Sprintf("got %q", g)
-		if !ok {
+		switch {
+		case ok && g == w, !ok && w == "":
+		case !ok:
 			// Reported once per key, not once per scenario.
 			if c.missing[k] {
 				continue
@@ -359,47 +397,66 @@ func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 				c.missing = map[string]bool{}
 			}
 			c.missing[k] = true
-			c.rep.Findings = append(c.rep.Findings, planner.Finding{
-				Code: CodeValuesMismatch, Severity: planner.SeverityBlocker, Subject: childPath("values", k),
-				Message:     fmt.Sprintf("the plan sets %s (%q in %s) but the values do not set it", k, w, name),
-				Remediation: fmt.Sprintf("give, as the last -f, the helper values %s prints: they set %s in each pass's state (the chart refuses an unknown top-level key)", c.generate(), k),
-			})
-			continue
-		}
-		code := CodeValuesMismatch
-		if info != nil && slices.Contains(statusKeys, k) {
-			code = CodeStatusKeyMismatch
-		}
-		switch kind {
-		case kindFresh:
-			if (k == KeyTransitionFromN2 || k == KeyAdditionalReconciliationRequired || k == KeyMachineDeploymentsPaused) && g == "true" {
-				code = CodeFreshInstallTransition
-				c.note(CodeDigDefault, name)
-			}
-		case kindPrerelease:
-			c.note(CodeSemverPrerelease, name)
-		case kindPass, kindBranch, kindReleaseBranch:
-		}
-		f := planner.Finding{
-			Code: code, Severity: planner.SeverityBlocker, Subject: name + ": " + k,
-			Message: fmt.Sprintf("expected %q, %s", w, gotText),
-		}
-		switch code {
-		case CodeStatusKeyMismatch:
-			f.Subject = name + ": " + childPath(childPath("values", StatusInfoKey), k)
-			f.Message = fmt.Sprintf("the status ConfigMap would record %s %q (additional-info), the plan records %q: the next pass reads it", k, g, w)
-			f.Remediation = fmt.Sprintf("set %s.%s as %s does (it reads the pass from _internal.state)", StatusInfoKey, k, c.generate())
-		case CodeFreshInstallTransition:
-			f.Message = fmt.Sprintf("a fresh install (no %s ConfigMap) renders %s %q: it takes the transition path and runs an extra pass", StatusConfigMap, k, g)
-			f.Remediation = "treat a missing status ConfigMap as a fresh install: test the lookup result before reading sylva_release"
+			c.rep.Findings = append(c.rep.Findings, c.unsetFinding(s.name, k, w))
 		default:
-			f.Remediation = fmt.Sprintf("compare with %s; %s prints values that match", Suggest(c.sel, "plan", "--from", c.rep.From, "--to", c.rep.To), c.generate())
+			code := c.mismatchCode(s, k, g, hasInfo)
+			c.rep.Findings = append(c.rep.Findings, c.mismatchFinding(s.name, code, k, w, g))
 		}
-		c.rep.Findings = append(c.rep.Findings, f)
 	}
-	c.checkKubernetes(name, rendered, errs, want, got)
-	c.checkLonghorn(name, rendered, errs, want, got)
-	return got, info
+}
+
+// unsetFinding is the blocker of helper value k, which the plan sets to w
+// in scenario name and the values do not set.
+func (c *checker) unsetFinding(name, k, w string) planner.Finding {
+	return planner.Finding{
+		Code: CodeValuesMismatch, Severity: planner.SeverityBlocker, Subject: childPath("values", k),
+		Message:     fmt.Sprintf("the plan sets %s (%q in %s) but the values do not set it", k, w, name),
+		Remediation: fmt.Sprintf("give, as the last -f, the helper values %s prints: they set %s in each pass's state (the chart refuses an unknown top-level key)", c.generate(), k),
+	}
+}
+
+// mismatchCode decides what a helper value k rendered as g, not as the
+// plan wants, means in scenario s: a status key the status ConfigMap would
+// record wrong (when the values have additional-info, hasInfo), a fresh
+// install taking the transition path (with evidence the chart digs a
+// default), or a plain mismatch; a prerelease scenario notes its evidence.
+func (c *checker) mismatchCode(s planScenario, k, g string, hasInfo bool) string {
+	code := CodeValuesMismatch
+	if hasInfo && slices.Contains(statusKeys, k) {
+		code = CodeStatusKeyMismatch
+	}
+	switch s.kind {
+	case kindFresh:
+		if (k == KeyTransitionFromN2 || k == KeyAdditionalReconciliationRequired || k == KeyMachineDeploymentsPaused) && g == "true" {
+			code = CodeFreshInstallTransition
+			c.note(CodeDigDefault, s.name)
+		}
+	case kindPrerelease:
+		c.note(CodeSemverPrerelease, s.name)
+	case kindPass, kindBranch, kindReleaseBranch:
+	}
+	return code
+}
+
+// mismatchFinding is the blocker of code for helper value k, which
+// scenario name renders as g where the plan wants w.
+func (c *checker) mismatchFinding(name, code, k, w, g string) planner.Finding {
+	f := planner.Finding{
+		Code: code, Severity: planner.SeverityBlocker, Subject: name + ": " + k,
+		Message: fmt.Sprintf("expected %q, got %q", w, g),
+	}
+	switch code {
+	case CodeStatusKeyMismatch:
+		f.Subject = name + ": " + childPath(childPath("values", StatusInfoKey), k)
+		f.Message = fmt.Sprintf("the status ConfigMap would record %s %q (additional-info), the plan records %q: the next pass reads it", k, g, w)
+		f.Remediation = fmt.Sprintf("set %s.%s as %s does (it reads the pass from _internal.state)", StatusInfoKey, k, c.generate())
+	case CodeFreshInstallTransition:
+		f.Message = fmt.Sprintf("a fresh install (no %s ConfigMap) renders %s %q: it takes the transition path and runs an extra pass", StatusConfigMap, k, g)
+		f.Remediation = "treat a missing status ConfigMap as a fresh install: test the lookup result before reading sylva_release"
+	default:
+		f.Remediation = fmt.Sprintf("compare with %s; %s prints values that match", Suggest(c.sel, "plan", "--from", c.rep.From, "--to", c.rep.To), c.generate())
+	}
+	return f
 }
 
 // renderPhased renders the gotpl strings of vals in the order the
