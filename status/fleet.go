@@ -465,6 +465,40 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 		return nil, errors.New("input holds several YAML documents; give one List (kubectl get configmaps,kustomizations,helmreleases -A -o yaml prints one)")
 	}
 	tagged := taggedData(data)
+	obj, err := fleetInputObject(data)
+	if err != nil {
+		return nil, err
+	}
+	if kind, _ := obj["kind"].(string); kind == "ConfigMap" {
+		obs, err := DecodeObservation(data, helmRelease)
+		if err != nil {
+			return nil, err
+		}
+		return []FleetEntry{{Namespace: obs.Namespace, Observation: obs}}, nil
+	}
+	items, err := listItemsOf(obj)
+	if err != nil {
+		return nil, err
+	}
+	if items == nil {
+		return []FleetEntry{}, nil
+	}
+	f := fleetObjects{helmRelease: helmRelease, byNS: map[string]*releaseObjects{}, capi: map[string][]CAPIObject{}}
+	for i, it := range items {
+		if err := f.add(i, it); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]FleetEntry, 0, len(f.byNS))
+	for _, ns := range slices.Sorted(maps.Keys(f.byNS)) {
+		out = append(out, f.entryOf(ns, tagged))
+	}
+	return out, nil
+}
+
+// fleetInputObject decodes the input of DecodeFleet as one object: YAML
+// or JSON with each key once, holding a mapping.
+func fleetInputObject(data []byte) (map[string]any, error) {
 	j, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
 		return nil, fmt.Errorf("input is not YAML or JSON with each key once: %w", err)
@@ -477,14 +511,14 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 	if !ok {
 		return nil, fmt.Errorf("input is not a Kubernetes object (got %s)", kindOf(top))
 	}
+	return obj, nil
+}
+
+// listItemsOf decides whether obj is a List (its kind List or ending in
+// List) and returns its items: nil when it has none, an error when it is
+// not a List or its items are not a list.
+func listItemsOf(obj map[string]any) ([]any, error) {
 	kind, _ := obj["kind"].(string)
-	if kind == "ConfigMap" {
-		obs, err := DecodeObservation(data, helmRelease)
-		if err != nil {
-			return nil, err
-		}
-		return []FleetEntry{{Namespace: obs.Namespace, Observation: obs}}, nil
-	}
 	if kind != "List" && !strings.HasSuffix(kind, "List") {
 		if kind == "" {
 			return nil, errors.New("input is not a List: no kind")
@@ -493,91 +527,119 @@ func DecodeFleet(data []byte, helmRelease string) ([]FleetEntry, error) {
 	}
 	raw := obj["items"]
 	if raw == nil {
-		return []FleetEntry{}, nil
+		return nil, nil
 	}
 	items, ok := raw.([]any)
 	if !ok {
 		return nil, fmt.Errorf("list items: want a list, got %s", kindOf(raw))
 	}
-	type objects struct {
-		cm, ks, hr map[string]any
-		// twice names an object the List holds twice in the namespace.
-		twice string
-	}
-	byNS := map[string]*objects{}
+	return items, nil
+}
+
+// releaseObjects are the objects of one release namespace a List holds.
+type releaseObjects struct {
+	cm, ks, hr map[string]any
+	// twice names an object the List holds twice in the namespace.
+	twice string
+}
+
+// fleetObjects are the objects of a List DecodeFleet reads, by namespace.
+type fleetObjects struct {
+	// helmRelease is the name of the HelmRelease read.
+	helmRelease string
+	byNS        map[string]*releaseObjects
 	// capi holds the Cluster API objects of each namespace; only those of
 	// release namespaces are kept.
-	capi := map[string][]CAPIObject{}
-	fluxRead := false
-	for i, it := range items {
-		o, ok := it.(map[string]any)
-		if !ok {
-			return nil, fmt.Errorf("list item %d: want an object, got %s", i, kindOf(it))
-		}
-		kind, _ := o["kind"].(string)
-		name, _ := nested(o, "metadata", "name").(string)
-		ns, _ := nested(o, "metadata", "namespace").(string)
-		isKs := kind == KindKustomization && strings.HasPrefix(apiVersion(o), "kustomize.toolkit.fluxcd.io/")
-		isHr := kind == KindHelmRelease && strings.HasPrefix(apiVersion(o), "helm.toolkit.fluxcd.io/")
-		fluxRead = fluxRead || isKs || isHr
-		get := func() *objects {
-			if byNS[ns] == nil {
-				byNS[ns] = &objects{}
-			}
-			return byNS[ns]
-		}
-		keep := func(slot *map[string]any, what string) {
-			if *slot != nil {
-				get().twice = what + " " + name
-			}
-			*slot = o
-		}
-		if c, ok := CAPIObjectFromMap(o); ok {
-			capi[ns] = append(capi[ns], c)
-			continue
-		}
-		switch {
-		case kind == "ConfigMap" && name == ConfigMapName:
-			keep(&get().cm, "ConfigMap")
-		case isKs && name == KustomizationName:
-			keep(&get().ks, KindKustomization)
-		case isHr && name == helmRelease:
-			keep(&get().hr, KindHelmRelease)
+	capi map[string][]CAPIObject
+	// fluxRead is true when the List holds any Kustomization or
+	// HelmRelease.
+	fluxRead bool
+}
+
+// add decides what item i of the List is: a Cluster API object of its
+// namespace, the status ConfigMap, the status Kustomization or the
+// HelmRelease of a release namespace (noting one held twice), or none of
+// them, ignored. An item that is not an object is an error.
+func (f *fleetObjects) add(i int, it any) error {
+	o, ok := it.(map[string]any)
+	if !ok {
+		return fmt.Errorf("list item %d: want an object, got %s", i, kindOf(it))
+	}
+	kind, _ := o["kind"].(string)
+	name, _ := nested(o, "metadata", "name").(string)
+	ns, _ := nested(o, "metadata", "namespace").(string)
+	isKs := kind == KindKustomization && strings.HasPrefix(apiVersion(o), "kustomize.toolkit.fluxcd.io/")
+	isHr := kind == KindHelmRelease && strings.HasPrefix(apiVersion(o), "helm.toolkit.fluxcd.io/")
+	f.fluxRead = f.fluxRead || isKs || isHr
+	if c, ok := CAPIObjectFromMap(o); ok {
+		f.capi[ns] = append(f.capi[ns], c)
+		return nil
+	}
+	switch {
+	case kind == "ConfigMap" && name == ConfigMapName:
+		r := f.release(ns)
+		r.keep(&r.cm, o, "ConfigMap "+name)
+	case isKs && name == KustomizationName:
+		r := f.release(ns)
+		r.keep(&r.ks, o, KindKustomization+" "+name)
+	case isHr && name == f.helmRelease:
+		r := f.release(ns)
+		r.keep(&r.hr, o, KindHelmRelease+" "+name)
+	}
+	return nil
+}
+
+// release is the objects of release namespace ns, which it makes one.
+func (f *fleetObjects) release(ns string) *releaseObjects {
+	r := f.byNS[ns]
+	if r == nil {
+		r = &releaseObjects{}
+		f.byNS[ns] = r
+	}
+	return r
+}
+
+// keep puts o in slot, one of r's; what names o should the slot hold an
+// object already.
+func (r *releaseObjects) keep(slot *map[string]any, o map[string]any, what string) {
+	if *slot != nil {
+		r.twice = what
+	}
+	*slot = o
+}
+
+// entryOf decides the entry of release namespace ns: its observation, or,
+// the first that fails, the error of an object held twice, of its status
+// ConfigMap, or of its Kustomization or HelmRelease (then named Object).
+func (f *fleetObjects) entryOf(ns string, tagged map[string]error) FleetEntry {
+	objs := f.byNS[ns]
+	obs := Observation{Namespace: ns, FluxRead: f.fluxRead, HelmReleaseName: f.helmRelease}
+	for _, c := range f.capi[ns] {
+		obs.Add(c)
+	}
+	var err error
+	var object string
+	if objs.twice != "" {
+		// Either could be the one the cluster holds: neither is read.
+		err = fmt.Errorf("the list holds %s twice in namespace %s, which a cluster cannot; give the List kubectl get prints", objs.twice, ns)
+	}
+	if err == nil && objs.cm != nil {
+		if obs.ConfigMap, err = statusOf(objs.cm, tagged); err != nil {
+			err = fmt.Errorf("ConfigMap %s/%s: %w", ns, ConfigMapName, err)
 		}
 	}
-	out := make([]FleetEntry, 0, len(byNS))
-	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
-		objs := byNS[ns]
-		obs := Observation{Namespace: ns, FluxRead: fluxRead, HelmReleaseName: helmRelease}
-		for _, c := range capi[ns] {
-			obs.Add(c)
+	if err == nil && objs.ks != nil {
+		if obs.Kustomization, err = FluxObjectFromMap(objs.ks); err != nil {
+			object = KubectlFluxName(KindKustomization, KustomizationName)
 		}
-		var err error
-		var object string
-		if objs.twice != "" {
-			// Either could be the one the cluster holds: neither is read.
-			err = fmt.Errorf("the list holds %s twice in namespace %s, which a cluster cannot; give the List kubectl get prints", objs.twice, ns)
-		}
-		if err == nil && objs.cm != nil {
-			if obs.ConfigMap, err = statusOf(objs.cm, tagged); err != nil {
-				err = fmt.Errorf("ConfigMap %s/%s: %w", ns, ConfigMapName, err)
-			}
-		}
-		if err == nil && objs.ks != nil {
-			if obs.Kustomization, err = FluxObjectFromMap(objs.ks); err != nil {
-				object = KubectlFluxName(KindKustomization, KustomizationName)
-			}
-		}
-		if err == nil && objs.hr != nil {
-			if obs.HelmRelease, err = FluxObjectFromMap(objs.hr); err != nil {
-				object = KubectlFluxName(KindHelmRelease, helmRelease)
-			}
-		}
-		if err != nil {
-			out = append(out, FleetEntry{Namespace: ns, Err: err, Object: object})
-			continue
-		}
-		out = append(out, FleetEntry{Namespace: ns, Observation: obs})
 	}
-	return out, nil
+	if err == nil && objs.hr != nil {
+		if obs.HelmRelease, err = FluxObjectFromMap(objs.hr); err != nil {
+			object = KubectlFluxName(KindHelmRelease, f.helmRelease)
+		}
+	}
+	if err != nil {
+		return FleetEntry{Namespace: ns, Err: err, Object: object}
+	}
+	return FleetEntry{Namespace: ns, Observation: obs}
 }
