@@ -10,7 +10,9 @@ import (
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -36,6 +38,14 @@ const EventReason = "ReconcileRequested"
 // maxAttempts bounds the read–decide–patch rounds of one Apply when the
 // patch keeps meeting resourceVersion conflicts.
 const maxAttempts = 5
+
+// conflictBackoff spaces those rounds: client-go's retry.DefaultRetry
+// (10ms apart, with jitter), maxAttempts of them.
+var conflictBackoff = func() wait.Backoff {
+	b := retry.DefaultRetry
+	b.Steps = maxAttempts
+	return b
+}()
 
 // Errors of Apply.
 var (
@@ -175,15 +185,15 @@ func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 		t.ClusterAPI = a.ClusterAPI
 	}
 	var res Result
-	for attempt := 0; attempt < maxAttempts; attempt++ {
+	err := retry.OnError(conflictBackoff, isPatchConflict, func() error {
 		snap, err := Fetch(ctx, reader, t)
 		if err != nil {
-			return res, err
+			return err
 		}
 		res.Snapshot = snap
 		res.Decision = Decide(snap.Input)
 		if !res.Decision.Trigger() || a.DryRun {
-			return res, nil
+			return nil
 		}
 		token, tracked := res.Decision.Request, res.Decision.Request
 		if r, err := status.RequestOf(snap.Input.Observation); err == nil && r.Token == token {
@@ -195,28 +205,43 @@ func (a *Applier) Apply(ctx context.Context, t Target) (Result, error) {
 			if a.LiveReader != nil {
 				reader = a.LiveReader
 			}
-			continue
+			return patchConflict{err}
 		}
 		if err != nil && replyMayBeLost(err) {
 			made, rerr := a.readBack(ctx, t, token, tracked)
 			switch {
 			case rerr != nil:
-				return res, fmt.Errorf("patch HelmRelease %s/%s: %w, and reading it back failed (%w): %w", t.Namespace, t.HelmReleaseName(), err, rerr, ErrRequestUnknown)
+				return fmt.Errorf("patch HelmRelease %s/%s: %w, and reading it back failed (%w): %w", t.Namespace, t.HelmReleaseName(), err, rerr, ErrRequestUnknown)
 			case !made:
-				return res, fmt.Errorf("patch HelmRelease %s/%s: %w (read back: the request was not made)", t.Namespace, t.HelmReleaseName(), err)
+				return fmt.Errorf("patch HelmRelease %s/%s: %w (read back: the request was not made)", t.Namespace, t.HelmReleaseName(), err)
 			}
 			res.LostReply = err
 			res.Decision.Reason += fmt.Sprintf(" (the reply to the patch was lost: %v; the HelmRelease was read back and carries the request)", err)
 			err = nil
 		}
 		if err != nil {
-			return res, fmt.Errorf("patch HelmRelease %s/%s: %w", t.Namespace, t.HelmReleaseName(), err)
+			return fmt.Errorf("patch HelmRelease %s/%s: %w", t.Namespace, t.HelmReleaseName(), err)
 		}
 		res.Triggered = true
 		res.EventErr = a.recordEvent(ctx, snap.HelmRelease, res.Decision, a.nextPass(snap))
-		return res, nil
+		return nil
+	})
+	if isPatchConflict(err) {
+		return res, fmt.Errorf("patch HelmRelease %s/%s after %d conflicts: %w", t.Namespace, t.HelmReleaseName(), res.Conflicts, ErrConflict)
 	}
-	return res, fmt.Errorf("patch HelmRelease %s/%s after %d conflicts: %w", t.Namespace, t.HelmReleaseName(), res.Conflicts, ErrConflict)
+	return res, err
+}
+
+// patchConflict is a patch refused for a stale resourceVersion (or a
+// HelmRelease gone in between): Apply reads and decides again.
+type patchConflict struct{ err error }
+
+func (c patchConflict) Error() string { return c.err.Error() }
+func (c patchConflict) Unwrap() error { return c.err }
+
+func isPatchConflict(err error) bool {
+	var c patchConflict
+	return errors.As(err, &c)
 }
 
 // eventFlushTimeout bounds the wait for a one-shot Event to be written.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -180,23 +181,24 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 		reader = a.Reader
 	}
 	state := "the request was not read back yet"
-	for {
+	// look reads once: done, or the error that ends the wait at once.
+	look := func(ctx context.Context) (bool, error) {
 		snap, err := Fetch(ctx, reader, t)
 		switch {
 		case err != nil && deadlineHit(ctx, err):
 			// The deadline hit during the read: say what was last seen.
-			return fmt.Errorf("request %q: %s: %w", v, state, ErrWaitTimeout)
+			return false, fmt.Errorf("request %q: %s: %w", v, state, ErrWaitTimeout)
 		case err != nil && requestTimedOut(ctx, err):
 			// Nothing answered: polling a silent server until --timeout
 			// would only hide it (docs/reconcile.md promises exit 1).
-			return fmt.Errorf("request %q: %w: %w", v, ErrRequestTimeout, err)
+			return false, fmt.Errorf("request %q: %w: %w", v, ErrRequestTimeout, err)
 		case err != nil:
 			state = "cannot read: " + err.Error()
 		default:
 			var done, failed bool
 			state, done, failed = passState(snap.Input.Observation.HelmRelease, v)
 			if failed {
-				return fmt.Errorf("request %q: %s: %w", v, state, ErrPassFailed)
+				return false, fmt.Errorf("request %q: %s: %w", v, state, ErrPassFailed)
 			}
 			if done {
 				ks := snap.Input.Observation.Kustomization
@@ -205,15 +207,24 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 					state += "; waiting for the status ConfigMap to be rewritten" + kustomizationState(ks)
 				default:
 					p.show(Progress{Request: v, State: state + "; status ConfigMap rewritten"})
-					return nil
+					return true, nil
 				}
 			}
 		}
 		p.show(Progress{Request: v, State: state})
-		if err := sleep(ctx, interval); err != nil {
-			return fmt.Errorf("request %q: %s: %w", v, state, waitErr(err))
-		}
+		return false, nil
 	}
+	var stop error
+	err := wait.PollUntilContextCancel(ctx, interval, true, func(ctx context.Context) (done bool, err error) {
+		done, stop = look(ctx)
+		return done, stop
+	})
+	if err != nil && stop == nil {
+		// The wait ended between two reads: PollUntilContextCancel returns
+		// the context's own error, which says nothing of the pass.
+		return fmt.Errorf("request %q: %s: %w", v, state, waitErr(err))
+	}
+	return err
 }
 
 // passState says where request v stands on hr: done when helm-controller
