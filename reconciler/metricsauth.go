@@ -1,7 +1,6 @@
 package reconciler
 
 import (
-	"container/list"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -11,12 +10,14 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"golang.org/x/time/rate"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	authenticationclient "k8s.io/client-go/kubernetes/typed/authentication/v1"
 	authorizationclient "k8s.io/client-go/kubernetes/typed/authorization/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/lru"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
@@ -156,15 +157,14 @@ type cachedAuth struct {
 	now func() time.Time
 
 	mu       sync.Mutex
-	allowed  *lru
-	denied   *lru
-	bucket   float64
-	filled   time.Time
+	allowed  answers
+	denied   answers
+	newToken *rate.Limiter
 	inFlight int
 }
 
 func newCachedAuth(rv reviewer, now func() time.Time) *cachedAuth {
-	return &cachedAuth{rv: rv, now: now, allowed: newLRU(maxAllowed), denied: newLRU(maxDenied), bucket: newTokenBurst}
+	return &cachedAuth{rv: rv, now: now, allowed: newAnswers(maxAllowed), denied: newAnswers(maxDenied), newToken: rate.NewLimiter(newTokenRate, newTokenBurst)}
 }
 
 // review answers req: from the cache when a live answer is kept for its
@@ -219,63 +219,29 @@ func (c *cachedAuth) review(req *http.Request) (int, string, error) {
 // bucket of newTokenBurst refilled at newTokenRate per second, and at most
 // newTokenInFlight at a time. c.mu is held.
 func (c *cachedAuth) take(t time.Time) bool {
-	if !c.filled.IsZero() && t.After(c.filled) {
-		c.bucket = min(newTokenBurst, c.bucket+t.Sub(c.filled).Seconds()*newTokenRate)
-	}
-	c.filled = t
-	if c.bucket < 1 || c.inFlight >= newTokenInFlight {
+	if c.inFlight >= newTokenInFlight || !c.newToken.AllowN(t, 1) {
 		return false
 	}
-	c.bucket--
 	c.inFlight++
 	return true
 }
 
-// lru is a map of at most size answers that forgets the least recently
-// used first.
-type lru struct {
-	size  int
-	order *list.List // of *lruEntry, most recent first
-	items map[string]*list.Element
-}
+// answers is a map of at most a number of answers that forgets the least
+// recently used first.
+type answers struct{ c *lru.Cache }
 
-type lruEntry struct {
-	key string
-	a   answer
-}
+func newAnswers(size int) answers { return answers{c: lru.New(size)} }
 
-func newLRU(size int) *lru {
-	return &lru{size: size, order: list.New(), items: map[string]*list.Element{}}
-}
-
-func (l *lru) get(key string) (answer, bool) {
-	e, ok := l.items[key]
+func (l answers) get(key string) (answer, bool) {
+	v, ok := l.c.Get(key)
 	if !ok {
 		return answer{}, false
 	}
-	l.order.MoveToFront(e)
-	return e.Value.(*lruEntry).a, true
+	return v.(answer), true
 }
 
-func (l *lru) put(key string, a answer) {
-	if e, ok := l.items[key]; ok {
-		e.Value.(*lruEntry).a = a
-		l.order.MoveToFront(e)
-		return
-	}
-	l.items[key] = l.order.PushFront(&lruEntry{key: key, a: a})
-	if l.order.Len() > l.size {
-		last := l.order.Back()
-		l.order.Remove(last)
-		delete(l.items, last.Value.(*lruEntry).key)
-	}
-}
+func (l answers) put(key string, a answer) { l.c.Add(key, a) }
 
-func (l *lru) remove(key string) {
-	if e, ok := l.items[key]; ok {
-		l.order.Remove(e)
-		delete(l.items, key)
-	}
-}
+func (l answers) remove(key string) { l.c.Remove(key) }
 
-func (l *lru) len() int { return l.order.Len() }
+func (l answers) len() int { return l.c.Len() }
