@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -158,205 +161,237 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// pages lists with Limit/Continue until the list ends.
-func pages(ctx context.Context, limit int64, list func(context.Context, metav1.ListOptions) (string, error)) error {
-	opts := metav1.ListOptions{Limit: limit}
+// pagedList is a list the API server returns a page of: Continue names
+// the next page, empty on the last.
+type pagedList interface{ GetContinue() string }
+
+// listPaged lists with opts (its Limit the size of a page) page by page,
+// one request a page, until a page has no Continue, calling each on every
+// item of every page in order (items gives a page's items). It returns
+// how many items it saw; a failed request ends the list with its error,
+// the items of the pages before handed to each already.
+func listPaged[L pagedList, T any](ctx context.Context, opts metav1.ListOptions, list func(context.Context, metav1.ListOptions) (L, error), items func(L) []T, each func(*T)) (int, error) {
+	n := 0
 	for {
-		next, err := list(ctx, opts)
+		l, err := list(ctx, opts)
 		if err != nil {
-			return err
+			return n, err
 		}
+		page := items(l)
+		for i := range page {
+			each(&page[i])
+		}
+		n += len(page)
+		next := l.GetContinue()
 		if next == "" {
-			return nil
+			return n, nil
 		}
 		opts.Continue = next
 	}
 }
 
-func (c *collector) run(ctx context.Context) (*inventory.Facts, error) {
-	f := c.facts
-	inv := f.Inventory
-	status := map[string]planner.CheckStatus{}
-	detail := map[string]string{}
-	record := func(check, resource string, err error, n int) error {
-		refused, err := c.refusal(resource, err)
-		if err != nil {
-			return err
-		}
-		switch {
-		case refused && status[check] == "":
-			status[check] = planner.CheckNotAssessed
-		case refused:
-			status[check] = planner.CheckPartial
-		case status[check] == planner.CheckNotAssessed:
-			status[check] = planner.CheckPartial
-		case status[check] == "":
-			status[check] = planner.CheckAssessed
-		}
-		word := fmt.Sprintf("%d %s", n, resource)
-		if refused {
-			word = resource + " refused"
-		}
-		if detail[check] != "" {
-			detail[check] += ", "
-		}
-		detail[check] += word
-		return nil
-	}
+// page is the options of a list of c: pages of c.limit.
+func (c *collector) page() metav1.ListOptions { return metav1.ListOptions{Limit: c.limit} }
 
-	n := 0
-	err := pages(ctx, c.limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		l, err := c.cs.CoreV1().Nodes().List(ctx, o)
-		if err != nil {
-			return "", err
-		}
-		for i := range l.Items {
-			node := &l.Items[i]
-			f.Snapshot.Nodes = append(f.Snapshot.Nodes, inventory.NodeOf(node))
-			o := inventory.ObjectOf("v1", "Node", &node.ObjectMeta, nil)
-			o.KubeletVersion = node.Status.NodeInfo.KubeletVersion
-			inv.Objects = append(inv.Objects, o)
-			f.Uses = append(f.Uses, inventory.APIUses("Node", "v1", &node.ObjectMeta)...)
-		}
-		n += len(l.Items)
-		return l.Continue, nil
-	})
-	if err := record(CheckNodes, "nodes", err, n); err != nil {
-		return nil, err
-	}
+// collectorRead is one read of the collector: how many objects it saw,
+// counted for check, under the name of resource.
+type collectorRead struct {
+	check, resource string
+	read            func(context.Context) (int, error)
+}
 
-	n = 0
-	err = pages(ctx, c.limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		l, err := c.cs.CoreV1().Pods("").List(ctx, o)
-		if err != nil {
-			return "", err
-		}
-		for i := range l.Items {
-			p := &l.Items[i]
-			mp := inventory.PodOf(p)
-			f.Snapshot.Pods = append(f.Snapshot.Pods, mp)
-			inv.Objects = append(inv.Objects, inventory.ObjectOf("v1", "Pod", &p.ObjectMeta, mp.Images))
-			f.Uses = append(f.Uses, inventory.APIUses("Pod", "v1", &p.ObjectMeta)...)
-		}
-		n += len(l.Items)
-		return l.Continue, nil
-	})
-	if err := record(CheckPods, "pods", err, n); err != nil {
-		return nil, err
+// reads are the reads of c, in the order it makes them: nodes, pods,
+// deployments, statefulsets and budgets with what the drain needs of
+// them, the metadata of the kinds whose older API versions Kubernetes
+// removed, the Helm release Secrets, and the apiserver's metrics.
+func (c *collector) reads() []collectorRead {
+	reads := []collectorRead{
+		{CheckNodes, "nodes", c.readNodes},
+		{CheckPods, "pods", c.readPods},
+		{CheckWorkloads, "deployments", c.readDeployments},
+		{CheckWorkloads, "statefulsets", c.readStatefulSets},
+		{CheckPDBs, "poddisruptionbudgets", c.readPDBs},
 	}
-
-	n = 0
-	err = pages(ctx, c.limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		l, err := c.cs.AppsV1().Deployments("").List(ctx, o)
-		if err != nil {
-			return "", err
-		}
-		for i := range l.Items {
-			d := &l.Items[i]
-			f.Snapshot.Workloads = append(f.Snapshot.Workloads, inventory.DeploymentOf(d))
-			inv.Objects = append(inv.Objects, inventory.ObjectOf("apps/v1", "Deployment", &d.ObjectMeta, inventory.Images(&d.Spec.Template.Spec)))
-			f.Uses = append(f.Uses, inventory.APIUses("Deployment", "apps/v1", &d.ObjectMeta)...)
-		}
-		n += len(l.Items)
-		return l.Continue, nil
-	})
-	if err := record(CheckWorkloads, "deployments", err, n); err != nil {
-		return nil, err
-	}
-
-	n = 0
-	err = pages(ctx, c.limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		l, err := c.cs.AppsV1().StatefulSets("").List(ctx, o)
-		if err != nil {
-			return "", err
-		}
-		for i := range l.Items {
-			s := &l.Items[i]
-			f.Snapshot.Workloads = append(f.Snapshot.Workloads, inventory.StatefulSetOf(s))
-			inv.Objects = append(inv.Objects, inventory.ObjectOf("apps/v1", "StatefulSet", &s.ObjectMeta, inventory.Images(&s.Spec.Template.Spec)))
-			f.Uses = append(f.Uses, inventory.APIUses("StatefulSet", "apps/v1", &s.ObjectMeta)...)
-		}
-		n += len(l.Items)
-		return l.Continue, nil
-	})
-	if err := record(CheckWorkloads, "statefulsets", err, n); err != nil {
-		return nil, err
-	}
-
-	n = 0
-	err = pages(ctx, c.limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		l, err := c.cs.PolicyV1().PodDisruptionBudgets("").List(ctx, o)
-		if err != nil {
-			return "", err
-		}
-		for i := range l.Items {
-			b := &l.Items[i]
-			f.Snapshot.PDBs = append(f.Snapshot.PDBs, inventory.PDBOf(b))
-			f.Uses = append(f.Uses, inventory.APIUses("PodDisruptionBudget", "policy/v1", &b.ObjectMeta)...)
-		}
-		n += len(l.Items)
-		return l.Continue, nil
-	})
-	if err := record(CheckPDBs, "poddisruptionbudgets", err, n); err != nil {
-		return nil, err
-	}
-
 	for _, r := range metadataOnly {
-		n = 0
-		err = pages(ctx, c.limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-			l, err := c.md.Resource(r.gvr).List(ctx, o)
-			if err != nil {
-				return "", err
-			}
-			for i := range l.Items {
-				f.Uses = append(f.Uses, inventory.APIUses(r.kind, r.gvr.GroupVersion().String(), &l.Items[i].ObjectMeta)...)
-			}
-			n += len(l.Items)
-			return l.Continue, nil
-		})
-		if err := record(CheckAPIs, r.gvr.Resource, err, n); err != nil {
+		reads = append(reads, collectorRead{CheckAPIs, r.gvr.Resource, func(ctx context.Context) (int, error) {
+			return c.readAPIUses(ctx, r.gvr, r.kind)
+		}})
+	}
+	return append(reads,
+		collectorRead{CheckHelm, "helm release secrets", c.helmReleases},
+		collectorRead{CheckMetric, "apiserver metrics", c.readDeprecatedRequests})
+}
+
+// run makes the reads of c in order and returns the facts with their
+// checks: a read the cluster refused (or does not serve) makes its check
+// partial or not assessed, and the API versions check partial when any
+// list it reads was not whole; any other failure is an error.
+func (c *collector) run(ctx context.Context) (*inventory.Facts, error) {
+	t := checkTally{status: map[string]planner.CheckStatus{}, detail: map[string]string{}}
+	for _, r := range c.reads() {
+		n, err := r.read(ctx)
+		refused, err := c.refusal(r.resource, err)
+		if err != nil {
 			return nil, err
 		}
+		t.record(r.check, r.resource, refused, n)
 	}
-
-	n, err = c.helmReleases(ctx)
-	if err := record(CheckHelm, "helm release secrets", err, n); err != nil {
-		return nil, err
-	}
-
-	metricUses, err := c.deprecatedRequests(ctx)
-	if err := record(CheckMetric, "apiserver metrics", err, len(metricUses)); err != nil {
-		return nil, err
-	}
-	f.Uses = append(f.Uses, metricUses...)
-
 	// The API versions come from every list above.
-	if status[CheckAPIs] == planner.CheckAssessed && (status[CheckPods] != planner.CheckAssessed || status[CheckWorkloads] != planner.CheckAssessed || status[CheckPDBs] != planner.CheckAssessed || status[CheckNodes] != planner.CheckAssessed) {
-		status[CheckAPIs] = planner.CheckPartial
+	if t.status[CheckAPIs] == planner.CheckAssessed && (t.status[CheckPods] != planner.CheckAssessed || t.status[CheckWorkloads] != planner.CheckAssessed || t.status[CheckPDBs] != planner.CheckAssessed || t.status[CheckNodes] != planner.CheckAssessed) {
+		t.status[CheckAPIs] = planner.CheckPartial
 	}
-
-	f.Checks = []planner.Check{
-		{Name: CheckPDBs, Required: true, Status: status[CheckPDBs], Detail: "PodDisruptionBudgets with status: " + detail[CheckPDBs]},
-		{Name: CheckWorkloads, Required: true, Status: status[CheckWorkloads], Detail: "workloads with replicas, selectors, preStop, grace period, spread: " + detail[CheckWorkloads]},
-		{Name: CheckPods, Required: true, Status: status[CheckPods], Detail: "pods with owners, nodes, readiness: " + detail[CheckPods]},
-		{Name: CheckNodes, Required: false, Status: status[CheckNodes], Detail: "nodes with zones and versions: " + detail[CheckNodes]},
-		{Name: CheckAPIs, Required: true, Status: status[CheckAPIs], Detail: "API versions objects were written with (managedFields, last-applied-configuration): " + detail[CheckAPIs]},
-		{Name: CheckMetric, Required: false, Status: status[CheckMetric], Detail: "apiserver_requested_deprecated_apis: " + detail[CheckMetric]},
-		helmCheck(status[CheckHelm], detail[CheckHelm], inv),
-	}
-	inventoryCheck := planner.Check{
-		Name: CheckInventory, Required: true, Status: planner.CheckAssessed,
-		Detail: fmt.Sprintf("read %s in one pass", f.Source),
-	}
-	if len(c.refused) > 0 {
-		inventoryCheck.Status = planner.CheckPartial
-		inventoryCheck.Detail += "; refused: " + strings.Join(c.refused, ", ")
-	}
-	f.Checks = append([]planner.Check{inventoryCheck}, f.Checks...)
+	f := c.facts
+	f.Checks = append([]planner.Check{c.inventoryCheck()}, t.checks(f.Inventory)...)
 	slices.SortStableFunc(f.Uses, func(a, b removedapis.Use) int {
 		return strings.Compare(a.APIVersion+"\x00"+a.Kind+"\x00"+a.Namespace+"\x00"+a.Name, b.APIVersion+"\x00"+b.Kind+"\x00"+b.Namespace+"\x00"+b.Name)
 	})
 	return f, nil
+}
+
+// checkTally is what the reads say of each check: its status and detail.
+type checkTally struct {
+	status map[string]planner.CheckStatus
+	detail map[string]string
+}
+
+// record counts a read of resource for check: n objects seen, or the
+// resource refused.
+func (t *checkTally) record(check, resource string, refused bool, n int) {
+	t.status[check] = statusAfter(t.status[check], refused)
+	word := fmt.Sprintf("%d %s", n, resource)
+	if refused {
+		word = resource + " refused"
+	}
+	if t.detail[check] != "" {
+		t.detail[check] += ", "
+	}
+	t.detail[check] += word
+}
+
+// statusAfter decides the status of a check, prev so far, after one more
+// read counted for it: not assessed when its first read was refused,
+// partial once one read was refused and another was not, assessed while
+// every read was made.
+func statusAfter(prev planner.CheckStatus, refused bool) planner.CheckStatus {
+	switch {
+	case refused && prev == "":
+		return planner.CheckNotAssessed
+	case refused:
+		return planner.CheckPartial
+	case prev == planner.CheckNotAssessed:
+		return planner.CheckPartial
+	case prev == "":
+		return planner.CheckAssessed
+	}
+	return prev
+}
+
+// checks are the checks of the reads, as t counted them, the Helm
+// releases' as inv read them.
+func (t *checkTally) checks(inv *inventory.Inventory) []planner.Check {
+	return []planner.Check{
+		{Name: CheckPDBs, Required: true, Status: t.status[CheckPDBs], Detail: "PodDisruptionBudgets with status: " + t.detail[CheckPDBs]},
+		{Name: CheckWorkloads, Required: true, Status: t.status[CheckWorkloads], Detail: "workloads with replicas, selectors, preStop, grace period, spread: " + t.detail[CheckWorkloads]},
+		{Name: CheckPods, Required: true, Status: t.status[CheckPods], Detail: "pods with owners, nodes, readiness: " + t.detail[CheckPods]},
+		{Name: CheckNodes, Required: false, Status: t.status[CheckNodes], Detail: "nodes with zones and versions: " + t.detail[CheckNodes]},
+		{Name: CheckAPIs, Required: true, Status: t.status[CheckAPIs], Detail: "API versions objects were written with (managedFields, last-applied-configuration): " + t.detail[CheckAPIs]},
+		{Name: CheckMetric, Required: false, Status: t.status[CheckMetric], Detail: "apiserver_requested_deprecated_apis: " + t.detail[CheckMetric]},
+		helmCheck(t.status[CheckHelm], t.detail[CheckHelm], inv),
+	}
+}
+
+// inventoryCheck decides the check of the inventory as a whole: assessed,
+// read in one pass, or partial, naming what the cluster refused.
+func (c *collector) inventoryCheck() planner.Check {
+	check := planner.Check{
+		Name: CheckInventory, Required: true, Status: planner.CheckAssessed,
+		Detail: fmt.Sprintf("read %s in one pass", c.facts.Source),
+	}
+	if len(c.refused) > 0 {
+		check.Status = planner.CheckPartial
+		check.Detail += "; refused: " + strings.Join(c.refused, ", ")
+	}
+	return check
+}
+
+// readNodes reads the nodes into the snapshot and the inventory, with the
+// API versions they were written with.
+func (c *collector) readNodes(ctx context.Context) (int, error) {
+	f := c.facts
+	return listPaged(ctx, c.page(), c.cs.CoreV1().Nodes().List, func(l *corev1.NodeList) []corev1.Node { return l.Items }, func(node *corev1.Node) {
+		f.Snapshot.Nodes = append(f.Snapshot.Nodes, inventory.NodeOf(node))
+		o := inventory.ObjectOf("v1", "Node", &node.ObjectMeta, nil)
+		o.KubeletVersion = node.Status.NodeInfo.KubeletVersion
+		f.Inventory.Objects = append(f.Inventory.Objects, o)
+		f.Uses = append(f.Uses, inventory.APIUses("Node", "v1", &node.ObjectMeta)...)
+	})
+}
+
+// readPods reads the pods of every namespace into the snapshot and the
+// inventory, with their images and the API versions they were written
+// with.
+func (c *collector) readPods(ctx context.Context) (int, error) {
+	f := c.facts
+	return listPaged(ctx, c.page(), c.cs.CoreV1().Pods("").List, func(l *corev1.PodList) []corev1.Pod { return l.Items }, func(p *corev1.Pod) {
+		mp := inventory.PodOf(p)
+		f.Snapshot.Pods = append(f.Snapshot.Pods, mp)
+		f.Inventory.Objects = append(f.Inventory.Objects, inventory.ObjectOf("v1", "Pod", &p.ObjectMeta, mp.Images))
+		f.Uses = append(f.Uses, inventory.APIUses("Pod", "v1", &p.ObjectMeta)...)
+	})
+}
+
+// readDeployments reads the Deployments of every namespace into the
+// snapshot's workloads and the inventory.
+func (c *collector) readDeployments(ctx context.Context) (int, error) {
+	f := c.facts
+	return listPaged(ctx, c.page(), c.cs.AppsV1().Deployments("").List, func(l *appsv1.DeploymentList) []appsv1.Deployment { return l.Items }, func(d *appsv1.Deployment) {
+		f.Snapshot.Workloads = append(f.Snapshot.Workloads, inventory.DeploymentOf(d))
+		f.Inventory.Objects = append(f.Inventory.Objects, inventory.ObjectOf("apps/v1", "Deployment", &d.ObjectMeta, inventory.Images(&d.Spec.Template.Spec)))
+		f.Uses = append(f.Uses, inventory.APIUses("Deployment", "apps/v1", &d.ObjectMeta)...)
+	})
+}
+
+// readStatefulSets reads the StatefulSets of every namespace into the
+// snapshot's workloads and the inventory.
+func (c *collector) readStatefulSets(ctx context.Context) (int, error) {
+	f := c.facts
+	return listPaged(ctx, c.page(), c.cs.AppsV1().StatefulSets("").List, func(l *appsv1.StatefulSetList) []appsv1.StatefulSet { return l.Items }, func(s *appsv1.StatefulSet) {
+		f.Snapshot.Workloads = append(f.Snapshot.Workloads, inventory.StatefulSetOf(s))
+		f.Inventory.Objects = append(f.Inventory.Objects, inventory.ObjectOf("apps/v1", "StatefulSet", &s.ObjectMeta, inventory.Images(&s.Spec.Template.Spec)))
+		f.Uses = append(f.Uses, inventory.APIUses("StatefulSet", "apps/v1", &s.ObjectMeta)...)
+	})
+}
+
+// readPDBs reads the PodDisruptionBudgets of every namespace into the
+// snapshot, with the API versions they were written with.
+func (c *collector) readPDBs(ctx context.Context) (int, error) {
+	f := c.facts
+	return listPaged(ctx, c.page(), c.cs.PolicyV1().PodDisruptionBudgets("").List, func(l *policyv1.PodDisruptionBudgetList) []policyv1.PodDisruptionBudget { return l.Items }, func(b *policyv1.PodDisruptionBudget) {
+		f.Snapshot.PDBs = append(f.Snapshot.PDBs, inventory.PDBOf(b))
+		f.Uses = append(f.Uses, inventory.APIUses("PodDisruptionBudget", "policy/v1", &b.ObjectMeta)...)
+	})
+}
+
+// readAPIUses reads the metadata of the objects of gvr (of kind) for the
+// API versions they were written with.
+func (c *collector) readAPIUses(ctx context.Context, gvr schema.GroupVersionResource, kind string) (int, error) {
+	f := c.facts
+	return listPaged(ctx, c.page(), c.md.Resource(gvr).List, metadataItems, func(o *metav1.PartialObjectMetadata) {
+		f.Uses = append(f.Uses, inventory.APIUses(kind, gvr.GroupVersion().String(), &o.ObjectMeta)...)
+	})
+}
+
+// metadataItems are the objects of a page of a metadata list.
+func metadataItems(l *metav1.PartialObjectMetadataList) []metav1.PartialObjectMetadata {
+	return l.Items
+}
+
+// readDeprecatedRequests reads the deprecated API versions clients
+// requested (deprecatedRequests) into the uses, and returns how many.
+func (c *collector) readDeprecatedRequests(ctx context.Context) (int, error) {
+	uses, err := c.deprecatedRequests(ctx)
+	c.facts.Uses = append(c.facts.Uses, uses...)
+	return len(uses), err
 }
 
 // Selectors of the Secrets Helm 3 stores the deployed revision of a
@@ -381,17 +416,9 @@ var secretsGVR = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 // inventory's SkippedReleases, which the check names.
 func (c *collector) helmReleases(ctx context.Context) (int, error) {
 	var secrets []inventory.ReleaseSecret
-	err := pages(ctx, c.limit, func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		o.FieldSelector, o.LabelSelector = releaseFields, releaseLabels
-		l, err := c.md.Resource(secretsGVR).List(ctx, o)
-		if err != nil {
-			return "", err
-		}
-		for i := range l.Items {
-			m := &l.Items[i].ObjectMeta
-			secrets = append(secrets, inventory.ReleaseSecret{Namespace: m.Namespace, Name: m.Name, Labels: m.Labels})
-		}
-		return l.Continue, nil
+	opts := metav1.ListOptions{Limit: c.limit, FieldSelector: releaseFields, LabelSelector: releaseLabels}
+	_, err := listPaged(ctx, opts, c.md.Resource(secretsGVR).List, metadataItems, func(o *metav1.PartialObjectMetadata) {
+		secrets = append(secrets, inventory.ReleaseSecret{Namespace: o.Namespace, Name: o.Name, Labels: o.Labels})
 	})
 	if err != nil {
 		return 0, err
@@ -405,22 +432,14 @@ func (c *collector) helmReleases(ctx context.Context) (int, error) {
 		newest[key] = rev
 	}
 	inv := c.facts.Inventory
-	err = pages(ctx, min(c.limit, releasePageSize), func(ctx context.Context, o metav1.ListOptions) (string, error) {
-		o.FieldSelector, o.LabelSelector = releaseFields, releaseLabels
-		l, err := c.cs.CoreV1().Secrets("").List(ctx, o)
-		if err != nil {
-			return "", err
+	opts.Limit = min(c.limit, releasePageSize)
+	_, err = listPaged(ctx, opts, c.cs.CoreV1().Secrets("").List, func(l *corev1.SecretList) []corev1.Secret { return l.Items }, func(s *corev1.Secret) {
+		name := s.Namespace + "/" + s.Name
+		key, rev, _ := inventory.ReleaseSecret{Namespace: s.Namespace, Name: s.Name, Labels: s.Labels}.Release()
+		if last, ok := newest[key]; chosen[name] || !ok || rev > last {
+			// A release that is not read is listed in SkippedReleases.
+			_ = inv.AddHelmRelease(name, s.Data["release"])
 		}
-		for i := range l.Items {
-			s := &l.Items[i]
-			name := s.Namespace + "/" + s.Name
-			key, rev, _ := inventory.ReleaseSecret{Namespace: s.Namespace, Name: s.Name, Labels: s.Labels}.Release()
-			if last, ok := newest[key]; chosen[name] || !ok || rev > last {
-				// A release that is not read is listed in SkippedReleases.
-				_ = inv.AddHelmRelease(name, s.Data["release"])
-			}
-		}
-		return l.Continue, nil
 	})
 	return len(secrets), err
 }
