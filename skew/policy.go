@@ -19,8 +19,6 @@ type Violation struct {
 	Message string
 }
 
-func (v *Violation) Error() string { return v.Message }
-
 // Stable codes of the violations this package reports.
 const (
 	CodeMinorSkip    = "minor-skip"

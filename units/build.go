@@ -7,33 +7,16 @@ import (
 	"strings"
 )
 
-// Parse merges the files (see Merge) and builds every unit, reading the
-// values literally (see Build). Errors name the file or the unit and field
-// at fault.
-func Parse(files ...File) (*Values, error) {
-	merged, err := Merge(files...)
-	if err != nil {
-		return nil, err
-	}
-	return Build(merged)
-}
-
-// Build builds the units of an already merged values tree, reading it
-// literally: each unit is unit_definition_defaults, then its
-// unit_templates in order, then its own fields, merged as the chart's
-// merge-append helper does; a gotpl string that decides a boolean is read
-// as possibly true; any other gotpl entry (a unit_templates entry, a whole
-// depends_on, a depends_on key) is skipped. Every gotpl entry is listed in
-// Values.Unresolved; none is an error. The tree is not modified.
-func Build(merged map[string]any) (*Values, error) {
-	return BuildWith(nil, merged)
-}
-
-// BuildWith is Build with a Resolver: the units are the resolver's
-// definitions, and what it left as gotpl is listed in Values.Unresolved. A
-// nil resolver reads the values literally.
+// BuildWith builds the units of an already merged values tree. A nil
+// resolver reads the tree literally: each unit is unit_definition_defaults,
+// then its unit_templates in order, then its own fields, merged as the
+// chart's merge-append helper does; a gotpl string that decides a boolean
+// is read as possibly true; any other gotpl entry (a unit_templates entry,
+// a whole depends_on, a depends_on key) is skipped. With a Resolver, the
+// units are the resolver's definitions. Every gotpl entry left is listed
+// in Values.Unresolved; none is an error. The tree is not modified.
 func BuildWith(r Resolver, merged map[string]any) (*Values, error) {
-	v := &Values{index: map[string]int{}, Resolution: ResolutionLiteral}
+	v := &Values{Resolution: ResolutionLiteral}
 	switch s := merged["sylva_release"].(type) {
 	case nil:
 	case string:
@@ -110,7 +93,6 @@ func BuildWith(r Resolver, merged map[string]any) (*Values, error) {
 		if err != nil {
 			return nil, fmt.Errorf("units.%s: %w", name, err)
 		}
-		v.index[name] = len(v.Units)
 		v.Units = append(v.Units, u)
 	}
 	known := map[string]bool{}

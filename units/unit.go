@@ -121,18 +121,6 @@ func andEnablement(e Enablement, flags ...Flag) Enablement {
 	return e
 }
 
-// DependsOnUnit reports whether u waits for the unit called name, under any
-// key (name or namespace/name): a literal true or a template (which may
-// render true). The flag returned is the first such entry's.
-func (u Unit) DependsOnUnit(name string) (Flag, bool) {
-	for _, d := range u.DependsOn {
-		if d.Unit == name && (d.When.IsTrue() || d.When.IsTemplate()) {
-			return d.When, true
-		}
-	}
-	return Flag{}, false
-}
-
 // MaxNameLength is the longest unit name accepted.
 const MaxNameLength = 63
 

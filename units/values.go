@@ -24,17 +24,7 @@ type Values struct {
 	// sorted by path.
 	TemplateRefs []TemplateRef
 
-	index map[string]int
 	// releaseProblem records a sylva_release that is present but not a
 	// string (a YAML number loses its trailing zeros: 1.10 reads as 1.1).
 	releaseProblem string
-}
-
-// Unit returns the unit called name.
-func (v *Values) Unit(name string) (Unit, bool) {
-	i, ok := v.index[name]
-	if !ok {
-		return Unit{}, false
-	}
-	return v.Units[i], true
 }

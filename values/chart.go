@@ -42,7 +42,7 @@ type Chart struct {
 	// chart is not sylva-units-like.
 	prelude, epilogue, secret string
 	// units and values are the whole texts of units.yaml and
-	// sylva-units-values.yaml, for RenderUnits.
+	// sylva-units-values.yaml, for renderUnits.
 	units, values string
 	// unshield is true when the Secret's template unshields "(raw)"
 	// strings.

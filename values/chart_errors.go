@@ -1,7 +1,6 @@
 package values
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -131,10 +130,4 @@ func stringsContaining(v any, p, sub string, out []string) []string {
 		}
 	}
 	return out
-}
-
-// IsSchemaError reports whether err is (or wraps) a *SchemaError.
-func IsSchemaError(err error) bool {
-	var se *SchemaError
-	return errors.As(err, &se)
 }

@@ -189,41 +189,8 @@ func (c *Chart) Eval(ctx context.Context, files []File, opts ChartOptions, text 
 	return out[path.Join(p.ch.Name(), evalTemplate)], nil
 }
 
-// Render renders every template of the chart, as helm-controller does on
-// install (or on upgrade with opts.IsUpgrade), with `lookup` served from
-// opts.Source within opts.Allow. Errors as for Values.
-func (c *Chart) Render(ctx context.Context, files []File, opts ChartOptions) (*Manifests, error) {
-	p, err := c.prepare(ctx, files, opts)
-	if err != nil {
-		return nil, err
-	}
-	return p.manifests()
-}
-
-// RenderUnits renders, of a sylva-units chart, what Render gives for the
-// named units (their Kustomizations and the Secrets and ConfigMaps units.yaml
-// writes for them) and the whole of sylva-units-values.yaml (the values
-// Secret and the sylva-units-status Kustomizations), and nothing else: the
-// chart reduced to its partials, units.yaml with its loop over the units
-// restricted to the named ones (then a replay of what the whole loop leaves
-// in .Values, as Values does) and sylva-units-values.yaml. Each object it
-// renders is the one Render renders; the units left out cost nothing, which
-// makes it several times faster than Render on the real chart. A unit that
-// is not in the values is skipped, as the chart skips a disabled one; a
-// check the chart makes on the other units is not run.
-func (c *Chart) RenderUnits(ctx context.Context, files []File, opts ChartOptions, units ...string) (*Manifests, error) {
-	if err := c.canRenderUnits(); err != nil {
-		return nil, err
-	}
-	p, err := c.prepare(ctx, files, opts)
-	if err != nil {
-		return nil, err
-	}
-	return c.renderUnits(p, units, false)
-}
-
-// canRenderUnits says why RenderUnits cannot reduce the chart, if it
-// cannot.
+// canRenderUnits says why the chart cannot be reduced to its units
+// (renderUnits), if it cannot.
 func (c *Chart) canRenderUnits() error {
 	if unitsLoop.FindStringIndex(c.units) == nil || c.values == "" {
 		return fmt.Errorf("chart %s has no loop over .Values.units in %s or no %s; render the whole chart instead", c.ch.Name(), unitsTemplate, secretTemplate)
@@ -237,12 +204,16 @@ func (c *Chart) canRenderUnits() error {
 // ConfigMap patch).
 var statusLoop = regexp.MustCompile(`\brange\s+\$unit_name\s*,\s*\$unit_def\s*:=\s*\$envAll\.Values\.units\b`)
 
-// renderUnits renders p reduced to the units, as RenderUnits does. With
+// renderUnits renders p reduced to the units: the chart's partials,
+// units.yaml with its loop over the units restricted to them (then a
+// replay of what the whole loop leaves in .Values, as Values does) and
+// sylva-units-values.yaml; each object is the one the whole chart renders
+// (a test compares them, RenderUnits against Render). With
 // pickStatus, the loops of the status Kustomizations over the units (after
 // the values Secret's document) are restricted to the units too: their
 // dependsOn and one-shot-units then name those units only, and the rest of
-// each Kustomization (its additional-info among them) is what Render
-// renders, without resolving every enabled unit (kustomization-name calls
+// each Kustomization (its additional-info among them) is what the whole
+// chart renders, without resolving every enabled unit (kustomization-name calls
 // unit-def on each), the larger part of the cost of the status documents.
 func (c *Chart) renderUnits(p *prepared, units []string, pickStatus bool) (*Manifests, error) {
 	loop := unitsLoop.FindStringIndex(c.units)

@@ -93,10 +93,12 @@ var chartUnits = []string{"cluster", "longhorn", "longhorn-crd"}
 // status ConfigMap the plan expects before the pass (served to `lookup`);
 // plus a fresh install, a status naming a pre-release of the last hop's source
 // (X.Y-pre) and one naming a branch (main). Each scenario renders what the
-// comparison reads (Chart.RenderUnits, with the status Kustomizations' loop
-// over the units restricted to the same units; the whole chart with
+// comparison reads (the chart reduced to the units, renderUnits, with the
+// status Kustomizations' loop over the units restricted to the same units;
+// the whole chart with
 // WholeChart), scenarios in parallel, from the files prepared once. As with
-// RenderUnits, a check the chart makes only on the other units is not run.
+// that reduction, a check the chart makes only on the other units is not
+// run.
 // In each render it compares with the plan: the Kubernetes version of the
 // values Secret and of the cluster unit, the Longhorn chart version of the
 // longhorn and longhorn-crd HelmReleases (when deployed), the status keys

@@ -61,12 +61,6 @@ func newEnv(dir string, stdout, stderr io.Writer, getenv func(string) string) *c
 	return cliapp.NewEnv(dir, stdout, stderr, getenv, time.Now)
 }
 
-// runIn is run with relative paths resolved against dir and no standard
-// input.
-func runIn(ctx context.Context, dir string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	return runEnv(ctx, newEnv(dir, stdout, stderr, getenv), args)
-}
-
 // silenceKlog makes klog silent, once per process (klog's logger is
 // global, and a process may run the application more than once, at the
 // same time): client-go logs through klog straight to the process's
