@@ -116,103 +116,139 @@ type header struct {
 // returns false whenever the document uses anything else (flow style,
 // anchors, tags, block scalars, managed fields or the last-applied
 // annotation, a List) so that the caller falls back to the YAML decoder.
+// A line must hold no tab; a top-level line is read by topLevel, a line
+// under metadata by metadataLine, and the lines of other sections are
+// skipped.
 func headerOf(doc []byte) (header, bool) {
-	var h header
-	section, sub := "", ""
+	var s headerScan
 	for len(doc) > 0 {
 		var line []byte
-		if i := bytes.IndexByte(doc, '\n'); i >= 0 {
-			line, doc = doc[:i], doc[i+1:]
-		} else {
-			line, doc = doc, nil
-		}
+		line, doc = nextLine(doc)
 		line = bytes.TrimRight(line, " \r")
 		trimmed := bytes.TrimLeft(line, " ")
 		if len(trimmed) == 0 || trimmed[0] == '#' {
 			continue
 		}
 		if bytes.IndexByte(line, '\t') >= 0 {
-			return h, false
+			return s.h, false
 		}
 		indent := len(line) - len(trimmed)
-		key, value, ok := bytes.Cut(trimmed, []byte(":"))
-		if indent == 0 {
-			if !ok {
-				return h, false
-			}
-			section, sub = string(key), ""
-			switch section {
-			case "apiVersion", "kind":
-				v, ok := scalar(value)
-				if !ok {
-					return h, false
-				}
-				if section == "kind" {
-					h.Kind = v
-				} else {
-					h.APIVersion = v
-				}
-			case "metadata":
-				if len(bytes.TrimSpace(value)) > 0 {
-					return h, false
-				}
-			default:
-				if v := bytes.TrimSpace(value); len(v) > 0 && (v[0] == '&' || v[0] == '*' || v[0] == '!') {
-					return h, false
-				}
-			}
+		if indent > 0 && s.section != "metadata" {
+			// A line of another section: only its tabs matter.
 			continue
 		}
-		if section != "metadata" {
-			continue
+		key, value, ok := bytes.Cut(trimmed, []byte(":"))
+		if ok && indent == 0 {
+			ok = s.topLevel(string(key), value)
+		} else if ok {
+			ok = s.metadataLine(indent, key, value, doc)
 		}
 		if !ok {
-			return h, false
-		}
-		switch indent {
-		case 2:
-			sub = string(key)
-			switch sub {
-			case "name", "namespace":
-				v, ok := scalar(value)
-				if !ok {
-					return h, false
-				}
-				if sub == "name" {
-					h.Name = v
-				} else {
-					h.Namespace = v
-				}
-			case "labels":
-				if len(bytes.TrimSpace(value)) > 0 {
-					return h, false
-				}
-				h.Labels = map[string]string{}
-			case "managedFields", "annotations":
-				if sub == "managedFields" || bytes.Contains(doc, []byte(lastApplied)) {
-					return h, false
-				}
-			}
-		case 4:
-			if sub != "labels" {
-				continue
-			}
-			k, ok1 := scalar(key)
-			v, ok2 := scalar(value)
-			if !ok1 || !ok2 {
-				return h, false
-			}
-			h.Labels[k] = v
-		default:
-			if sub == "labels" {
-				return h, false
-			}
+			return s.h, false
 		}
 	}
-	if h.Kind == "" || h.APIVersion == "" || strings.HasSuffix(h.Kind, "List") {
-		return h, false
+	return s.h, s.h.complete()
+}
+
+// nextLine splits doc into its first line, without the newline, and the
+// rest.
+func nextLine(doc []byte) (line, rest []byte) {
+	if i := bytes.IndexByte(doc, '\n'); i >= 0 {
+		return doc[:i], doc[i+1:]
 	}
-	return h, true
+	return doc, nil
+}
+
+// complete decides whether h is a header the caller may use: one with an
+// apiVersion and a kind, not a List's.
+func (h *header) complete() bool {
+	return h.Kind != "" && h.APIVersion != "" && !strings.HasSuffix(h.Kind, "List")
+}
+
+// headerScan is headerOf's reading of a document so far.
+type headerScan struct {
+	h header
+	// section is the top-level key of the line read, sub the key of
+	// metadata it is under (metadata's own lines).
+	section, sub string
+}
+
+// topLevel decides whether headerOf can read top-level key with value,
+// and reads it: apiVersion and kind must be simple scalars, metadata a
+// block, and the value of any other key no anchor, alias or tag.
+func (s *headerScan) topLevel(key string, value []byte) bool {
+	s.section, s.sub = key, ""
+	switch key {
+	case "apiVersion", "kind":
+		v, ok := scalar(value)
+		if !ok {
+			return false
+		}
+		if key == "kind" {
+			s.h.Kind = v
+		} else {
+			s.h.APIVersion = v
+		}
+		return true
+	case "metadata":
+		return len(bytes.TrimSpace(value)) == 0
+	}
+	v := bytes.TrimSpace(value)
+	return len(v) == 0 || (v[0] != '&' && v[0] != '*' && v[0] != '!')
+}
+
+// metadataLine decides whether headerOf can read a line of metadata
+// indented by indent, and reads it: a field of metadata (metadataField),
+// a label, whose key and value must be simple scalars, or a line under
+// another field, skipped; labels nested deeper are not read.
+func (s *headerScan) metadataLine(indent int, key, value, rest []byte) bool {
+	switch indent {
+	case 2:
+		return s.metadataField(string(key), value, rest)
+	case 4:
+		if s.sub != "labels" {
+			return true
+		}
+		k, ok1 := scalar(key)
+		v, ok2 := scalar(value)
+		if !ok1 || !ok2 {
+			return false
+		}
+		s.h.Labels[k] = v
+		return true
+	}
+	return s.sub != "labels"
+}
+
+// metadataField decides whether headerOf can read field key of metadata
+// with value (rest: the document after it), and reads it: name and
+// namespace must be simple scalars and labels a block; managed fields are
+// not read, nor annotations when the document holds the last-applied
+// annotation; other fields are skipped.
+func (s *headerScan) metadataField(key string, value, rest []byte) bool {
+	s.sub = key
+	switch key {
+	case "name", "namespace":
+		v, ok := scalar(value)
+		if !ok {
+			return false
+		}
+		if key == "name" {
+			s.h.Name = v
+		} else {
+			s.h.Namespace = v
+		}
+	case "labels":
+		if len(bytes.TrimSpace(value)) > 0 {
+			return false
+		}
+		s.h.Labels = map[string]string{}
+	case "managedFields":
+		return false
+	case "annotations":
+		return !bytes.Contains(rest, []byte(lastApplied))
+	}
+	return true
 }
 
 // scalar reads a plain or simply quoted scalar; it refuses anything that
