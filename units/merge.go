@@ -142,8 +142,17 @@ func mergeAppend(dst, src map[string]any) {
 	}
 }
 
-// deepCopy copies maps and lists so that merged results never share
-// mutable state with their sources.
+// DeepCopy copies the maps and lists of a decoded YAML or JSON value
+// (map[string]any, []any, at any depth) so that the copy shares no mutable
+// state with v; other values are kept as they are, and a nil map or list
+// copies to an empty one. Merged results and the values handed to a
+// template are such copies.
+func DeepCopy[T any](v T) T {
+	c, _ := deepCopy(v).(T)
+	return c
+}
+
+// deepCopy is DeepCopy of any value.
 func deepCopy(v any) any {
 	switch t := v.(type) {
 	case map[string]any:

@@ -305,7 +305,7 @@ func cloneChart(ch *chart.Chart) *chart.Chart { return copyChart(ch, true) }
 func copyChart(ch *chart.Chart, values bool) *chart.Chart {
 	cp := *ch
 	if values {
-		cp.Values = deepCopy(orEmpty(ch.Values))
+		cp.Values = units.DeepCopy(orEmpty(ch.Values))
 		cp.Metadata = copyMetadata(ch.Metadata)
 	}
 	cp.Templates = slices.Clone(ch.Templates)

@@ -35,7 +35,7 @@ func FuzzMerge(f *testing.F) {
 		if err != nil {
 			return
 		}
-		ca, cb := deepCopy(da), deepCopy(db)
+		ca, cb := units.DeepCopy(da), units.DeepCopy(db)
 		m := units.MergeValues(da, db)
 		if !reflect.DeepEqual(da, ca) || !reflect.DeepEqual(db, cb) {
 			t.Fatal("MergeValues modified its inputs")
@@ -98,7 +98,7 @@ func FuzzRender(f *testing.F) {
 		if err != nil {
 			return
 		}
-		before := deepCopy(vals)
+		before := units.DeepCopy(vals)
 		want, failing := referenceRender(vals)
 		if !reflect.DeepEqual(vals, before) {
 			t.Fatal("the reference modified the values")
@@ -174,7 +174,7 @@ func referenceRender(vals map[string]any) (map[string]string, map[string]bool) {
 			continue
 		}
 		data := map[string]any{
-			"Values":       deepCopy(vals),
+			"Values":       units.DeepCopy(vals),
 			"Release":      map[string]any{"Name": DefaultReleaseName, "Namespace": DefaultNamespace, "Revision": 1, "IsUpgrade": false, "IsInstall": true, "Service": "Helm"},
 			"Capabilities": caps,
 		}

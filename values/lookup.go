@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -94,7 +95,7 @@ func matchObject(obj map[string]any, apiVersion, kind, namespace string) bool {
 func (o *Objects) Get(_ context.Context, apiVersion, kind, namespace, name string) (map[string]any, bool, error) {
 	for _, obj := range o.items {
 		if u := (&unstructured.Unstructured{Object: obj}); matchObject(obj, apiVersion, kind, namespace) && u.GetName() == name {
-			return deepCopy(obj), true, nil
+			return units.DeepCopy(obj), true, nil
 		}
 	}
 	return nil, false, nil
@@ -105,32 +106,10 @@ func (o *Objects) List(_ context.Context, apiVersion, kind, namespace string) ([
 	var out []map[string]any
 	for _, obj := range o.items {
 		if matchObject(obj, apiVersion, kind, namespace) {
-			out = append(out, deepCopy(obj))
+			out = append(out, units.DeepCopy(obj))
 		}
 	}
 	return out, nil
-}
-
-func deepCopy(m map[string]any) map[string]any {
-	return runtimeDeepCopy(m).(map[string]any)
-}
-
-func runtimeDeepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = runtimeDeepCopy(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = runtimeDeepCopy(x)
-		}
-		return out
-	}
-	return v
 }
 
 // AllowRule admits lookups of one group/version/kind in a namespace and by a

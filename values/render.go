@@ -15,6 +15,8 @@ import (
 	"helm.sh/helm/v3/pkg/chart"
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/engine"
+
+	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
 // Chart context defaults.
@@ -139,7 +141,7 @@ func substitute(v any, rendered []string, next *int) any {
 // string in vals as given.
 func Render(ctx context.Context, vals map[string]any, opts RenderOptions) (*Result, error) {
 	slots := gotplSlots(vals, "values", nil)
-	r := newRenderer(ctx, deepCopy(vals), opts)
+	r := newRenderer(ctx, units.DeepCopy(vals), opts)
 	out, err := r.render(slots)
 	if err != nil {
 		return nil, r.explainLookups(slots, err)
@@ -358,7 +360,7 @@ func (r *renderer) renderShared(slots []slot) ([]string, error) {
 		if c > 0 {
 			// Templates may write into .Values (sprig's set): each
 			// concurrent chunk gets its own copy.
-			cr = r.withValues(deepCopy(r.values))
+			cr = r.withValues(units.DeepCopy(r.values))
 		}
 		wg.Go(func() {
 			res, err := cr.renderChunk(slots[lo:hi])

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
 // Templates that write into .Values with sprig's set must not shift the
@@ -36,7 +38,7 @@ func TestRenderWithTemplatesThatSetValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			vals := mustParse(t, tt.values)
-			before := deepCopy(vals)
+			before := units.DeepCopy(vals)
 			res, err := Render(context.Background(), vals, RenderOptions{})
 			if err != nil {
 				t.Fatalf("Render: %v", err)
