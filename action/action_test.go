@@ -18,6 +18,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
@@ -26,15 +27,6 @@ import (
 )
 
 var asOf = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-
-func defaultCatalog(t *testing.T) *catalog.Catalog {
-	t.Helper()
-	cat, err := catalog.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
-}
 
 // fakeStatus serves a status ConfigMap from bytes and counts its reads.
 type fakeStatus struct {
@@ -118,7 +110,7 @@ func checkNames(p *planner.Plan) []string {
 }
 
 func TestPlanFromFlagsReadsOnlyTheCatalog(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	st := &fakeStatus{yaml: status14}
 	p, err := action.PlanRequest{Catalog: cat, CatalogInput: "catalog embedded", From: "1.4", To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
 	if err != nil {
@@ -137,7 +129,7 @@ func TestPlanFromFlagsReadsOnlyTheCatalog(t *testing.T) {
 
 func TestPlanReadsTheInstalledReleaseFromTheStatusOnce(t *testing.T) {
 	st := &fakeStatus{yaml: status14}
-	p, err := action.PlanRequest{Catalog: defaultCatalog(t), To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
+	p, err := action.PlanRequest{Catalog: catalogtest.Default(t), To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +142,7 @@ func TestPlanReadsTheInstalledReleaseFromTheStatusOnce(t *testing.T) {
 }
 
 func TestPlanRefusesWhatItCannotReadWithTheFlagToFix(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	tests := []struct {
 		name string
 		req  action.PlanRequest
@@ -177,7 +169,7 @@ func TestPlanRefusesWhatItCannotReadWithTheFlagToFix(t *testing.T) {
 func TestPlanWalksTheInventoryOnceAndJudgesItsAPIsPerPass(t *testing.T) {
 	fsys := &countingFS{MapFS: manifestFS, opens: map[string]int{}}
 	p, err := action.PlanRequest{
-		Catalog: defaultCatalog(t), CatalogInput: "catalog embedded", From: "1.4", To: "1.6", AsOf: asOf,
+		Catalog: catalogtest.Default(t), CatalogInput: "catalog embedded", From: "1.4", To: "1.6", AsOf: asOf,
 		Inventory: action.Manifests{FS: fsys, Dir: "inv", Flag: "--inventory"},
 	}.Run(context.Background())
 	if err != nil {
@@ -209,7 +201,7 @@ func TestPlanWalksTheInventoryOnceAndJudgesItsAPIsPerPass(t *testing.T) {
 // The plan of one Compute with the removed-API judge is the plan of the
 // two-pass computation: passes first, then the findings of their targets.
 func TestPlanOnceEqualsPlanningTwice(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	facts, err := inventory.Scan(manifestFS, "manifests in inv")
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +259,7 @@ func TestPlanOnceEqualsPlanningTwice(t *testing.T) {
 func TestPlanTwiceGivesTheSameBytes(t *testing.T) {
 	render := func() []byte {
 		p, err := action.PlanRequest{
-			Catalog: defaultCatalog(t), CatalogInput: "catalog embedded", To: "1.6", AsOf: asOf,
+			Catalog: catalogtest.Default(t), CatalogInput: "catalog embedded", To: "1.6", AsOf: asOf,
 			Status: &fakeStatus{yaml: status14}, Inventory: action.Manifests{FS: manifestFS, Dir: "inv", Flag: "--inventory"},
 		}.Run(context.Background())
 		if err != nil {
@@ -345,7 +337,7 @@ func TestParseSuppressionsAndBaselineRefuseWhatTheyCannotUse(t *testing.T) {
 }
 
 func TestTheControllersGatePlansAsPlanDoesFromTheSameStatus(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	st := &fakeStatus{yaml: status14}
 	fromStatus, err := action.PlanRequest{Catalog: cat, To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
 	if err != nil {

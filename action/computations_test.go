@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
@@ -14,7 +15,7 @@ import (
 // again. The only other plans are those of the target's other supported
 // sources (the overlay covers them) and of an earlier multi-pass hop.
 func TestPlanComputesEachPlanOnce(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	for _, tc := range []struct {
 		from, to string
 		want     int64

@@ -6,6 +6,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -14,7 +15,7 @@ import (
 // lists the installed release as an upgrade source, itself when none is
 // newer, none when the catalog does not hold it.
 func TestNewestFromIsTheNewestThatSupportsTheInstalledRelease(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	// The same catalog, but 1.7 upgrades from nothing.
 	cut := *cat
 	cut.Releases = slices.Clone(cat.Releases)

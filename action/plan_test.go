@@ -9,13 +9,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 )
 
 // TestMissingFlagNamesNoCommand: a required flag missing is a
 // MissingFlagError whose example the command line completes with the
 // command it ran; the action names none.
 func TestMissingFlagNamesNoCommand(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	newest := cat.Newest().String()
 	tests := []struct {
 		name string
@@ -98,7 +99,7 @@ func TestStatusWithoutReleaseGivesAFixTheCommandAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := action.PlanRequest{Catalog: defaultCatalog(t), To: "1.6", AsOf: asOf, Status: tt.status}.Run(context.Background())
+			_, err := action.PlanRequest{Catalog: catalogtest.Default(t), To: "1.6", AsOf: asOf, Status: tt.status}.Run(context.Background())
 			if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
 				t.Errorf("Plan() error = %v, want one ending with %q", err, tt.want)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/ci"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
@@ -30,7 +31,7 @@ func findingCodes(fs []status.Finding) []string {
 // in that plan (planner.Locate returns no position for it) and say so with
 // the same finding, instead of failing.
 func TestATargetNewerThanTheCatalogIsNotPlacedButSaidAsPlanSaysIt(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	for _, tc := range []struct {
 		name, yaml, to string
 	}{
@@ -95,7 +96,7 @@ func TestStatusAllNamespacesToATargetNewerThanTheCatalog(t *testing.T) {
 			fleetEntry(t, "wc1", status14),
 			{Namespace: "fresh", Observation: status.Observation{Namespace: "fresh", FluxRead: true}},
 		}},
-		To: "1.8", Catalog: defaultCatalog(t), AsOf: asOf,
+		To: "1.8", Catalog: catalogtest.Default(t), AsOf: asOf,
 	}.Run(context.Background())
 	if err != nil {
 		t.Fatalf("FleetStatusRequest.Run: %v", err)
@@ -120,7 +121,7 @@ func TestStatusAllNamespacesToATargetNewerThanTheCatalog(t *testing.T) {
 // TestLocateNamesToOnce: an error the planner words about --to is given
 // as plan gives it, with one prefix; other errors get the target.
 func TestLocateNamesToOnce(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	// A settled 1.7: --to 1.6 is a downgrade.
 	cm, err := status.Decode([]byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: sylva-units-status, namespace: sylva-system}\ndata: {sylva_release: \"1.7\"}\n"))
 	if err != nil {
@@ -160,7 +161,7 @@ func TestVerifyToATargetNewerThanTheCatalogIsAnErrorNamingTo(t *testing.T) {
 					}
 				}()
 				v, err = action.VerifyRequest{
-					Releases: action.Releases{Catalog: defaultCatalog(t), From: "1.6", To: "1.8", AsOf: asOf},
+					Releases: action.Releases{Catalog: catalogtest.Default(t), From: "1.6", To: "1.8", AsOf: asOf},
 					Status:   &fakeStatus{yaml: tc.yaml}, Facts: facts,
 				}.Run(context.Background())
 			}()

@@ -2,7 +2,6 @@ package config_test
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -64,17 +63,18 @@ func createHelmRelease(t *testing.T, ctx context.Context, dyn dynamic.Interface,
 // (the API server loads policies asynchronously), or fails after 30 s.
 func eventuallyDenied(t *testing.T, what string, do func() error) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := do()
-		if (apierrors.IsInvalid(err) || apierrors.IsForbidden(err)) && strings.Contains(err.Error(), "sylva-planner controller") {
-			return
+	var err error
+	denied := false
+	defer func() {
+		if !denied { // Eventually failed the test: say what was answered
+			t.Logf("%s: %v, want denied by the admission policy", what, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v, want denied by the admission policy", what, err)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	}()
+	kubetest.Eventually(t, 30*time.Second, what+" is denied by the admission policy", func() bool {
+		err = do()
+		return (apierrors.IsInvalid(err) || apierrors.IsForbidden(err)) && strings.Contains(err.Error(), "sylva-planner controller")
+	})
+	denied = true
 }
 
 func TestTheControllerHasRightsOnlyInTheNamespacesItWatches(t *testing.T) {
@@ -116,7 +116,7 @@ func TestTheControllerHasRightsOnlyInTheNamespacesItWatches(t *testing.T) {
 
 	// The controller watching only its namespaces syncs its informers
 	// (ready) with these rights.
-	probes := freeAddress(t)
+	probes := kubetest.FreeAddress(t)
 	ctl, err := reconciler.NewController(rest.CopyConfig(sa), reconciler.ControllerOptions{Namespace: "sylva-system", HealthProbeBindAddress: probes, Now: time.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -138,18 +138,6 @@ func TestTheControllerHasRightsOnlyInTheNamespacesItWatches(t *testing.T) {
 	if !ready {
 		t.Errorf("the controller for sylva-system never became ready (informers synced) with the namespaced rights")
 	}
-}
-
-// freeAddress returns a loopback address no one listens on.
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
 }
 
 func TestTheControllerMayRecordOnlyItsOwnEvents(t *testing.T) {

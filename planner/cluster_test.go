@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -33,7 +34,7 @@ func passLine(ps planner.Pass) string {
 // maps it, stepping on the release it runs when the target's chart
 // cannot take it yet. The management cluster is planned as before.
 func TestWorkloadClustersKeepTheirMinorInsideEachWindow(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	for _, tc := range []struct {
 		name           string
 		cluster        planner.ClusterKind
@@ -167,7 +168,7 @@ func TestWorkloadClustersKeepTheirMinorInsideEachWindow(t *testing.T) {
 // step leaves the cluster: the --kubernetes given is replaced, and one
 // step alone ends with following it.
 func TestAValuesStepsNextPlansFromTheMinorItLeaves(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	for _, tc := range []struct {
 		name, from, to, kube, kubeTo, rerun string
 		want                                string
@@ -209,7 +210,7 @@ func TestAValuesStepsNextPlansFromTheMinorItLeaves(t *testing.T) {
 }
 
 func TestWorkloadMinorsOutsideTheWindowAreInputErrors(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	for _, tc := range []struct {
 		name         string
 		cluster      planner.ClusterKind

@@ -9,6 +9,7 @@ import (
 	"testing/fstest"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -28,7 +29,7 @@ func TestAPlanFromAFailedPassSaysItFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := planner.ProgressOf(obs)
-	p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), To: skew.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), To: skew.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ data:
 	}
 	obs := status.Observation{Namespace: "sylva-system", ConfigMap: cm}
 	pr := planner.ProgressOf(obs)
-	p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), To: skew.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), To: skew.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -275,7 +276,7 @@ func TestSuppressionsAndBaseline(t *testing.T) {
 // 1.40 once typed): verdict unknown, the kb-stale finding in the words
 // every command uses.
 func TestTargetPastTheHorizonIsUnknown(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	for _, to := range []string{"1.8", "1.9", "1.10", "1.40"} {
 		p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.6"), To: skew.MustParse(to), AsOf: asOf})
 		if err != nil {
@@ -291,7 +292,7 @@ func TestTargetPastTheHorizonIsUnknown(t *testing.T) {
 }
 
 func TestTargetBelowTheCatalogIsRefused(t *testing.T) {
-	_, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("0.4"), To: skew.MustParse("0.9"), AsOf: asOf})
+	_, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("0.4"), To: skew.MustParse("0.9"), AsOf: asOf})
 	if !errors.Is(err, planner.ErrUnknownRelease) {
 		t.Fatalf("error = %v, want ErrUnknownRelease", err)
 	}
@@ -305,7 +306,7 @@ func TestJudgePassesSeesEveryPassTargetAndJoinsTheVerdict(t *testing.T) {
 		return []planner.Finding{{Code: "judged", Severity: planner.SeverityBlocker, Class: planner.ClassActionable, Subject: "api"}},
 			[]planner.Check{{Name: "judge", Required: true, Status: planner.CheckAssessed}}
 	}
-	p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: obs})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: obs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +330,7 @@ func TestJudgePassesSeesEveryPassTargetAndJoinsTheVerdict(t *testing.T) {
 }
 
 func TestTargetsOfAPlanWithoutPassesAreNone(t *testing.T) {
-	p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.6"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30")})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.6"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +370,7 @@ func TestOverlayUnavailableBlocksAPlanNotStarted(t *testing.T) {
 	overlay := func(err error) func(planner.Input, *planner.Plan) error {
 		return func(in planner.Input, _ *planner.Plan) error { asked = append(asked, in); return err }
 	}
-	in := planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running()}
+	in := planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running()}
 	in.Overlay = overlay(errors.New("no chart version for Longhorn 9.9"))
 	p, err := planner.Compute(in)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -14,7 +15,7 @@ import (
 // decides otherwise than the verdict, and baseline and suppressed findings
 // marked as such.
 func TestGateSaysWhyItDecides(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	in := func(from, to, workers string) planner.Input {
 		i := planner.Input{Catalog: cat, From: skew.MustParse(from), To: skew.MustParse(to), AsOf: day("2026-11-30"), ToolVersion: "test"}
 		if workers != "" {
@@ -99,7 +100,7 @@ func TestGateSaysWhyItDecides(t *testing.T) {
 
 func TestNextRepeatsTheCommandThatComputedThePlan(t *testing.T) {
 	in := planner.Input{
-		Catalog: defaultCatalog(t), From: skew.MustParse("1.5"), To: skew.MustParse("1.7"), Workers: skew.MustParse("1.29"), AsOf: day("2026-11-30"),
+		Catalog: catalogtest.Default(t), From: skew.MustParse("1.5"), To: skew.MustParse("1.7"), Workers: skew.MustParse("1.29"), AsOf: day("2026-11-30"),
 		Rerun: "sylva-planner plan --from 1.5 --to 1.7 --workers 1.29 --inventory inv --catalog cat.yaml",
 	}
 	p, err := planner.Compute(in)

@@ -12,21 +12,13 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 var asOf = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
-
-func defaultCatalog(tb testing.TB) *catalog.Catalog {
-	tb.Helper()
-	cat, err := catalog.Default()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return cat
-}
 
 // scenario is the input.yaml of a folder under testdata/.
 type scenario struct {
@@ -52,7 +44,7 @@ func loadScenario(t *testing.T, dir string) planner.Input {
 		t.Fatalf("%s/input.yaml: %v", dir, err)
 	}
 	in := planner.Input{
-		Catalog: defaultCatalog(t), AsOf: asOf, ToolVersion: "test", FromSource: "flag",
+		Catalog: catalogtest.Default(t), AsOf: asOf, ToolVersion: "test", FromSource: "flag",
 		From: skew.MustParse(s.From), To: skew.MustParse(s.To), Provider: catalog.Provider(s.Provider),
 	}
 	if s.Workers != "" {
@@ -144,7 +136,7 @@ func TestComputeFindings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse(tt.from), To: skew.MustParse(tt.to), AsOf: asOf}
+			in := planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse(tt.from), To: skew.MustParse(tt.to), AsOf: asOf}
 			if tt.workers != "" {
 				in.Workers = skew.MustParse(tt.workers)
 			}
@@ -177,7 +169,7 @@ func TestComputeRefusesBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse(tt.from), To: skew.MustParse(tt.to)})
+			_, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse(tt.from), To: skew.MustParse(tt.to)})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Compute(%s → %s) error = %v, want %v", tt.from, tt.to, err, tt.want)
 			}
@@ -190,7 +182,7 @@ func TestComputeRefusesBadInput(t *testing.T) {
 }
 
 func TestSameInputsGiveTheSameBytes(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	for _, pair := range [][2]string{{"1.4", "1.6"}, {"1.2", "1.7"}, {"1.6", "1.7"}} {
 		var outs [2][]byte
 		for i := range outs {
@@ -215,7 +207,7 @@ func TestSameInputsGiveTheSameBytes(t *testing.T) {
 // TestInvariantsHoldForEveryPairOfReleases plans every upgrade the catalog
 // allows and checks the rules no plan may break.
 func TestInvariantsHoldForEveryPairOfReleases(t *testing.T) {
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	lh, _ := cat.Component("longhorn")
 	for i, from := range cat.Releases {
 		for _, to := range cat.Releases[i:] {
@@ -341,7 +333,7 @@ func TestScore(t *testing.T) {
 }
 
 func BenchmarkComputeAllPairs(b *testing.B) {
-	cat := defaultCatalog(b)
+	cat := catalogtest.Default(b)
 	var pairs [][2]skew.Version
 	for i, from := range cat.Releases {
 		for _, to := range cat.Releases[i:] {
@@ -360,7 +352,7 @@ func BenchmarkComputeAllPairs(b *testing.B) {
 }
 
 func BenchmarkCompute14To16(b *testing.B) {
-	cat := defaultCatalog(b)
+	cat := catalogtest.Default(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: asOf}); err != nil {

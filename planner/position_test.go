@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -90,7 +91,7 @@ func TestLocate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pos, err := planner.Locate(planner.Input{Catalog: defaultCatalog(t), To: skew.MustParse(tt.to), AsOf: asOf}, tt.pr)
+			pos, err := planner.Locate(planner.Input{Catalog: catalogtest.Default(t), To: skew.MustParse(tt.to), AsOf: asOf}, tt.pr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +150,7 @@ func TestPlanFromAHalfDoneTransition(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pr := tt.pr
-			p, err := planner.Compute(planner.Input{Catalog: defaultCatalog(t), From: pr.Installed, To: skew.MustParse(tt.to), Progress: &pr, AsOf: asOf})
+			p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: pr.Installed, To: skew.MustParse(tt.to), Progress: &pr, AsOf: asOf})
 			if err != nil {
 				t.Fatal(err)
 			}

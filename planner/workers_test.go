@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -15,7 +16,7 @@ import (
 func withHoldWorkers(t *testing.T, rel string, hold bool) *catalog.Catalog {
 	t.Helper()
 	// A copy: the embedded catalog is shared by every test.
-	c := *defaultCatalog(t)
+	c := *catalogtest.Default(t)
 	c.Releases = slices.Clone(c.Releases)
 	cat := &c
 	for i := range cat.Releases {
@@ -97,7 +98,7 @@ func TestWorkersFollowTheChartsCapability(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cat := defaultCatalog(t)
+			cat := catalogtest.Default(t)
 			if tt.hold != "" {
 				cat = withHoldWorkers(t, "1.6", tt.hold == "true")
 			}

@@ -66,7 +66,7 @@ func (c *cluster) annotated(t *testing.T, ns, v string) bool {
 // a decision seen after at least one more event than before.
 func settle(t *testing.T, ctl *Controller, outcome Outcome, atLeast int) {
 	t.Helper()
-	eventually(t, time.Minute, "the controller decided "+string(outcome), func() bool {
+	kubetest.Eventually(t, time.Minute, "the controller decided "+string(outcome), func() bool {
 		return ctl.Stats().Outcomes[outcome] >= atLeast
 	})
 }
@@ -77,7 +77,7 @@ func TestTwoControllersTriggerOncePerValue(t *testing.T) {
 	a, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns})
 	b, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns})
 
-	eventually(t, time.Minute, "the HelmRelease carries pass-2", func() bool { return c.annotated(t, ns, "pass-2") })
+	kubetest.Eventually(t, time.Minute, "the HelmRelease carries pass-2", func() bool { return c.annotated(t, ns, "pass-2") })
 	// Both controllers see the patched HelmRelease and conclude it is
 	// handled.
 	settle(t, a, OutcomeAlreadyHandled, 1)
@@ -96,7 +96,7 @@ func TestTwoControllersTriggerOncePerValue(t *testing.T) {
 	if _, err := c.dyn.Resource(kustomizations).Namespace(ns).Update(ctx, ks, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "the HelmRelease carries pass-3", func() bool { return c.annotated(t, ns, "pass-3") })
+	kubetest.Eventually(t, time.Minute, "the HelmRelease carries pass-3", func() bool { return c.annotated(t, ns, "pass-3") })
 	settle(t, a, OutcomeAlreadyHandled, 2)
 	settle(t, b, OutcomeAlreadyHandled, 2)
 	c.eventTriggers(t, ns, 2)
@@ -111,7 +111,7 @@ func TestRestartedControllerDoesNotTriggerAgain(t *testing.T) {
 	c := newCluster(t)
 	ns := c.setup(t, healthy())
 	first, stop := runController(t, c.cfg, ControllerOptions{Namespace: ns})
-	eventually(t, time.Minute, "the first controller triggered", func() bool { return first.Stats().Triggers == 1 })
+	kubetest.Eventually(t, time.Minute, "the first controller triggered", func() bool { return first.Stats().Triggers == 1 })
 	stop()
 
 	second, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns})
@@ -140,7 +140,7 @@ func TestControllerReportsBadNamespacesAndKeepsRunning(t *testing.T) {
 	nsMalformed := c.setup(t, malformed)
 	nsHealthy := c.setup(t, healthy())
 
-	eventually(t, time.Minute, "the healthy namespace is triggered", func() bool { return c.triggers(t, nsHealthy) == 1 })
+	kubetest.Eventually(t, time.Minute, "the healthy namespace is triggered", func() bool { return c.triggers(t, nsHealthy) == 1 })
 	for _, o := range []Outcome{OutcomeSuspended, OutcomeWaiting, OutcomeMissing, OutcomeInvalid} {
 		settle(t, ctl, o, 1)
 	}
@@ -168,7 +168,7 @@ func TestControllerReportsBadNamespacesAndKeepsRunning(t *testing.T) {
 	c.setupIn(t, nsMissing, fixture{helmRelease: true, hrReady: true})
 
 	for _, ns := range []string{nsMalformed, nsNotReady, nsMissing} {
-		eventually(t, time.Minute, "namespace "+ns+" is triggered once fixed", func() bool { return c.triggers(t, ns) == 1 })
+		kubetest.Eventually(t, time.Minute, "namespace "+ns+" is triggered once fixed", func() bool { return c.triggers(t, ns) == 1 })
 	}
 	if n := c.triggers(t, nsSuspended); n != 0 {
 		t.Errorf("suspended namespace: %d trigger events, want 0", n)
@@ -233,7 +233,7 @@ func TestControllerRunsWithTheConfigRole(t *testing.T) {
 		LeaderElection: true, LeaderElectionNamespace: home, LeaderElectionID: DefaultLeaderElectionID,
 	})
 	ns := c.setup(t, healthy())
-	eventually(t, time.Minute, "the controller running as "+user+" triggered", func() bool { return c.triggers(t, ns) == 1 })
+	kubetest.Eventually(t, time.Minute, "the controller running as "+user+" triggered", func() bool { return c.triggers(t, ns) == 1 })
 	if s := ctl.Stats(); s.Errors != 0 {
 		t.Errorf("controller errors: %+v", s)
 	}
@@ -282,7 +282,7 @@ func TestControllerServesProbesAndMetrics(t *testing.T) {
 	ns := c.setup(t, healthy())
 	metricsAddr, probeAddr := freeAddr(t), freeAddr(t)
 	ctl, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns, MetricsBindAddress: metricsAddr, HealthProbeBindAddress: probeAddr})
-	eventually(t, time.Minute, "the controller triggered", func() bool { return ctl.Stats().Triggers == 1 })
+	kubetest.Eventually(t, time.Minute, "the controller triggered", func() bool { return ctl.Stats().Triggers == 1 })
 
 	get := func(url string) (int, string) {
 		resp, err := http.Get(url)
@@ -294,7 +294,7 @@ func TestControllerServesProbesAndMetrics(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	for _, path := range []string{"/healthz", "/readyz"} {
-		eventually(t, 30*time.Second, path+" answers 200", func() bool { code, _ := get("http://" + probeAddr + path); return code == http.StatusOK })
+		kubetest.Eventually(t, 30*time.Second, path+" answers 200", func() bool { code, _ := get("http://" + probeAddr + path); return code == http.StatusOK })
 	}
 	code, body := get("http://" + metricsAddr + "/metrics")
 	if code != http.StatusOK {
@@ -353,7 +353,7 @@ func TestControllerWatchesTheNamespacesItIsGiven(t *testing.T) {
 	restricted := kubetest.Impersonate(c.cfg, "system:serviceaccount:"+home+":"+sa, "system:serviceaccounts", "system:serviceaccounts:"+home)
 	ctl, _ := runController(t, restricted, ControllerOptions{Namespace: watched[0] + ", " + watched[1]})
 	for _, ns := range watched {
-		eventually(t, time.Minute, "the controller triggered in "+ns, func() bool { return c.triggers(t, ns) == 1 })
+		kubetest.Eventually(t, time.Minute, "the controller triggered in "+ns, func() bool { return c.triggers(t, ns) == 1 })
 	}
 	if s := ctl.Stats(); s.Errors != 0 || s.Triggers != 2 {
 		t.Errorf("controller stats %+v, want 2 triggers and no error", s)

@@ -483,14 +483,3 @@ func serveChart(t *testing.T, dir string) (string, []byte) {
 	t.Cleanup(srv.Close)
 	return srv.URL, tgz
 }
-
-func eventually(t *testing.T, ctx context.Context, what string, cond func() bool) {
-	t.Helper()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting until %s", what)
-		case <-time.After(500 * time.Millisecond):
-		}
-	}
-}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -123,7 +124,7 @@ func (r *chartRig) wantMinors(t *testing.T, want string) {
 // waitPasses waits until the status recorded n passes rendered.
 func (r *chartRig) waitPasses(t *testing.T, n int) {
 	t.Helper()
-	eventually(t, r.ctx, fmt.Sprintf("helm-controller rendered pass %d and the status recorded it", n), func() bool {
+	kubetest.EventuallyCtx(t, r.ctx, fmt.Sprintf("helm-controller rendered pass %d and the status recorded it", n), func() bool {
 		if err := r.player.err(); err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +156,7 @@ func (r *chartRig) request(t *testing.T, token string, reset bool) {
 func (r *chartRig) waitHandled(t *testing.T, token string) *unstructured.Unstructured {
 	t.Helper()
 	var hr *unstructured.Unstructured
-	eventually(t, r.ctx, "helm-controller handled request "+token, func() bool {
+	kubetest.EventuallyCtx(t, r.ctx, "helm-controller handled request "+token, func() bool {
 		var err error
 		hr, err = r.dyn.Resource(chartHelmReleases).Namespace(r.ns).Get(r.ctx, status.DefaultHelmRelease, metav1.GetOptions{})
 		if err != nil {

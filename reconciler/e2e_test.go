@@ -213,7 +213,7 @@ func TestEndToEndWithFlux(t *testing.T) {
 	go func() { defer close(applied); applyStatus(applyCtx, t, c.core, ns) }()
 	defer func() { stopApplying(); <-applied }()
 
-	eventuallyCtx(t, ctx, "helm-controller installed the chart", func() bool {
+	kubetest.EventuallyCtx(t, ctx, "helm-controller installed the chart", func() bool {
 		cm, err := c.core.CoreV1().ConfigMaps(ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})
 		return err == nil && cm.Data[status.KeyReleaseRevision] == "1"
 	})
@@ -242,16 +242,5 @@ func TestEndToEndWithFlux(t *testing.T) {
 	}
 	if n := c.triggers(t, ns); n != 2 {
 		t.Errorf("%d passes requested, want 2", n)
-	}
-}
-
-func eventuallyCtx(t *testing.T, ctx context.Context, what string, cond func() bool) {
-	t.Helper()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting until %s", what)
-		case <-time.After(500 * time.Millisecond):
-		}
 	}
 }

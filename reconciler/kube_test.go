@@ -209,7 +209,7 @@ func (c *cluster) triggers(t testing.TB, ns string) int {
 // number more.
 func (c *cluster) eventTriggers(t testing.TB, ns string, want int) {
 	t.Helper()
-	eventually(t, time.Minute, fmt.Sprintf("%d trigger Events in %s", want, ns), func() bool { return c.triggers(t, ns) >= want })
+	kubetest.Eventually(t, time.Minute, fmt.Sprintf("%d trigger Events in %s", want, ns), func() bool { return c.triggers(t, ns) >= want })
 	if n := c.triggers(t, ns); n != want {
 		t.Fatalf("%d trigger Events, want %d", n, want)
 	}
@@ -224,18 +224,6 @@ func (c *cluster) applier(t testing.TB) *Applier {
 	rec := NewOneShotRecorder(c.core.CoreV1(), "sylva-planner")
 	t.Cleanup(rec.Close)
 	return &Applier{Reader: cl, Writer: cl, Recorder: rec, Now: time.Now}
-}
-
-// eventually polls cond until it holds or the timeout passes.
-func eventually(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting until %s", timeout, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }
 
 func TestApplyTriggersExactlyOncePerRequestValue(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -24,18 +23,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 )
 
-// freeAddress returns a loopback address no one listens on.
-func freeAddress(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return addr
-}
-
 // TestSecureMetricsNeedAnAuthorizedToken runs the controller with secure
 // metrics against the real API server: /metrics answers 401 without a
 // token, 403 to a ServiceAccount without the metrics-reader rule, and 200
@@ -44,7 +31,7 @@ func TestSecureMetricsNeedAnAuthorizedToken(t *testing.T) {
 	c := newCluster(t)
 	ctx := ctxFor(t)
 	ns := kubetest.Namespace(t, c.cfg)
-	addr := freeAddress(t)
+	addr := kubetest.FreeAddress(t)
 	runController(t, c.cfg, ControllerOptions{Namespace: ns, MetricsBindAddress: addr, MetricsSecure: true})
 
 	sa, err := c.core.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "scraper"}}, metav1.CreateOptions{})
@@ -71,7 +58,7 @@ func TestSecureMetricsNeedAnAuthorizedToken(t *testing.T) {
 		_ = resp.Body.Close()
 		return resp.StatusCode
 	}
-	eventually(t, time.Minute, "the secure metrics server answers", func() bool { return get("") != 0 })
+	kubetest.Eventually(t, time.Minute, "the secure metrics server answers", func() bool { return get("") != 0 })
 	if code := get(""); code != http.StatusUnauthorized {
 		t.Errorf("without a token: %d, want 401", code)
 	}
@@ -96,7 +83,7 @@ func TestSecureMetricsNeedAnAuthorizedToken(t *testing.T) {
 		_ = c.core.RbacV1().ClusterRoleBindings().Delete(ctx, reader.Name, metav1.DeleteOptions{})
 		_ = c.core.RbacV1().ClusterRoles().Delete(ctx, reader.Name, metav1.DeleteOptions{})
 	})
-	eventually(t, time.Minute, "the bound ServiceAccount reads /metrics", func() bool { return get(tr.Status.Token) == http.StatusOK })
+	kubetest.Eventually(t, time.Minute, "the bound ServiceAccount reads /metrics", func() bool { return get(tr.Status.Token) == http.StatusOK })
 }
 
 // TestSecureMetricsServeTheIssuedCertificate runs the controller with a
@@ -109,7 +96,7 @@ func TestSecureMetricsServeTheIssuedCertificate(t *testing.T) {
 	const serverName = "sylva-planner-metrics.sylva-planner-system.svc"
 	dir := t.TempDir()
 	caPEM := issueServingCert(t, dir, serverName)
-	addr := freeAddress(t)
+	addr := kubetest.FreeAddress(t)
 	runController(t, c.cfg, ControllerOptions{Namespace: ns, MetricsBindAddress: addr, MetricsSecure: true, MetricsCertDir: dir})
 
 	pool := x509.NewCertPool()
@@ -126,7 +113,7 @@ func TestSecureMetricsServeTheIssuedCertificate(t *testing.T) {
 		return resp.StatusCode, nil
 	}
 	var lastErr error
-	eventually(t, time.Minute, "the metrics server answers over verified TLS", func() bool {
+	kubetest.Eventually(t, time.Minute, "the metrics server answers over verified TLS", func() bool {
 		code, err := get(serverName)
 		lastErr = err
 		return err == nil && code == http.StatusUnauthorized

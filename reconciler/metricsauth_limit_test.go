@@ -177,7 +177,7 @@ func TestAFloodOfMadeUpTokensCostsFewTokenReviews(t *testing.T) {
 		_ = resp.Body.Close()
 		return resp.StatusCode
 	}
-	eventually(t, time.Minute, "the scraper's token is allowed /metrics", func() bool { return get(tr.Status.Token) == http.StatusOK })
+	kubetest.Eventually(t, time.Minute, "the scraper's token is allowed /metrics", func() bool { return get(tr.Status.Token) == http.StatusOK })
 	before := counter.reviews.Load()
 
 	var wg sync.WaitGroup

@@ -85,7 +85,7 @@ func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
 				if next == "" {
 					suffix = "(from the status)"
 				}
-				eventually(t, time.Minute, "the trigger Event", func() bool { return len(c.triggerMessages(t, ns)) > 0 })
+				kubetest.Eventually(t, time.Minute, "the trigger Event", func() bool { return len(c.triggerMessages(t, ns)) > 0 })
 				if msgs := c.triggerMessages(t, ns); len(msgs) != 1 || !strings.HasSuffix(msgs[0], suffix) {
 					t.Errorf("trigger Events %q, want one ending in %q (plan --status: %s)", msgs, suffix, wantPos.Summary)
 				}

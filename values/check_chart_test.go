@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -23,7 +24,7 @@ import (
 // upgrading from 1.2.
 func catalogWith14From12(t testing.TB) *catalog.Catalog {
 	t.Helper()
-	cat := defaultCatalog(t)
+	cat := catalogtest.Default(t)
 	for i := range cat.Releases {
 		if cat.Releases[i].Release.Short() == "1.4" && !slices.ContainsFunc(cat.Releases[i].UpgradeFrom, func(v skew.Version) bool { return v.Short() == "1.2" }) {
 			cat.Releases[i].UpgradeFrom = append(cat.Releases[i].UpgradeFrom, skew.MustParse("1.2"))

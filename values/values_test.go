@@ -13,25 +13,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
-func defaultCatalog(t testing.TB) *catalog.Catalog {
-	t.Helper()
-	cat, err := catalog.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
-}
-
 func input(t testing.TB, from, to string) planner.Input {
 	t.Helper()
-	return planner.Input{Catalog: defaultCatalog(t), From: skew.MustParse(from), To: skew.MustParse(to), FromSource: "flag", ToolVersion: "test"}
+	return planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse(from), To: skew.MustParse(to), FromSource: "flag", ToolVersion: "test"}
 }
 
 func codes(fs []planner.Finding) []string {
