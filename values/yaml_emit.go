@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -103,9 +102,4 @@ func orNone(s []string) []string {
 }
 
 // WriteJSON writes the overlay as one JSON object (keys sorted).
-func (g *Generated) WriteJSON(w io.Writer) error {
-	if err := envelope.WriteJSON(w, g.Values()); err != nil {
-		return fmt.Errorf("write values: %w", err)
-	}
-	return nil
-}
+func (g *Generated) WriteJSON(w io.Writer) error { return WriteJSON(w, g.Values()) }
