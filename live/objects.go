@@ -12,12 +12,17 @@ import (
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
+
+	"gitlab.com/sylva-projects/sylva-planner/values"
 )
+
+var _ values.ServedSource = (*Objects)(nil)
 
 // Objects reads objects from a cluster, read-only, for lookup: a
 // values.Source. Kinds the cluster does not serve read as absent.
 type Objects struct {
 	dyn    dynamic.Interface
+	disc   discovery.CachedDiscoveryInterface
 	mapper meta.RESTMapper
 }
 
@@ -35,7 +40,27 @@ func NewObjects(c Cluster) (*Objects, error) {
 	if err != nil {
 		return nil, fmt.Errorf("discovery client: %w", err)
 	}
-	return &Objects{dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))}, nil
+	cached := memory.NewMemCacheClient(dc)
+	return &Objects{dyn: dyn, disc: cached, mapper: restmapper.NewDeferredDiscoveryRESTMapper(cached)}, nil
+}
+
+// APIVersions are the API versions the cluster serves, as helm-controller
+// gives them to a render (.Capabilities.APIVersions): "group/version" and
+// "group/version/Kind" of each resource (values.ServedSource). A group
+// that fails discovery is left out, as Helm leaves it.
+func (s *Objects) APIVersions() ([]string, error) {
+	_, lists, err := discovery.ServerGroupsAndResources(s.disc)
+	if err != nil && !discovery.IsGroupDiscoveryFailedError(err) {
+		return nil, err
+	}
+	var out []string
+	for _, l := range lists {
+		out = append(out, l.GroupVersion)
+		for _, r := range l.APIResources {
+			out = append(out, l.GroupVersion+"/"+r.Kind)
+		}
+	}
+	return out, nil
 }
 
 func (s *Objects) resource(apiVersion, kind, namespace string) (dynamic.ResourceInterface, error) {

@@ -201,6 +201,9 @@ func releaseContext(opts ChartOptions) (chartutil.ReleaseOptions, *chartutil.Cap
 		}
 		caps.KubeVersion = kv
 	}
+	if err := addServed(caps, opts.Source); err != nil {
+		return chartutil.ReleaseOptions{}, nil, err
+	}
 	return chartutil.ReleaseOptions{Name: name, Namespace: ns, Revision: rev, IsInstall: !opts.IsUpgrade, IsUpgrade: opts.IsUpgrade}, caps, nil
 }
 

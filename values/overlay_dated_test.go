@@ -1,6 +1,7 @@
 package values
 
 import (
+	"bytes"
 	"context"
 	"testing"
 
@@ -16,8 +17,10 @@ import (
 // cluster unit, Longhorn's chart version and the status keys of
 // additional-info. Every tag of the bundle, the head of release-1.3, and
 // main's development chart at monthly dates from 2024 on, each with its
-// own management values (no status ConfigMap: the chart of another
-// release does not read it). Before, the charts up to
+// own management values and Longhorn deployed (no status ConfigMap: the
+// chart of another release does not read it; the cluster runs the
+// Longhorn chart version the chart renders alone, eight different ones
+// across these charts, which the catalog's one per release cannot give). Before, the charts up to
 // spring 2024, which do not interpret _internal.state before the other
 // values, failed with "no k8s version defined for" an empty minor.
 func TestOverlayChangesNothingInChartsNotItsOwn(t *testing.T) {
@@ -30,6 +33,20 @@ func TestOverlayChangesNothingInChartsNotItsOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	overlay := overlayFile(t, in)
+	// The two-pass 1.2 → 1.4 overlay also sets Longhorn (1.3 → 1.4 takes
+	// one pass and leaves it to the chart): in the chart of another
+	// release it holds the Longhorn the cluster runs.
+	g12 := generatedFor(t, "1.2", "1.4", "main", [2]string{
+		"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n",
+	})
+	if !g12.Longhorn {
+		t.Fatal("the 1.2 → 1.4 overlay does not set Longhorn; the test needs it to")
+	}
+	var y12 bytes.Buffer
+	if err := g12.WriteYAML(&y12); err != nil {
+		t.Fatal(err)
+	}
+	overlays := []File{overlay, {Name: "overlay-1.2-to-1.4.yaml", Data: y12.Bytes()}}
 	refs := []string{"1.0.0", "1.2.1", "1.3.10", "release-1.3"}
 	for _, date := range []string{"2024-01-01", "2024-03-01", "2024-07-01", "2024-09-01", "2024-11-01", "2025-01-01", "2025-03-01"} {
 		refs = append(refs, sylvacore.Before(t, "main", date))
@@ -45,7 +62,8 @@ func TestOverlayChangesNothingInChartsNotItsOwn(t *testing.T) {
 			if rel, _ := g.ChartRelease(c.ch.Values, c.Version()); rel == "1.4" {
 				t.Skipf("the chart of %s is 1.4's: the overlay runs there", ref)
 			}
-			files := readValuesFiles(t, tree.Chart(), "management.values.yaml")
+			// Longhorn deployed, so that its chart version is compared.
+			files := append(readValuesFiles(t, tree.Chart(), "management.values.yaml"), File{Name: "longhorn", Data: []byte("units: {longhorn: {enabled: true, enabled_conditions: []}}\n")})
 			// As an install: a chart's immutable-values check reads the
 			// values of the release it upgrades, which no cluster holds here.
 			opts := ChartOptions{KubeVersion: "v1.30.0", Source: NewObjects(), SkipSchemaValidation: true}
@@ -60,12 +78,23 @@ func TestOverlayChangesNothingInChartsNotItsOwn(t *testing.T) {
 			if err != nil {
 				t.Skipf("the chart of %s does not render with its own management values: %v", ref, err)
 			}
-			with, err := render(append(files, overlay))
-			if err != nil {
-				t.Fatalf("with the overlay: %v", err)
+			// The cluster running the chart runs the Longhorn it renders:
+			// the overlay holds that one (TestOverlayHoldsTheLonghorn…).
+			if v := alone.longhorn["longhorn"]; v != "" {
+				opts.Source = NewObjects(map[string]any{
+					"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+					"metadata": map[string]any{"name": "longhorn", "namespace": DefaultNamespace},
+					"spec":     map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "longhorn", "version": v}}},
+				})
 			}
-			if diff := cmp.Diff(alone, with, cmp.AllowUnexported(overlayRender{})); diff != "" {
-				t.Errorf("the overlay changes the render of %s (-alone +with):\n%s", ref, diff)
+			for _, o := range overlays {
+				with, err := render(append(files, o))
+				if err != nil {
+					t.Fatalf("with %s: %v", o.Name, err)
+				}
+				if diff := cmp.Diff(alone, with, cmp.AllowUnexported(overlayRender{})); diff != "" {
+					t.Errorf("%s changes the render of %s (-alone +with):\n%s", o.Name, ref, diff)
+				}
 			}
 		})
 	}

@@ -153,16 +153,37 @@ func (g *Generated) ChartRelease(values map[string]any, version string) (release
 }
 
 // inertLines give the pass values of the overlay in the chart of another
-// release: the inert marker, and that chart's Longhorn chart version when
-// the overlay sets Longhorn (none when the catalog does not know it: the
-// Longhorn value then fails the render, naming the fix).
+// release: the inert marker, and, when the overlay sets Longhorn, the
+// Longhorn chart version that chart runs. Helm coalesces the overlay over
+// the chart's values before any template runs, so the chart's own version
+// cannot be read in the render: the overlay holds the version the
+// cluster's longhorn HelmRelease (the unit's, in the release namespace)
+// runs, which a cluster running that chart rendered from it; with none
+// (helm template, a first install) the catalog's for that release; with
+// neither the Longhorn value fails the render, naming the fix. The lookup
+// is guarded by .Capabilities.APIVersions, as Helm fails a lookup of a
+// kind its cluster does not serve (helm.toolkit.fluxcd.io/v2 from Flux
+// 2.3, v2beta2 before).
 func (g *Generated) inertLines() []string {
 	expr := `(dict "` + KeyInert + `" $chartRelease)`
-	if g.Longhorn {
-		expr = `(dict "` + KeyInert + `" $chartRelease "` + KeyLonghornChartVersion + `" (get ` + dictLiteral(g.ForeignLonghorn) + ` $chartRelease))`
+	if !g.Longhorn {
+		return []string{`{{-   ` + expr + ` | toJson }}`}
 	}
-	return []string{`{{-   ` + expr + ` | toJson }}`}
+	expr = `(dict "` + KeyInert + `" $chartRelease "` + KeyLonghornChartVersion + `" ($running | default (get ` + dictLiteral(g.ForeignLonghorn) + ` $chartRelease)))`
+	return []string{
+		`{{-   $running := "" }}`,
+		`{{-   range $v := list "v2" "v2beta2" }}`,
+		`{{-     $av := printf "` + fluxHelmGroup + `/%s" $v }}`,
+		`{{-     if and (not $running) ($.Capabilities.APIVersions.Has (printf "%s/HelmRelease" $av)) }}`,
+		`{{-       $running = lookup $av "HelmRelease" $.Release.Namespace "longhorn" | default dict | dig "spec" "chart" "spec" "version" "" | toString }}`,
+		`{{-     end }}`,
+		`{{-   end }}`,
+		`{{-   ` + expr + ` | toJson }}`,
+	}
 }
+
+// fluxHelmGroup is the API group of Flux's HelmRelease.
+const fluxHelmGroup = "helm.toolkit.fluxcd.io"
 
 // inertCond is the gotpl condition, on the state $st, under which the
 // overlay is inert: the chart is another release's (the inert marker), or
@@ -218,5 +239,5 @@ func longhornInertNote(g *Generated) string {
 		return ""
 	}
 	known := sortedKeys(g.ForeignLonghorn)
-	return fmt.Sprintf(" and Longhorn's chart version of that release (known for %s; in the chart of any other release the render fails, asking to remove the overlay)", strings.Join(orNone(known), ", "))
+	return fmt.Sprintf(" and the Longhorn chart version the cluster's longhorn HelmRelease runs, or, when none runs, the catalog's for that release (known for %s; in the chart of any other release the render fails, asking to remove the overlay)", strings.Join(orNone(known), ", "))
 }

@@ -1,6 +1,7 @@
 package values
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -8,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
@@ -25,8 +26,12 @@ type inertRender struct {
 	version string // the chart's version; "" keeps the ref's (0.0.0-git)
 	overlay *Generated
 	status  map[string]string
-	got     map[string]string
-	err     error
+	// running, when set, is the chart version of the longhorn
+	// HelmRelease the cluster runs, served at runningAPI
+	// (helm.toolkit.fluxcd.io/v2 when empty).
+	running, runningAPI string
+	got                 map[string]string
+	err                 error
 }
 
 // An overlay rendered in the chart of another release changes none of
@@ -88,7 +93,7 @@ func TestOverlayIsInertInTheChartOfAnotherRelease(t *testing.T) {
 	}
 	for _, pair := range [][2]int{{0, 1}, {2, 3}} {
 		without, with := renders[pair[0]], renders[pair[1]]
-		if diff := cmp.Diff(without.got, with.got); diff != "" {
+		if diff := gocmp.Diff(without.got, with.got); diff != "" {
 			t.Errorf("%s differs from %s (-without +with):\n%s", with.name, without.name, diff)
 		}
 	}
@@ -145,10 +150,80 @@ func renderInert(t *testing.T, r *inertRender) (map[string]string, error) {
 	}
 	m, err := NewChart(ch).RenderUnits(context.Background(), files, ChartOptions{
 		IsUpgrade: true, Revision: 10, SkipSchemaValidation: true,
-		Source: NewObjects(chartStatusObject(DefaultNamespace, r.status)),
+		Source: NewObjects(inertObjects(r)...),
 	}, chartUnits...)
 	if err != nil {
 		return nil, err
 	}
 	return readChart(m), nil
+}
+
+// inertObjects are the objects the cluster of r serves to lookup: the
+// status, and the longhorn HelmRelease when r runs one.
+func inertObjects(r *inertRender) []map[string]any {
+	objs := []map[string]any{chartStatusObject(DefaultNamespace, r.status)}
+	if r.running != "" {
+		objs = append(objs, map[string]any{
+			"apiVersion": cmp.Or(r.runningAPI, "helm.toolkit.fluxcd.io/v2"), "kind": "HelmRelease",
+			"metadata": map[string]any{"name": "longhorn", "namespace": DefaultNamespace},
+			"spec":     map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "longhorn", "version": r.running}}},
+		})
+	}
+	return objs
+}
+
+// In the chart of another release, the overlay holds the Longhorn chart
+// version the cluster runs, which a cluster running that chart rendered
+// from it: release-1.3 of January 2025 ships Longhorn 104.2.1+up1.7.2
+// (1.3.10, the catalog's 1.3, ships 104.2.2+up1.7.3). With the 1.4 overlay
+// wired before the chart moves, its Longhorn running, the render is the
+// chart's own, whether Flux serves HelmRelease at v2 or only at v2beta2
+// (the lookup is guarded by .Capabilities.APIVersions, as Helm fails a
+// lookup of a kind not served). With nothing running (helm template, a
+// first install) the overlay can only take the catalog's version for 1.3:
+// the chart's own values are coalesced away before any template runs.
+func TestOverlayHoldsTheLonghornTheChartOfAnotherReleaseRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the real chart")
+	}
+	g14 := generatedFor(t, "1.2", "1.4", "main", [2]string{
+		"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n",
+	})
+	if !g14.Longhorn {
+		t.Fatal("the 1.4 overlay does not set Longhorn; the test needs it to")
+	}
+	settled13 := map[string]string{
+		"release-revision": "9", "sylva-units-chart-version": "0.0.0-git", "values-checksum": "x",
+		AdditionalInfo: "additional_reconciliation_required: \"false\"\nsylva_release: \"1.3\"\ntransition_from: \"\"\ntransition_pass: \"\"\n",
+	}
+	const own = "104.2.1+up1.7.2"
+	old13 := sylvacore.Before(t, "release-1.3", "2025-02-01")
+	renders := []*inertRender{
+		{name: "release-1.3 of January 2025", ref: old13, status: settled13, running: own},
+		{name: "with the 1.4 overlay, its Longhorn running (v2)", ref: old13, overlay: g14, status: settled13, running: own},
+		{name: "with the 1.4 overlay, its Longhorn running (v2beta2)", ref: old13, overlay: g14, status: settled13, running: own, runningAPI: "helm.toolkit.fluxcd.io/v2beta2"},
+		{name: "with the 1.4 overlay, nothing running", ref: old13, overlay: g14, status: settled13},
+	}
+	var wg sync.WaitGroup
+	for _, r := range renders {
+		wg.Go(func() { r.got, r.err = renderInert(t, r) })
+	}
+	wg.Wait()
+	for _, r := range renders {
+		if r.err != nil {
+			t.Fatalf("render %s: %v", r.name, r.err)
+		}
+	}
+	alone := renders[0].got
+	if alone["longhorn"] != own || alone["longhorn-crd"] != own {
+		t.Fatalf("%s renders Longhorn %q and %q alone, want %s: the test's premise", renders[0].name, alone["longhorn"], alone["longhorn-crd"], own)
+	}
+	for _, r := range renders[1:3] {
+		if diff := gocmp.Diff(alone, r.got); diff != "" {
+			t.Errorf("%s differs from the chart alone (-alone +with):\n%s", r.name, diff)
+		}
+	}
+	if got := renders[3].got["longhorn"]; got != "104.2.2+up1.7.3" {
+		t.Errorf("%s: longhorn = %q, want the catalog's for 1.3, 104.2.2+up1.7.3", renders[3].name, got)
+	}
 }
