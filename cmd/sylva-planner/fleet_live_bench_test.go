@@ -7,28 +7,12 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
-	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/rest"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
-)
-
-// fleetBenchSizeEnv sets the number of release namespaces of
-// BenchmarkPlanAllLive; 200 by default, so that the benchmark make test
-// runs once stays short. The figure docs/status.md quotes is for 2,000:
-//
-//	SYLVA_PLANNER_BENCH_FLEET=2000 go test ./cmd/sylva-planner -run '^$' -bench PlanAllLive
-const fleetBenchSizeEnv = "SYLVA_PLANNER_BENCH_FLEET"
-
-var (
-	liveFleetOnce sync.Once
-	liveFleetErr  error
 )
 
 // BenchmarkPlanAllLive measures plan -A --to 1.5 of the process against a
@@ -40,24 +24,7 @@ var (
 // one run (requests/op), counted by a proxy between the command and the
 // API server.
 func BenchmarkPlanAllLive(b *testing.B) {
-	size := 200
-	if s := os.Getenv(fleetBenchSizeEnv); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("%s=%q: want a number of namespaces", fleetBenchSizeEnv, s)
-		}
-		size = n
-	}
-	cfg := kubetest.Config(b)
-	cfg.QPS, cfg.Burst = 10000, 10000
-	liveFleetOnce.Do(func() {
-		start := time.Now()
-		_, liveFleetErr = kubetest.PopulateFleet(cfg, size)
-		b.Logf("created %d release namespaces in %s", size, time.Since(start).Round(time.Millisecond))
-	})
-	if liveFleetErr != nil {
-		b.Fatal(liveFleetErr)
-	}
+	cfg, size := kubetest.BenchFleet(b)
 	proxy, requests := countingProxy(b, cfg)
 	kc := kubetest.WriteKubeconfig(b, &rest.Config{Host: proxy})
 	args := []string{"sylva-planner", "plan", "-A", "--kubeconfig", kc, "--to", "1.5", "--as-of", "2026-12-01"}
