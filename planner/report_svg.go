@@ -389,9 +389,6 @@ func (g tlGeometry) minContainer() int {
 	return (g.width*tlMinPx + tlFont - 1) / tlFont
 }
 
-// svg draws the timeline's widest layout as an inline SVG document.
-func (tl *timeline) svg() string { return tl.svgOf(tl.geometry()) }
-
 // svgOf draws the timeline in layout g as an inline SVG document; its ids
 // start with g's.
 func (tl *timeline) svgOf(g tlGeometry) string {

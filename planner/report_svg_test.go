@@ -495,3 +495,6 @@ func TestTimelineLayoutsReflow(t *testing.T) {
 		})
 	}
 }
+
+// svg draws the timeline's widest layout as an inline SVG document.
+func (tl *timeline) svg() string { return tl.svgOf(tl.geometry()) }

@@ -243,5 +243,3 @@ func (l answers) get(key string) (answer, bool) {
 func (l answers) put(key string, a answer) { l.c.Add(key, a) }
 
 func (l answers) remove(key string) { l.c.Remove(key) }
-
-func (l answers) len() int { return l.c.Len() }

@@ -218,3 +218,6 @@ func TestAFloodOfMadeUpTokensCostsFewTokenReviews(t *testing.T) {
 		t.Errorf("the scraper's 30 requests during the flood answered %v, want 30 × 200", scraper)
 	}
 }
+
+// len is the number of answers kept.
+func (l answers) len() int { return l.c.Len() }

@@ -49,17 +49,6 @@ var capiKinds = []capiKind{
 // it serves. Without discovery (NewReaderForClient), the first is read.
 var capiVersions = []string{"v1beta2", "v1beta1", "v1alpha4", "v1alpha3", "v1alpha2", "v1alpha1", "v1"}
 
-// ClusterAPIResources names the Cluster API resources ReadAll lists
-// across the cluster (resource.group), the ones a ClusterRole must let
-// list for status -A and plan -A.
-func ClusterAPIResources() []string {
-	out := make([]string, 0, len(capiKinds))
-	for _, k := range capiKinds {
-		out = append(out, k.resource+"."+k.group)
-	}
-	return out
-}
-
 // addCAPIKinds lets m map every Cluster API kind read, at every version
 // of capiVersions, without asking the server.
 func addCAPIKinds(m *meta.DefaultRESTMapper) {

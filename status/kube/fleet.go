@@ -42,7 +42,7 @@ const ListPageSize = 5000
 // Invalid or fail for one object (a malformed value of a status ConfigMap,
 // a Flux object the API types cannot hold) is its namespace's Err, not an
 // error of ReadAll. Listing needs the right to list the three kinds in all
-// namespaces, and the Cluster API kinds (ClusterAPIResources); a refusal
+// namespaces, and the Cluster API kinds (capiKinds); a refusal
 // is an error naming the kind and the right needed.
 func (r *Reader) ReadAll(ctx context.Context) ([]status.FleetEntry, error) {
 	// The lists run at once, each into its own result, and are merged in a
