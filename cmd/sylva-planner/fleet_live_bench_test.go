@@ -31,8 +31,10 @@ func BenchmarkPlanAllLive(b *testing.B) {
 	requests.Store(0)
 	b.ResetTimer()
 	for b.Loop() {
-		if code := run(context.Background(), args, io.Discard, io.Discard, func(string) string { return "" }); code != exitOK {
-			b.Fatalf("plan -A exited %d, want %d", code, exitOK)
+		// The API server the package's tests share may hold their
+		// releases too, some of which block: exit 0 or 2, a plan made.
+		if code := run(context.Background(), args, io.Discard, io.Discard, func(string) string { return "" }); code != exitOK && code != exitGateFail {
+			b.Fatalf("plan -A exited %d, want %d or %d", code, exitOK, exitGateFail)
 		}
 	}
 	b.ReportMetric(float64(requests.Load())/float64(b.N), "requests/op")
