@@ -21,7 +21,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -37,11 +36,6 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values"
-)
-
-var (
-	chartHelmReleases   = schema.GroupVersionResource{Group: "helm.toolkit.fluxcd.io", Version: "v2", Resource: "helmreleases"}
-	chartKustomizations = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
 )
 
 // TestRealChartTransitionWithHelmController installs the sylva-units chart
@@ -220,7 +214,7 @@ func newChartRig(t *testing.T, in planner.Input, start map[string]string) *chart
 			"values":  vals,
 		},
 	}}
-	if _, err := dyn.Resource(chartHelmReleases).Namespace(ns).Create(ctx, hr, metav1.CreateOptions{}); err != nil {
+	if _, err := dyn.Resource(kubetest.HelmReleases).Namespace(ns).Create(ctx, hr, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -291,7 +285,7 @@ func (k *kustomizePlayer) run(ctx context.Context) {
 }
 
 func (k *kustomizePlayer) step(ctx context.Context, handled int64) (int64, error) {
-	ks, err := k.dyn.Resource(chartKustomizations).Namespace(k.ns).Get(ctx, status.KustomizationName, metav1.GetOptions{})
+	ks, err := k.dyn.Resource(kubetest.Kustomizations).Namespace(k.ns).Get(ctx, status.KustomizationName, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return 0, nil
 	}
@@ -332,7 +326,7 @@ func (k *kustomizePlayer) step(ctx context.Context, handled int64) (int64, error
 			"observedGeneration": gen, "lastTransitionTime": time.Now().UTC().Format(time.RFC3339),
 		}},
 	}
-	if _, err := k.dyn.Resource(chartKustomizations).Namespace(k.ns).UpdateStatus(ctx, ks, metav1.UpdateOptions{}); err != nil {
+	if _, err := k.dyn.Resource(kubetest.Kustomizations).Namespace(k.ns).UpdateStatus(ctx, ks, metav1.UpdateOptions{}); err != nil {
 		return 0, err
 	}
 	k.mu.Lock()
@@ -367,7 +361,7 @@ const helmRevision = "sylva-units-helm-revision"
 // substitutes from. ok is false while the cluster Kustomization is of
 // another revision.
 func (k *kustomizePlayer) clusterVersion(ctx context.Context, rev string) (string, bool, error) {
-	ks, err := k.dyn.Resource(chartKustomizations).Namespace(k.ns).Get(ctx, "cluster", metav1.GetOptions{})
+	ks, err := k.dyn.Resource(kubetest.Kustomizations).Namespace(k.ns).Get(ctx, "cluster", metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		// Helm creates the chart's objects one by one: the
 		// sylva-units-status Kustomization may exist before the cluster one.

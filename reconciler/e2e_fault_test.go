@@ -63,7 +63,7 @@ func TestAVanishedStatusNeverSkipsAMinorWithHelmController(t *testing.T) {
 
 	// The fix the message names: the status unit writes the ConfigMap
 	// back, and the release is forced again with its failures reset.
-	ks, err := rig.dyn.Resource(chartKustomizations).Namespace(rig.ns).Get(ctx, status.KustomizationName, metav1.GetOptions{})
+	ks, err := rig.dyn.Resource(kubetest.Kustomizations).Namespace(rig.ns).Get(ctx, status.KustomizationName, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func (r *chartRig) request(t *testing.T, token string, reset bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.dyn.Resource(chartHelmReleases).Namespace(r.ns).Patch(r.ctx, status.DefaultHelmRelease, types.MergePatchType, b, metav1.PatchOptions{}); err != nil {
+	if _, err := r.dyn.Resource(kubetest.HelmReleases).Namespace(r.ns).Patch(r.ctx, status.DefaultHelmRelease, types.MergePatchType, b, metav1.PatchOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -158,7 +158,7 @@ func (r *chartRig) waitHandled(t *testing.T, token string) *unstructured.Unstruc
 	var hr *unstructured.Unstructured
 	kubetest.EventuallyCtx(t, r.ctx, "helm-controller handled request "+token, func() bool {
 		var err error
-		hr, err = r.dyn.Resource(chartHelmReleases).Namespace(r.ns).Get(r.ctx, status.DefaultHelmRelease, metav1.GetOptions{})
+		hr, err = r.dyn.Resource(kubetest.HelmReleases).Namespace(r.ns).Get(r.ctx, status.DefaultHelmRelease, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
