@@ -40,7 +40,7 @@ func TestAVanishedStatusNeverSkipsAMinorWithHelmController(t *testing.T) {
 	in := planner.Input{Catalog: catalogWith11To14(t), From: skew.MustParse("1.1"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	rig := newChartRig(t, in, map[string]string{
 		status.KeyReleaseRevision: "9", status.KeyChartVersion: "1.1.1", status.KeyValuesChecksum: "from-1.1", status.KeyAdditionalInfo: "{}\n",
-	})
+	}, managementValues)
 	ctx, k := rig.ctx, rig.player
 	rig.wantMinors(t, "1.29 1.30 1.31")
 	rig.waitPasses(t, 1)
