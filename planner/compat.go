@@ -150,7 +150,7 @@ func newestKnown(comp *catalog.Component) skew.Version {
 // does not list is not judged).
 func (p *Plan) thinReleases(cat *catalog.Catalog) string {
 	src, ok := cat.Release(skew.MustParse(p.From.Release))
-	if !ok {
+	if !ok || len(p.Route) < 2 {
 		return ""
 	}
 	judged := map[string]bool{}

@@ -242,11 +242,11 @@ func (p *Plan) routeFor(in Input, from, to *catalog.Release, provider catalog.Pr
 // candidate bestRoute found (via the release of the hop in flight, if
 // any): its route, passes, findings and Kubernetes ranges, with a warning
 // when workers roll more than once or the route takes more than one chart
-// upgrade; or, without a candidate, the direct route and a no-route
-// blocker saying why.
+// upgrade; or, without a candidate, no route (an empty one, never read as
+// a direct hop) and a no-route blocker saying why.
 func (p *Plan) routeOrBlocker(best *candidate, from, to *catalog.Release, via skew.Version) {
 	if best == nil {
-		p.Route = []string{from.Release.String(), to.Release.String()}
+		p.Route = []string{}
 		p.add(noRouteFinding(from, to, via))
 		return
 	}
