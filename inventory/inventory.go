@@ -275,25 +275,17 @@ func (inv *Inventory) addObject(file string, m map[string]any, depth int) {
 	case "Pod":
 		o.Images = images(spec)
 	case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job":
-		o.Images = images(dig(spec, "template", "spec"))
+		o.Images = images(yamldoc.DigMap(spec, "template", "spec"))
 	case "CronJob":
-		o.Images = images(dig(spec, "jobTemplate", "spec", "template", "spec"))
+		o.Images = images(yamldoc.DigMap(spec, "jobTemplate", "spec", "template", "spec"))
 	case "Node":
-		o.KubeletVersion, _ = dig(m, "status", "nodeInfo")["kubeletVersion"].(string)
+		o.KubeletVersion, _ = yamldoc.DigMap(m, "status", "nodeInfo")["kubeletVersion"].(string)
 	case "Secret":
 		if t, _ := m["type"].(string); t == releaseType && depth == 0 {
 			inv.offerRelease(file, o, m)
 		}
 	}
 	inv.Objects = append(inv.Objects, o)
-}
-
-func dig(m map[string]any, keys ...string) map[string]any {
-	for _, k := range keys {
-		next, _ := m[k].(map[string]any)
-		m = next
-	}
-	return m
 }
 
 func images(podSpec map[string]any) []string {
