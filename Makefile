@@ -59,7 +59,7 @@ tools: ## build kustomize and promtool for the manifest tests (.cache/testbin)
 
 .PHONY: fuzz
 fuzz: ## fuzz values render against a reference evaluation by path for a bounded time (FUZZTIME, default 30s)
-	go test ./values -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(or $(FUZZTIME),30s)
+	go test ./values/helmengine -run '^$$' -fuzz '^FuzzRender$$' -fuzztime $(or $(FUZZTIME),30s)
 
 # The packages whose tests start a real API server (their TestMain runs
 # kubetest.Main); every other package is tested before the API server and

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 )
 
 // loadChart loads the sylva-units chart --chart names (name as given, at
@@ -14,13 +14,13 @@ import (
 // one message naming the flag, the reason and the fix; of
 // says which chart the command wants ("" for any sylva-units chart, or
 // " of --to").
-func loadChart(name, path, of string) (*values.Chart, error) {
-	var c *values.Chart
+func loadChart(name, path, of string) (*helmengine.Chart, error) {
+	var c *helmengine.Chart
 	err := fileio.CheckChart(path)
 	if err == nil {
-		c, err = values.LoadChart(path)
+		c, err = helmengine.LoadChart(path)
 	}
-	var le *values.LoadError
+	var le *helmengine.LoadError
 	if errors.As(err, &le) {
 		err = le.Err
 	}

@@ -14,7 +14,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 )
 
 // A request its flags made wrong is refused by the action itself, as a
@@ -22,7 +22,7 @@ import (
 // that can run is not.
 func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 	ns := reconciler.Target{Namespace: "sylva-system", HelmRelease: "sylva-units"}
-	files := []values.File{{Name: "values.yaml", Data: []byte("a: 1\n")}}
+	files := []helmengine.File{{Name: "values.yaml", Data: []byte("a: 1\n")}}
 	_, noValues := PruneAuditRequest{}.Run(context.Background())
 	_, noChartDir := PruneAuditRequest{Chart: "chart.tgz", ChartPath: chartArchive(t)}.Run(context.Background())
 	_, badMinor := KubernetesMinor("1.x")

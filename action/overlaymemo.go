@@ -7,7 +7,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
 // overlayMemo answers planner.Input.Overlay once per distinct input of a
@@ -54,7 +54,7 @@ func keyOf(in planner.Input) overlayKey {
 // error for the plan's own input, through m when m is not nil.
 func (m *overlayMemo) overlayError(in planner.Input, p *planner.Plan) error {
 	if m == nil {
-		_, err := values.GenerateFromPlan(in, p, nil)
+		_, err := overlay.GenerateFromPlan(in, p, nil)
 		return err
 	}
 	k := keyOf(in)
@@ -68,6 +68,6 @@ func (m *overlayMemo) overlayError(in planner.Input, p *planner.Plan) error {
 		m.answers[k] = a
 	}
 	m.mu.Unlock()
-	a.once.Do(func() { _, a.err = values.GenerateFromPlan(in, p, nil) })
+	a.once.Do(func() { _, a.err = overlay.GenerateFromPlan(in, p, nil) })
 	return a.err
 }

@@ -16,7 +16,8 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
+	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
 // PruneAuditRequest is what prune-audit is asked.
@@ -44,7 +45,7 @@ type PruneAuditRequest struct {
 // request is refused (BadRequestError). The chart is loaded first: a
 // --chart that is no chart is refused as such.
 func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
-	var chart *values.Chart
+	var chart *helmengine.Chart
 	defaulted := false
 	if r.Chart != "" {
 		r.say("loading " + r.Chart)
@@ -176,14 +177,14 @@ func policyOf(cat *catalog.Catalog) units.Policy {
 // values render --chart), for the same values files. The schema is not
 // validated: the audit reads the units, and Helm's validator rejects
 // values the chart's CI accepts.
-func (r PruneAuditRequest) chartResolver(ctx context.Context, c *values.Chart, files []units.File) units.Resolver {
-	vf := make([]values.File, len(files))
+func (r PruneAuditRequest) chartResolver(ctx context.Context, c *helmengine.Chart, files []units.File) units.Resolver {
+	vf := make([]helmengine.File, len(files))
 	for i, f := range files {
-		vf[i] = values.File{Name: f.Name, Data: f.Data}
+		vf[i] = helmengine.File{Name: f.Name, Data: f.Data}
 	}
 	return units.ResolverFunc(func(map[string]any) (map[string]map[string]any, error) {
 		r.say("resolving the units with the chart")
-		defs, err := c.Units(ctx, vf, values.ChartOptions{SkipSchemaValidation: true})
+		defs, err := c.Units(ctx, vf, helmengine.ChartOptions{SkipSchemaValidation: true})
 		r.say("resolved")
 		if err != nil {
 			return nil, fmt.Errorf("--chart %s: %w", r.Chart, err)
@@ -239,7 +240,7 @@ func (r PruneAuditRequest) say(s string) {
 // _internal.k8s_version_map (as the overlay tells a chart taken from Git),
 // returned as inferred too, else the catalog's newest, as an example.
 func releaseExample(merged map[string]any, cat *catalog.Catalog) (example, inferred string) {
-	if newest, err := skew.Parse(values.NewestMappedMinor(merged)); err == nil {
+	if newest, err := skew.Parse(overlay.NewestMappedMinor(merged)); err == nil {
 		if rel, ok := cat.ReleaseMappingNewest(newest); ok {
 			return fmt.Sprintf("its _internal.k8s_version_map goes up to Kubernetes %s, as Sylva %s's does: --release %s", newest.Short(), rel.Short(), rel.Short()), rel.Short()
 		}

@@ -10,7 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 )
 
 // StatusSource reads the sylva-units-status ConfigMap (and, live, the Flux
@@ -126,7 +126,7 @@ type Cluster interface {
 	// Nodes reads only the nodes and the DaemonSets' images.
 	Nodes() FactsSource
 	// Objects serves lookup, read-only.
-	Objects() (values.Source, error)
+	Objects() (helmengine.Source, error)
 }
 
 // Inputs is where the inputs a command line names are read: files and
@@ -252,8 +252,8 @@ func readInput[T any](s Sources, flag, name string, parse func([]byte) (T, error
 // Lookup serves lookup, when first asked, from the file File (--status,
 // the status of Namespace) and the objects files (--object), or read-only
 // from the cluster when Live.
-func (s Sources) Lookup(objects []string) func() (values.Source, error) {
-	return func() (values.Source, error) {
+func (s Sources) Lookup(objects []string) func() (helmengine.Source, error) {
+	return func() (helmengine.Source, error) {
 		if !s.Live {
 			return LookupFiles(s.ReadFile, s.File, s.Namespace, objects)
 		}
@@ -266,14 +266,14 @@ func (s Sources) Lookup(objects []string) func() (values.Source, error) {
 
 // ValuesFiles reads the values files names, given with flag (-f), in
 // order.
-func (in Inputs) ValuesFiles(flag string, names []string) ([]values.File, error) {
-	var out []values.File
+func (in Inputs) ValuesFiles(flag string, names []string) ([]helmengine.File, error) {
+	var out []helmengine.File
 	for _, name := range names {
 		data, err := in.ReadFile(flag, name)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, values.File{Name: name, Data: data})
+		out = append(out, helmengine.File{Name: name, Data: data})
 	}
 	return out, nil
 }

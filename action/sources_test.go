@@ -9,7 +9,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 )
 
 // fakeCluster is an action.Cluster whose sources say which connection
@@ -28,11 +28,11 @@ func (s fakeSource) Facts(context.Context) (*inventory.Facts, error) { return ni
 
 func (s fakeSource) Input() string { return s.kind + " " + s.conn }
 
-func (c fakeCluster) Status(ns, _ string) StatusSource { return fakeSource{"status " + ns, c.conn} }
-func (c fakeCluster) Fleet(string) FleetSource         { return fakeSource{"fleet", c.conn} }
-func (c fakeCluster) Facts() FactsSource               { return fakeSource{"facts", c.conn} }
-func (c fakeCluster) Nodes() FactsSource               { return fakeSource{"nodes", c.conn} }
-func (c fakeCluster) Objects() (values.Source, error)  { return values.NewObjects(), nil }
+func (c fakeCluster) Status(ns, _ string) StatusSource    { return fakeSource{"status " + ns, c.conn} }
+func (c fakeCluster) Fleet(string) FleetSource            { return fakeSource{"fleet", c.conn} }
+func (c fakeCluster) Facts() FactsSource                  { return fakeSource{"facts", c.conn} }
+func (c fakeCluster) Nodes() FactsSource                  { return fakeSource{"nodes", c.conn} }
+func (c fakeCluster) Objects() (helmengine.Source, error) { return helmengine.NewObjects(), nil }
 
 func testSources(file, inventory string, live bool) Sources {
 	return Sources{

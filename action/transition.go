@@ -7,7 +7,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
 // Transition is where a release whose status says pr stands in the plan
@@ -26,7 +26,7 @@ func Transition(in planner.Input, pr planner.Progress) (*status.Transition, erro
 	}
 	t := pos.Transition()
 	if pos.Next != nil {
-		if t.NextValues, err = values.PassValues(pos.Next.Values); err != nil {
+		if t.NextValues, err = overlay.PassValues(pos.Next.Values); err != nil {
 			return nil, err
 		}
 	}

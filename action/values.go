@@ -18,7 +18,9 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/units"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/check"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
+	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
 // Releases are the release flags of a command that plans without reading
@@ -58,30 +60,32 @@ type ValuesGenerateRequest struct {
 }
 
 // Run plans and generates the helper values of the plan.
-func (r ValuesGenerateRequest) Run(context.Context) (*values.Generated, error) {
+func (r ValuesGenerateRequest) Run(context.Context) (*overlay.Generated, error) {
 	in, err := r.input()
 	if err != nil {
 		return nil, err
 	}
-	var ch *values.TargetChart
+	var ch *overlay.TargetChart
 	if r.Chart != "" {
 		loaded, err := loadChart(r.Chart, r.ChartPath, " of --to")
 		if err != nil {
 			return nil, err
 		}
-		ch = loaded.Target()
+		// The chart as values generate reads it: its name and version,
+		// and its default values.
+		ch = &overlay.TargetChart{Name: loaded.Name() + " " + loaded.Version(), Values: loaded.Defaults()}
 	}
-	return values.GenerateFor(in, ch)
+	return overlay.GenerateFor(in, ch)
 }
 
 // Kustomize writes the overlay of values generate --kustomize: a kustomize
-// Component (values.KustomizationFile and values.KustomizeValuesFile) for
+// Component (overlay.KustomizationFile and overlay.KustomizeValuesFile) for
 // the release Namespace, into the directory Dir names (Root is its path),
 // created if needed and otherwise replaced whole (CheckKustomizeDir says
 // which directories may be). Selection is how the command was run, for the
 // command that follows the passes.
 type Kustomize struct {
-	Generated *values.Generated
+	Generated *overlay.Generated
 	Dir, Root string
 	Namespace string
 	Selection envelope.Selection
@@ -119,7 +123,7 @@ func (k Kustomize) Run() (KustomizeResult, error) {
 
 // kustomizeFiles are the files of the Component, in the order they are
 // reported.
-var kustomizeFiles = []string{values.KustomizationFile, values.KustomizeValuesFile}
+var kustomizeFiles = []string{overlay.KustomizationFile, overlay.KustomizeValuesFile}
 
 // CheckKustomizeDir refuses, before any work, a --kustomize directory dir
 // (at root) that Kustomize could not write: the directory is replaced
@@ -128,7 +132,7 @@ var kustomizeFiles = []string{values.KustomizationFile, values.KustomizeValuesFi
 // its path may be a symbolic link; its parent must be writable; and it is
 // never the root directory or a path ending in . or .. Unless force, each
 // of the two files it holds must be one values generate wrote and nobody
-// changed since (values.OriginOfKustomize): a file edited by hand is not
+// changed since (overlay.OriginOfKustomize): a file edited by hand is not
 // replaced without a word, as kubectl and helm refuse to clobber.
 func CheckKustomizeDir(dir, root string, force bool) error {
 	if dir == "" {
@@ -149,7 +153,7 @@ func CheckKustomizeDir(dir, root string, force bool) error {
 		case err != nil:
 			return fmt.Errorf("--kustomize: read %s to tell whether values generate wrote it: %w; move it away, or pass --force to replace it", filepath.Join(dir, name), err)
 		}
-		if err := clobbers(filepath.Join(dir, name), values.OriginOfKustomize(data)); err != nil {
+		if err := clobbers(filepath.Join(dir, name), overlay.OriginOfKustomize(data)); err != nil {
 			return err
 		}
 	}
@@ -158,13 +162,13 @@ func CheckKustomizeDir(dir, root string, force bool) error {
 
 // clobbers refuses to replace the file name, of the given origin, that
 // values generate did not write or that was changed since it did.
-func clobbers(name string, origin values.KustomizeOrigin) error {
+func clobbers(name string, origin overlay.KustomizeOrigin) error {
 	switch origin {
-	case values.KustomizeUnchanged:
+	case overlay.KustomizeUnchanged:
 		return nil
-	case values.KustomizeEdited:
+	case overlay.KustomizeEdited:
 		return fmt.Errorf("--kustomize: %s was changed since values generate wrote it (its content no longer matches the digest on its first line), and would be replaced: carry the change into the plan or a component of your own, or pass --force to replace it", name)
-	case values.KustomizeForeign:
+	case overlay.KustomizeForeign:
 	}
 	return fmt.Errorf("--kustomize: %s was not written by values generate (its first line is not the generated marker), and would be replaced: move it away, or pass --force to replace it", name)
 }
@@ -201,7 +205,7 @@ func (k Kustomize) write() ([]string, error) {
 // ValuesRenderRequest is what values render is asked.
 type ValuesRenderRequest struct {
 	Catalog *catalog.Catalog
-	Files   []values.File
+	Files   []helmengine.File
 	// Chart names the chart (--chart) at ChartPath; empty renders the
 	// values' own gotpl.
 	Chart, ChartPath string
@@ -214,7 +218,7 @@ type ValuesRenderRequest struct {
 	// default allow list of the namespace; Lookup returns what serves
 	// lookup (files or a cluster), once the rules parse.
 	AllowLookup []string
-	Lookup      func() (values.Source, error)
+	Lookup      func() (helmengine.Source, error)
 	// SkipSchemaValidation and ValidateChart (--validate) are the chart's
 	// options.
 	SkipSchemaValidation, ValidateChart bool
@@ -251,7 +255,7 @@ func (r ValuesRenderRequest) Run(ctx context.Context) (ValuesRendered, error) {
 	}
 	docs := make([]map[string]any, 0, len(r.Files))
 	for _, f := range r.Files {
-		d, err := values.Parse(f.Data)
+		d, err := helmengine.Parse(f.Data)
 		if err != nil {
 			return ValuesRendered{}, fmt.Errorf("%s: %w", f.Name, err)
 		}
@@ -261,7 +265,7 @@ func (r ValuesRenderRequest) Run(ctx context.Context) (ValuesRendered, error) {
 	if name := overlayWithoutChart(r.Files, docs, merged); name != "" {
 		return ValuesRendered{}, fmt.Errorf("values render: %s is sylva-planner's overlay, which reads the chart's values (_internal.k8s_version_map, the units): render it with the chart, --chart DIR (charts/sylva-units of the release it is for), beside the deployment's -f files", name)
 	}
-	opts := values.RenderOptions{Namespace: r.Namespace}
+	opts := helmengine.RenderOptions{Namespace: r.Namespace}
 	var err error
 	if opts.KubeVersion, err = r.kubeVersion(); err != nil {
 		return ValuesRendered{}, err
@@ -269,7 +273,7 @@ func (r ValuesRenderRequest) Run(ctx context.Context) (ValuesRendered, error) {
 	if opts.Allow, opts.Source, err = r.lookup(); err != nil {
 		return ValuesRendered{}, err
 	}
-	res, err := values.Render(ctx, merged, opts)
+	res, err := helmengine.Render(ctx, merged, opts)
 	if err != nil {
 		return ValuesRendered{}, fmt.Errorf("values render: %w", err)
 	}
@@ -280,7 +284,7 @@ func (r ValuesRenderRequest) Run(ctx context.Context) (ValuesRendered, error) {
 // sylva-planner's overlay (_internal.state.release_transition) when the
 // merged values lack the chart's Kubernetes map it reads: rendered without
 // the chart it can only fail deep in a template. Empty otherwise.
-func overlayWithoutChart(files []values.File, docs []map[string]any, merged map[string]any) string {
+func overlayWithoutChart(files []helmengine.File, docs []map[string]any, merged map[string]any) string {
 	internal, _ := merged["_internal"].(map[string]any)
 	if _, ok := internal["k8s_version_map"]; ok {
 		return ""
@@ -288,7 +292,7 @@ func overlayWithoutChart(files []values.File, docs []map[string]any, merged map[
 	for i, d := range docs {
 		in, _ := d["_internal"].(map[string]any)
 		state, _ := in["state"].(map[string]any)
-		if _, ok := state[values.StateKey]; ok {
+		if _, ok := state[overlay.StateKey]; ok {
 			return files[i].Name
 		}
 	}
@@ -298,13 +302,13 @@ func overlayWithoutChart(files []values.File, docs []map[string]any, merged map[
 // runChart is values render --chart: the chart's own interpretation of
 // the values, read from its sylva-units-values Secret.
 func (r ValuesRenderRequest) runChart(ctx context.Context) (ValuesRendered, error) {
-	opts := values.ChartOptions{
+	opts := helmengine.ChartOptions{
 		Namespace:            r.Namespace,
 		KubeVersion:          r.KubeVersion,
 		SkipSchemaValidation: r.SkipSchemaValidation,
 		Validate:             r.ValidateChart,
 	}
-	if opts.KubeVersion != "" && !values.ValidKubeVersion(opts.KubeVersion) {
+	if opts.KubeVersion != "" && !helmengine.ValidKubeVersion(opts.KubeVersion) {
 		return ValuesRendered{}, fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", opts.KubeVersion)
 	}
 	var err error
@@ -332,10 +336,10 @@ func (r ValuesRenderRequest) say(format string, args ...any) {
 
 // lookup is what lookup may read (the default allow list of the
 // namespace and every --allow-lookup) and where it reads it from.
-func (r ValuesRenderRequest) lookup() ([]values.AllowRule, values.Source, error) {
-	allow := values.DefaultAllowList(r.Namespace)
+func (r ValuesRenderRequest) lookup() ([]helmengine.AllowRule, helmengine.Source, error) {
+	allow := helmengine.DefaultAllowList(r.Namespace)
 	for _, s := range r.AllowLookup {
-		rule, err := values.ParseAllowRule(s)
+		rule, err := helmengine.ParseAllowRule(s)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--allow-lookup: %w", err)
 		}
@@ -351,7 +355,7 @@ func (r ValuesRenderRequest) lookup() ([]values.AllowRule, values.Source, error)
 // kubeVersion is --kube-version, or the management minor of --to.
 func (r ValuesRenderRequest) kubeVersion() (string, error) {
 	if kv := r.KubeVersion; kv != "" {
-		if !values.ValidKubeVersion(kv) {
+		if !helmengine.ValidKubeVersion(kv) {
 			return "", fmt.Errorf("--kube-version %q is not a Kubernetes version; give one such as 1.33 or v1.33.5", kv)
 		}
 		return kv, nil
@@ -377,31 +381,31 @@ func (r ValuesRenderRequest) kubeVersion() (string, error) {
 // ValuesCheckRequest is what values check is asked.
 type ValuesCheckRequest struct {
 	Releases
-	Files     []values.File
+	Files     []helmengine.File
 	Namespace string
 	// Chart names the sylva-units chart of --to (--chart) at ChartPath;
 	// empty checks the helper values' gotpl alone.
 	Chart, ChartPath string
 	// Overlay (--overlay) and SkipSchemaValidation go with Chart.
-	Overlay              *values.File
+	Overlay              *helmengine.File
 	SkipSchemaValidation bool
 	// Progress, when set, is told of each scenario as its render with the
 	// chart starts and ends.
 	Progress func(string)
 	// Selection is how the command was run: the commands the findings
-	// suggest repeat it (values.Suggest).
+	// suggest repeat it (check.Suggest).
 	Selection envelope.Selection
 }
 
 // Run simulates the chart across the plan's passes and lints the helper
 // values.
-func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
+func (r ValuesCheckRequest) Run(ctx context.Context) (*check.Report, error) {
 	in, err := r.input()
 	if err != nil {
 		return nil, err
 	}
 	if r.Chart == "" {
-		return values.Check(ctx, values.CheckInput{Plan: in, Files: r.Files, Namespace: r.Namespace, Selection: r.Selection})
+		return check.Values(ctx, check.ValuesInput{Plan: in, Files: r.Files, Namespace: r.Namespace, Selection: r.Selection})
 	}
 	ch, err := loadChart(r.Chart, r.ChartPath, " of --to")
 	if err != nil {
@@ -417,7 +421,7 @@ func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
 			}
 		}
 	}
-	return values.CheckChart(ctx, values.ChartCheckInput{
+	return check.Chart(ctx, check.ChartInput{
 		Plan: in, Chart: ch, Files: r.Files, Namespace: r.Namespace, SkipSchemaValidation: r.SkipSchemaValidation,
 		Overlay: r.Overlay, Progress: progress, Selection: r.Selection,
 	})
@@ -431,8 +435,8 @@ func (r ValuesCheckRequest) Run(ctx context.Context) (*values.Report, error) {
 // release namespace ns (as lookup asks for it): otherwise the chart would
 // read no status and render a fresh install, the final values, without a
 // word.
-func LookupFiles(read func(flag, name string) ([]byte, error), status, ns string, objects []string) (values.Source, error) {
-	src := values.NewObjects()
+func LookupFiles(read func(flag, name string) ([]byte, error), status, ns string, objects []string) (helmengine.Source, error) {
+	src := helmengine.NewObjects()
 	type input struct{ flag, name string }
 	var inputs []input
 	if status != "" {
@@ -446,7 +450,7 @@ func LookupFiles(read func(flag, name string) ([]byte, error), status, ns string
 		if err != nil {
 			return nil, err
 		}
-		objs, err := values.ParseObjects(data)
+		objs, err := helmengine.ParseObjects(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s %s: %w", in.flag, in.name, err)
 		}

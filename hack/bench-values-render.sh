@@ -23,7 +23,7 @@ if [[ -z "$helm" ]]; then
 fi
 
 go build -o "$work/sylva-planner" ./cmd/sylva-planner
-SYLVA_PLANNER_BENCH_VALUES="$work/values.yaml" go test ./values -run '^TestWriteBenchValues$' -count=1 >/dev/null
+SYLVA_PLANNER_BENCH_VALUES="$work/values.yaml" go test ./values/helmengine -run '^TestWriteBenchValues$' -count=1 >/dev/null
 
 cat > "$work/status.yaml" <<'YAML'
 apiVersion: v1

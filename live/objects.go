@@ -13,13 +13,13 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
 
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 )
 
-var _ values.ServedSource = (*Objects)(nil)
+var _ helmengine.ServedSource = (*Objects)(nil)
 
 // Objects reads objects from a cluster, read-only, for lookup: a
-// values.Source. Kinds the cluster does not serve read as absent.
+// helmengine.Source. Kinds the cluster does not serve read as absent.
 type Objects struct {
 	dyn    dynamic.Interface
 	disc   discovery.CachedDiscoveryInterface
@@ -46,7 +46,7 @@ func NewObjects(c Cluster) (*Objects, error) {
 
 // APIVersions are the API versions the cluster serves, as helm-controller
 // gives them to a render (.Capabilities.APIVersions): "group/version" and
-// "group/version/Kind" of each resource (values.ServedSource). A group
+// "group/version/Kind" of each resource (helmengine.ServedSource). A group
 // that fails discovery is left out, as Helm leaves it.
 func (s *Objects) APIVersions() ([]string, error) {
 	_, lists, err := discovery.ServerGroupsAndResources(s.disc)

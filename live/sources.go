@@ -2,7 +2,7 @@ package live
 
 import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 )
 
 // Sources are the sources of a cluster the actions read (action.Cluster).
@@ -25,4 +25,4 @@ func (s Sources) Facts() action.FactsSource { return &Facts{Cluster: s.Cluster} 
 func (s Sources) Nodes() action.FactsSource { return &Nodes{Cluster: s.Cluster} }
 
 // Objects serves lookup.
-func (s Sources) Objects() (values.Source, error) { return NewObjects(s.Cluster) }
+func (s Sources) Objects() (helmengine.Source, error) { return NewObjects(s.Cluster) }

@@ -35,7 +35,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/units"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
 // TestRealChartTransitionWithHelmController installs the sylva-units chart
@@ -188,7 +188,7 @@ func newChartRig(t *testing.T, in planner.Input, start map[string]string, values
 	if err := yaml.Unmarshal(mustRead(t, filepath.Join(tree.Chart(), "values.yaml")), &chartValues); err != nil {
 		t.Fatal(err)
 	}
-	g, err := values.GenerateFor(in, &values.TargetChart{Name: "main", Values: chartValues})
+	g, err := overlay.GenerateFor(in, &overlay.TargetChart{Name: "main", Values: chartValues})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,13 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/values"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
+	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
 func valuesCommand() *cli.Command {
 	valuesFlag := &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does; - for standard input)", TakesFile: true}
-	nsFlag := cliapp.NamespaceFlag("release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", values.DefaultNamespace)
+	nsFlag := cliapp.NamespaceFlag("release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", helmengine.DefaultNamespace)
 	return &cli.Command{
 		Name:  "values",
 		Usage: "generate, render and check the sylva-units helper values that implement a plan",
@@ -71,7 +72,7 @@ func valuesCommand() *cli.Command {
 				Flags: append(planFlags(), cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
 					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true},
 					&cli.StringFlag{Name: "kustomize", Usage: "write the overlay as a kustomize Component into `DIR` (created if needed, else replaced whole: new, empty, or holding only its two files): the overlay, a ConfigMap generator and a patch appending it last to the sylva-units HelmRelease's valuesFrom", TakesFile: true},
-					cliapp.NamespaceFlag("with --kustomize: the `NAMESPACE` of the ConfigMap it generates, the sylva-units HelmRelease's", values.DefaultNamespace),
+					cliapp.NamespaceFlag("with --kustomize: the `NAMESPACE` of the ConfigMap it generates, the sylva-units HelmRelease's", helmengine.DefaultNamespace),
 					&cli.BoolFlag{Name: "force", Usage: "with --kustomize: replace its files even when values generate did not write them or they were changed since (they are refused otherwise)"}),
 				Action: valuesGenerateAction,
 			},
@@ -212,7 +213,7 @@ func valuesGenerateAction(c *cli.Context) error {
 
 // writeKustomize writes the overlay's kustomize Component into dir and
 // says on stdout what was written and how to wire it.
-func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
+func writeKustomize(c *cli.Context, g *overlay.Generated, dir string) error {
 	res, err := action.Kustomize{Generated: g, Dir: dir, Root: cliapp.EnvOf(c).Path(dir), Namespace: c.String("namespace"), Selection: selectionOf(c), Force: c.Bool("force")}.Run()
 	if err != nil {
 		return err
@@ -221,7 +222,7 @@ func writeKustomize(c *cli.Context, g *values.Generated, dir string) error {
 }
 
 // readValuesFiles reads the -f files.
-func readValuesFiles(c *cli.Context) ([]values.File, error) {
+func readValuesFiles(c *cli.Context) ([]helmengine.File, error) {
 	return inputsOf(cliapp.EnvOf(c)).ValuesFiles("-f", c.StringSlice("values"))
 }
 
@@ -272,8 +273,8 @@ func valuesRenderAction(c *cli.Context) error {
 		fmt.Fprintf(cliapp.EnvOf(c).Stderr, "sylva-planner: warning: %s\n", w)
 	}
 	return cliapp.WriteOutput(c, cliapp.Writers{
-		cliapp.FormatYAML: func(w io.Writer) error { return values.WriteYAML(w, res.Values) },
-		cliapp.FormatJSON: func(w io.Writer) error { return values.WriteJSON(w, res.Values) },
+		cliapp.FormatYAML: func(w io.Writer) error { return helmengine.WriteYAML(w, res.Values) },
+		cliapp.FormatJSON: func(w io.Writer) error { return helmengine.WriteJSON(w, res.Values) },
 	})
 }
 

@@ -19,8 +19,9 @@ const module = "gitlab.com/sylva-projects/sylva-planner"
 
 // The pure packages never read the clock, the environment or the
 // standard streams, never exit, and link no cluster client, controller
-// framework, process execution or Helm (values alone links Helm's engine,
-// which brings client-go; it still builds no client). The packages
+// framework, process execution or Helm (values/helmengine alone links
+// Helm's engine, which brings client-go; it still builds no client, and
+// values/check links it only through values/helmengine). The packages
 // between cmd and the core (the application layer) hold the core's rules
 // too (no clock, environment, stream, cluster client or process; the live
 // sources are handed in by cmd) and, as every package, no command-line
@@ -36,15 +37,18 @@ func checked(t *testing.T) []string {
 
 // linksHelm are the pure packages allowed to link Helm's engine (and so
 // client-go, which it links for lookup).
-var linksHelm = map[string]bool{"values": true}
+var linksHelm = map[string]bool{"values/helmengine": true}
 
-// linksThrough are the project packages through which an application
-// package may link what forbiddenDeps lists: action runs the values
-// commands on values (Helm's engine), the CI commands on ci (git) and
-// reconcile on reconciler (a client cmd builds). It still imports no
-// client, process or network package itself (forbiddenImports) and builds
-// no client: cmd hands the live sources in.
-var linksThrough = map[string][]string{"action": {"values", "ci", "reconciler"}}
+// linksThrough are the project packages through which a package may link
+// what forbiddenDeps lists: values/check renders with values/helmengine
+// (Helm's engine); action runs the values commands on values/helmengine,
+// the CI commands on ci (git) and reconcile on reconciler (a client cmd
+// builds). It still imports no client, process or network package itself
+// (forbiddenImports) and builds no client: cmd hands the live sources in.
+var linksThrough = map[string][]string{
+	"values/check": {"values/helmengine"},
+	"action":       {"values/helmengine", "ci", "reconciler"},
+}
 
 // forbiddenDeps may not be linked by a pure package, directly or not.
 var forbiddenDeps = []string{
@@ -63,9 +67,9 @@ var allowedDeps = []string{"sigs.k8s.io/controller-runtime/pkg/scheme"}
 // (apimachinery links net/http, so only a direct import is refused).
 var forbiddenImports = []string{"net/http", "os/exec", "k8s.io/client-go", "sigs.k8s.io/controller-runtime", "github.com/urfave/cli"}
 
-// allowedImports are the exceptions: values takes the lookup function's
-// dynamic client type, and never builds one.
-var allowedImports = map[string][]string{"values": {"k8s.io/client-go/dynamic"}}
+// allowedImports are the exceptions: values/helmengine takes the lookup
+// function's dynamic client type, and never builds one.
+var allowedImports = map[string][]string{"values/helmengine": {"k8s.io/client-go/dynamic"}}
 
 func repoRoot(t *testing.T) string {
 	t.Helper()

@@ -1,11 +1,11 @@
-package values
+package check
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,17 +16,19 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
+	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
-// CheckInput is what Check simulates.
-type CheckInput struct {
+// ValuesInput is what Values simulates.
+type ValuesInput struct {
 	// Plan is the transition to simulate; its catalog, options and AsOf are
 	// used as given.
 	Plan planner.Input
 	// Files are the values files, merged in order. None means the values
-	// Generate gives for Plan.
-	Files []File
-	// Namespace is the release namespace; empty means DefaultNamespace.
+	// overlay.Generate gives for Plan.
+	Files []helmengine.File
+	// Namespace is the release namespace; empty means helmengine.DefaultNamespace.
 	Namespace string
 	// Selection is how the command was run: the commands the findings
 	// suggest repeat its program name and catalog (Suggest).
@@ -40,7 +42,7 @@ func Suggest(sel envelope.Selection, command string, args ...string) string {
 	return "`" + sel.Command(command, args...) + "`"
 }
 
-// Report is the result of Check.
+// Report is the result of Values and Chart.
 type Report struct {
 	APIVersion string         `json:"apiVersion"`
 	Kind       string         `json:"kind"`
@@ -49,14 +51,14 @@ type Report struct {
 	To         string         `json:"to"`
 	// Values names the checked files, or generatedName.
 	Values []string `json:"values"`
-	// Chart names the chart rendered (name and version) by CheckChart.
+	// Chart names the chart rendered (name and version) by Chart.
 	Chart string `json:"chart,omitempty"`
-	// Notes say what CheckChart could not check, and why.
+	// Notes say what Chart could not check, and why.
 	Notes     []string          `json:"notes,omitempty"`
 	Scenarios []Scenario        `json:"scenarios"`
 	Findings  []planner.Finding `json:"findings"`
 
-	// skipSchema is CheckChart's SkipSchemaValidation, which the values
+	// skipSchema is Chart's SkipSchemaValidation, which the values
 	// render the table's Next suggests is given too.
 	skipSchema bool
 }
@@ -65,7 +67,7 @@ type Report struct {
 type ReportMetadata = envelope.Metadata
 
 // generatedName names, among the values checked, the helper values
-// Generate gives for the plan.
+// overlay.Generate gives for the plan.
 const generatedName = "generated"
 
 // Report kinds.
@@ -109,20 +111,20 @@ func (r *Report) Worst() planner.Severity {
 	return ""
 }
 
-// Check simulates the sylva-units chart across the plan: a fresh install of
+// Values simulates the sylva-units chart across the plan: a fresh install of
 // the target, then each pass of the last hop against the status ConfigMap
 // as it will be before it (the source release's status, then the one
 // written by the previous pass), plus a source status carrying a
 // pre-release version and one carrying a branch name. It compares each
 // render with the plan's values and lints the template text.
-func Check(ctx context.Context, in CheckInput) (*Report, error) {
+func Values(ctx context.Context, in ValuesInput) (*Report, error) {
 	plan, rep, err := planAndReport(in.Plan)
 	if err != nil {
 		return nil, err
 	}
 	var vals map[string]any
 	if len(in.Files) == 0 {
-		g, err := Generate(in.Plan)
+		g, err := overlay.Generate(in.Plan)
 		if err != nil {
 			return nil, fmt.Errorf("check values: %w", err)
 		}
@@ -131,7 +133,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 	} else {
 		docs := make([]map[string]any, 0, len(in.Files))
 		for _, f := range in.Files {
-			d, err := Parse(f.Data)
+			d, err := helmengine.Parse(f.Data)
 			if err != nil {
 				return nil, fmt.Errorf("check values %s: %w", f.Name, err)
 			}
@@ -153,7 +155,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 
 	rel, known := in.Plan.Catalog.Release(in.Plan.To.MinorOnly())
 	if known {
-		if _, set := vals[KeyMachineDeploymentsPaused]; set && !rel.HoldsWorkers() {
+		if _, set := vals[overlay.KeyMachineDeploymentsPaused]; set && !rel.HoldsWorkers() {
 			rep.Findings = append(rep.Findings, unreadPause(rel))
 		}
 		vals = withVersionMap(vals, rel, in.Plan.Provider)
@@ -166,7 +168,7 @@ func Check(ctx context.Context, in CheckInput) (*Report, error) {
 	// the chart writes into additional-info) must record the transition
 	// too: none on a fresh install.
 	overlayForm := c.setsStatusInfo()
-	if _, ok := valueAt(vals, []string{"_internal", "state", StateKey}); ok {
+	if _, ok := dig(vals, "_internal", "state", overlay.StateKey); ok {
 		overlayForm = true
 	}
 	if overlayForm {
@@ -193,10 +195,10 @@ func unreadPause(rel *catalog.Release) planner.Finding {
 		hold = "false, from " + c.HoldWorkers.Source
 	}
 	return planner.Finding{
-		Code: CodeValueNotRead, Severity: planner.SeverityBlocker, Subject: childPath("values", KeyMachineDeploymentsPaused),
+		Code: CodeValueNotRead, Severity: planner.SeverityBlocker, Subject: helmengine.ChildPath("values", overlay.KeyMachineDeploymentsPaused),
 		Message: fmt.Sprintf("the values set %s, which the %s chart does not read (catalog capability hold_workers: %s): it holds no MachineDeployment back, the workers roll on every pass that changes cluster.k8s_version, and the chart's schema refuses an unknown top-level key",
-			KeyMachineDeploymentsPaused, rel.Release, hold),
-		Remediation: "remove " + KeyMachineDeploymentsPaused + " from the values",
+			overlay.KeyMachineDeploymentsPaused, rel.Release, hold),
+		Remediation: "remove " + overlay.KeyMachineDeploymentsPaused + " from the values",
 	}
 }
 
@@ -205,7 +207,7 @@ func unreadPause(rel *catalog.Release) planner.Finding {
 // release maps, for the plan's bootstrap provider) when vals have none:
 // the chart's cluster.k8s_version reads it.
 func withVersionMap(vals map[string]any, rel *catalog.Release, p catalog.Provider) map[string]any {
-	if _, ok := valueAt(vals, []string{"_internal", "k8s_version_map"}); ok {
+	if _, ok := dig(vals, "_internal", "k8s_version_map"); ok {
 		return vals
 	}
 	m := map[string]any{}
@@ -215,17 +217,9 @@ func withVersionMap(vals map[string]any, rel *catalog.Release, p catalog.Provide
 	return units.MergeValues(vals, map[string]any{"_internal": map[string]any{"k8s_version_map": m}})
 }
 
-func clone(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
 type checker struct {
 	ctx context.Context
-	// sel is how the command was run (CheckInput.Selection).
+	// sel is how the command was run (ValuesInput.Selection).
 	sel  envelope.Selection
 	vals map[string]any
 	ns   string
@@ -261,7 +255,7 @@ func statusObject(ns string, data map[string]string) map[string]any {
 	}
 	return map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": StatusConfigMap, "namespace": ns},
+		"metadata": map[string]any{"name": helmengine.StatusConfigMap, "namespace": ns},
 		"data":     d,
 	}
 }
@@ -274,15 +268,15 @@ func statusObject(ns string, data map[string]string) map[string]any {
 // the values have no such map).
 func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 	name, status, want := s.name, s.status, s.want
-	ns := cmp.Or(c.ns, DefaultNamespace)
-	src := NewObjects()
+	ns := cmp.Or(c.ns, helmengine.DefaultNamespace)
+	src := helmengine.NewObjects()
 	if status != nil {
 		src.Add(statusObject(ns, status))
 	}
-	rendered, errs := renderPhased(c.ctx, c.vals, RenderOptions{Namespace: ns, KubeVersion: c.kube, Source: src})
+	rendered, errs := helmengine.RenderPhased(c.ctx, c.vals, helmengine.RenderOptions{Namespace: ns, KubeVersion: c.kube, Source: src})
 	got := c.renderedValues(rendered, errs)
 	info := c.renderedStatusInfo(rendered, errs)
-	for _, k := range statusKeys {
+	for _, k := range overlay.StatusKeys() {
 		if v, ok := info[k]; ok {
 			got[k] = v
 		}
@@ -300,23 +294,23 @@ func (c *checker) run(s planScenario) (map[string]string, map[string]string) {
 // string: its rendered text, else (when its render did not fail) the
 // value itself unless it is a map; then the fields of
 // _internal.state.release_transition over them.
-func (c *checker) renderedValues(rendered map[string]string, errs map[string]*TemplateError) map[string]string {
+func (c *checker) renderedValues(rendered map[string]string, errs map[string]*helmengine.TemplateError) map[string]string {
 	got := map[string]string{}
 	for _, k := range sortedKeys(c.vals) {
-		path := childPath("values", k)
+		path := helmengine.ChildPath("values", k)
 		if s, ok := rendered[path]; ok {
 			got[k] = s
 		} else if _, failed := errs[path]; !failed {
 			if _, isMap := c.vals[k].(map[string]any); !isMap {
-				got[k] = scalarString(c.vals[k])
+				got[k] = overlay.ScalarString(c.vals[k])
 			}
 		}
 	}
-	if s, ok := rendered["values._internal.state."+StateKey]; ok {
+	if s, ok := rendered["values._internal.state."+overlay.StateKey]; ok {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(s), &m); err == nil {
 			for k, v := range m {
-				got[k] = scalarString(v)
+				got[k] = overlay.ScalarString(v)
 			}
 		}
 	}
@@ -327,18 +321,18 @@ func (c *checker) renderedValues(rendered map[string]string, errs map[string]*Te
 // additional_sylva_units_status_info, as a string: its rendered text, else
 // (when its render did not fail) the value itself. It is nil when the
 // values have no such map.
-func (c *checker) renderedStatusInfo(rendered map[string]string, errs map[string]*TemplateError) map[string]string {
-	m, ok := c.vals[StatusInfoKey].(map[string]any)
+func (c *checker) renderedStatusInfo(rendered map[string]string, errs map[string]*helmengine.TemplateError) map[string]string {
+	m, ok := c.vals[overlay.StatusInfoKey].(map[string]any)
 	if !ok {
 		return nil
 	}
 	info := map[string]string{}
 	for _, k := range sortedKeys(m) {
-		path := childPath(childPath("values", StatusInfoKey), k)
+		path := helmengine.ChildPath(helmengine.ChildPath("values", overlay.StatusInfoKey), k)
 		if s, ok := rendered[path]; ok {
 			info[k] = s
 		} else if _, failed := errs[path]; !failed {
-			info[k] = scalarString(m[k])
+			info[k] = overlay.ScalarString(m[k])
 		}
 	}
 	return info
@@ -349,7 +343,7 @@ func (c *checker) renderedStatusInfo(rendered map[string]string, errs map[string
 // evidence that the chart reads a branch as a version; any other error is
 // a template-error blocker, recorded once per path and reason over all
 // scenarios. It returns the errors' messages, by path.
-func (c *checker) noteTemplateErrors(kind scenarioKind, name string, errs map[string]*TemplateError) []string {
+func (c *checker) noteTemplateErrors(kind scenarioKind, name string, errs map[string]*helmengine.TemplateError) []string {
 	var msgs []string
 	for _, p := range sortedKeys(errs) {
 		e := errs[p]
@@ -379,10 +373,10 @@ func (c *checker) noteTemplateErrors(kind scenarioKind, name string, errs map[st
 // scenarios (unsetFinding), one rendered otherwise is a mismatch
 // (mismatchFinding). hasInfo says whether the values have
 // additional_sylva_units_status_info.
-func (c *checker) checkWanted(s planScenario, errs map[string]*TemplateError, got map[string]string, hasInfo bool) {
+func (c *checker) checkWanted(s planScenario, errs map[string]*helmengine.TemplateError, got map[string]string, hasInfo bool) {
 	for _, k := range sortedKeys(s.want) {
 		w := s.want[k]
-		if _, failed := errs[childPath("values", k)]; failed {
+		if _, failed := errs[helmengine.ChildPath("values", k)]; failed {
 			continue
 		}
 		g, ok := got[k]
@@ -409,7 +403,7 @@ func (c *checker) checkWanted(s planScenario, errs map[string]*TemplateError, go
 // in scenario name and the values do not set.
 func (c *checker) unsetFinding(name, k, w string) planner.Finding {
 	return planner.Finding{
-		Code: CodeValuesMismatch, Severity: planner.SeverityBlocker, Subject: childPath("values", k),
+		Code: CodeValuesMismatch, Severity: planner.SeverityBlocker, Subject: helmengine.ChildPath("values", k),
 		Message:     fmt.Sprintf("the plan sets %s (%q in %s) but the values do not set it", k, w, name),
 		Remediation: fmt.Sprintf("give, as the last -f, the helper values %s prints: they set %s in each pass's state (the chart refuses an unknown top-level key)", c.generate(), k),
 	}
@@ -422,12 +416,12 @@ func (c *checker) unsetFinding(name, k, w string) planner.Finding {
 // default), or a plain mismatch; a prerelease scenario notes its evidence.
 func (c *checker) mismatchCode(s planScenario, k, g string, hasInfo bool) string {
 	code := CodeValuesMismatch
-	if hasInfo && slices.Contains(statusKeys, k) {
+	if hasInfo && slices.Contains(overlay.StatusKeys(), k) {
 		code = CodeStatusKeyMismatch
 	}
 	switch s.kind {
 	case kindFresh:
-		if (k == KeyTransitionFromN2 || k == KeyAdditionalReconciliationRequired || k == KeyMachineDeploymentsPaused) && g == "true" {
+		if (k == overlay.KeyTransitionFromN2 || k == overlay.KeyAdditionalReconciliationRequired || k == overlay.KeyMachineDeploymentsPaused) && g == "true" {
 			code = CodeFreshInstallTransition
 			c.note(CodeDigDefault, s.name)
 		}
@@ -447,93 +441,16 @@ func (c *checker) mismatchFinding(name, code, k, w, g string) planner.Finding {
 	}
 	switch code {
 	case CodeStatusKeyMismatch:
-		f.Subject = name + ": " + childPath(childPath("values", StatusInfoKey), k)
+		f.Subject = name + ": " + helmengine.ChildPath(helmengine.ChildPath("values", overlay.StatusInfoKey), k)
 		f.Message = fmt.Sprintf("the status ConfigMap would record %s %q (additional-info), the plan records %q: the next pass reads it", k, g, w)
-		f.Remediation = fmt.Sprintf("set %s.%s as %s does (it reads the pass from _internal.state)", StatusInfoKey, k, c.generate())
+		f.Remediation = fmt.Sprintf("set %s.%s as %s does (it reads the pass from _internal.state)", overlay.StatusInfoKey, k, c.generate())
 	case CodeFreshInstallTransition:
-		f.Message = fmt.Sprintf("a fresh install (no %s ConfigMap) renders %s %q: it takes the transition path and runs an extra pass", StatusConfigMap, k, g)
+		f.Message = fmt.Sprintf("a fresh install (no %s ConfigMap) renders %s %q: it takes the transition path and runs an extra pass", helmengine.StatusConfigMap, k, g)
 		f.Remediation = "treat a missing status ConfigMap as a fresh install: test the lookup result before reading sylva_release"
 	default:
 		f.Remediation = fmt.Sprintf("compare with %s; %s prints values that match", Suggest(c.sel, "plan", "--from", c.rep.From, "--to", c.rep.To), c.generate())
 	}
 	return f
-}
-
-// renderPhased renders the gotpl strings of vals in the order the
-// sylva-units chart interprets them: _internal.state, then the rest of
-// _internal, then everything else, each phase against the values the
-// previous phases rendered (a string sees the raw text of any other
-// string of its own phase). It returns the rendered text and the errors,
-// by values path.
-func renderPhased(ctx context.Context, vals map[string]any, opts RenderOptions) (map[string]string, map[string]*TemplateError) {
-	got := map[string]string{}
-	errs := map[string]*TemplateError{}
-	phases := []func(string) bool{
-		func(p string) bool { return underPath(p, "values._internal.state") },
-		func(p string) bool {
-			return underPath(p, "values._internal") && !underPath(p, "values._internal.state")
-		},
-		func(p string) bool { return !underPath(p, "values._internal") },
-	}
-	cur := vals
-	for _, in := range phases {
-		var slots []slot
-		for _, s := range gotplSlots(cur, "values", nil) {
-			if in(s.path) {
-				slots = append(slots, s)
-			}
-		}
-		r := newRenderer(ctx, cur, opts)
-		if out, err := r.render(slots); err == nil {
-			for i, s := range slots {
-				got[s.path] = out[i]
-			}
-		} else {
-			for _, s := range slots {
-				out, err := r.render([]slot{s})
-				var te *TemplateError
-				switch {
-				case err == nil:
-					got[s.path] = out[0]
-				case errors.As(err, &te):
-					errs[s.path] = te
-				default:
-					errs[s.path] = &TemplateError{Path: s.path, Reason: err.Error()}
-				}
-			}
-		}
-		cur = substitutePaths(cur, "values", got).(map[string]any)
-	}
-	return got, errs
-}
-
-// under reports whether the values path p is prefix or below it.
-func underPath(p, prefix string) bool {
-	return p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[")
-}
-
-// substitutePaths returns a copy of v in which each gotpl string whose
-// path is in rendered is replaced by its rendered text.
-func substitutePaths(v any, path string, rendered map[string]string) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = substitutePaths(x, childPath(path, k), rendered)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = substitutePaths(x, path+"["+strconv.Itoa(i)+"]", rendered)
-		}
-		return out
-	case string:
-		if s, ok := rendered[path]; ok && isTemplate(t) {
-			return s
-		}
-	}
-	return v
 }
 
 // finish adds the lint findings, raising those the renders confirmed to
@@ -569,7 +486,7 @@ func hasCode(fs []planner.Finding, code string) bool {
 
 // scenarioMessage names the scenario of an execution error; a parse error
 // fails in every scenario.
-func scenarioMessage(e *TemplateError, scenario string) string {
+func scenarioMessage(e *helmengine.TemplateError, scenario string) string {
 	if e.Parse {
 		return e.Reason
 	}
@@ -592,8 +509,8 @@ func planAndReport(in planner.Input) (*planner.Plan, *Report, error) {
 	}, nil
 }
 
-// Finding codes of what the chart reads from the values, which Check
-// compares with the plan in each scenario (CheckChart compares what the
+// Finding codes of what the chart reads from the values, which Values
+// compares with the plan in each scenario (Chart compares what the
 // chart renders from them).
 const (
 	// CodeKubernetesVersionMismatch: the Kubernetes version the chart
@@ -617,23 +534,23 @@ const (
 // setsStatusInfo reports whether the values set
 // additional_sylva_units_status_info as a map.
 func (c *checker) setsStatusInfo() bool {
-	_, ok := c.vals[StatusInfoKey].(map[string]any)
+	_, ok := c.vals[overlay.StatusInfoKey].(map[string]any)
 	return ok
 }
 
 // statusMissing reports each status key
 // additional_sylva_units_status_info does not set.
 func (c *checker) statusMissing() {
-	m, _ := c.vals[StatusInfoKey].(map[string]any)
-	for _, k := range statusKeys {
+	m, _ := c.vals[overlay.StatusInfoKey].(map[string]any)
+	for _, k := range overlay.StatusKeys() {
 		if _, ok := m[k]; ok {
 			continue
 		}
 		c.rep.Findings = append(c.rep.Findings, planner.Finding{
-			Code: CodeStatusKeyMissing, Severity: planner.SeverityBlocker, Subject: valuesPath(StatusInfoKey, k),
+			Code: CodeStatusKeyMissing, Severity: planner.SeverityBlocker, Subject: valuesPath(overlay.StatusInfoKey, k),
 			Message: fmt.Sprintf("the values set no %s.%s: the sylva-units-status ConfigMap does not record %s, which the next pass reads to know where the transition stands",
-				StatusInfoKey, k, k),
-			Remediation: fmt.Sprintf("add %s.%s; %s prints it", StatusInfoKey, k, c.generate()),
+				overlay.StatusInfoKey, k, k),
+			Remediation: fmt.Sprintf("add %s.%s; %s prints it", overlay.StatusInfoKey, k, c.generate()),
 		})
 	}
 }
@@ -642,7 +559,7 @@ func (c *checker) statusMissing() {
 func valuesPath(keys ...string) string {
 	p := "values"
 	for _, k := range keys {
-		p = childPath(p, k)
+		p = helmengine.ChildPath(p, k)
 	}
 	return p
 }
@@ -651,8 +568,8 @@ func valuesPath(keys ...string) string {
 // it: the rendered text of a gotpl string, else the value as a string.
 // set is false when the values have nothing there (or a map); failed is
 // true when its render failed (a template-error already names it).
-func (c *checker) renderedAt(rendered map[string]string, errs map[string]*TemplateError, keys ...string) (v string, set, failed bool) {
-	x, ok := valueAt(c.vals, keys)
+func (c *checker) renderedAt(rendered map[string]string, errs map[string]*helmengine.TemplateError, keys ...string) (v string, set, failed bool) {
+	x, ok := dig(c.vals, keys...)
 	if !ok {
 		return "", false, false
 	}
@@ -667,7 +584,7 @@ func (c *checker) renderedAt(rendered map[string]string, errs map[string]*Templa
 	case map[string]any, []any:
 		return "", false, false
 	}
-	return scalarString(x), true, false
+	return overlay.ScalarString(x), true, false
 }
 
 // checkKubernetes compares the Kubernetes minor the chart reads with the
@@ -677,8 +594,8 @@ func (c *checker) renderedAt(rendered map[string]string, errs map[string]*Templa
 // helper value elsewhere (the pass state), the target release's own
 // version, which the chart keeps. A top-level k8s_version_short that is
 // itself the compared helper value is left to values-mismatch.
-func (c *checker) checkKubernetes(scenario string, rendered map[string]string, errs map[string]*TemplateError, want, got map[string]string) {
-	w := want[KeyK8sVersionShort]
+func (c *checker) checkKubernetes(scenario string, rendered map[string]string, errs map[string]*helmengine.TemplateError, want, got map[string]string) {
+	w := want[overlay.KeyK8sVersionShort]
 	if w == "" {
 		return
 	}
@@ -705,22 +622,22 @@ func (c *checker) checkKubernetes(scenario string, rendered map[string]string, e
 			mismatch(valuesPath("cluster", "k8s_version"), fmt.Sprintf("the chart reads cluster.k8s_version %q, the plan sets Kubernetes %s", g, w))
 		}
 	default:
-		short, set, failed := c.renderedAt(rendered, errs, KeyK8sVersionShort)
+		short, set, failed := c.renderedAt(rendered, errs, overlay.KeyK8sVersionShort)
 		switch {
 		case failed:
 		case set:
-			if got[KeyK8sVersionShort] == short && short != w {
+			if got[overlay.KeyK8sVersionShort] == short && short != w {
 				return // the helper value itself: values-mismatch reports it
 			}
-			full, ok := valueAt(c.vals, []string{"_internal", "k8s_version_map", short})
+			full, ok := dig(c.vals, "_internal", "k8s_version_map", short)
 			switch {
 			case !ok:
-				mismatch(valuesPath(KeyK8sVersionShort), fmt.Sprintf("the chart reads k8s_version_short %q, which _internal.k8s_version_map does not map (the render fails); the plan sets Kubernetes %s", short, w))
-			case minorOf(scalarString(full)) != w:
-				mismatch(valuesPath(KeyK8sVersionShort), fmt.Sprintf("the chart reads k8s_version_short %q (cluster.k8s_version %q), the plan sets Kubernetes %s", short, scalarString(full), w))
+				mismatch(valuesPath(overlay.KeyK8sVersionShort), fmt.Sprintf("the chart reads k8s_version_short %q, which _internal.k8s_version_map does not map (the render fails); the plan sets Kubernetes %s", short, w))
+			case minorOf(overlay.ScalarString(full)) != w:
+				mismatch(valuesPath(overlay.KeyK8sVersionShort), fmt.Sprintf("the chart reads k8s_version_short %q (cluster.k8s_version %q), the plan sets Kubernetes %s", short, overlay.ScalarString(full), w))
 			}
 		default:
-			if _, helper := got[KeyK8sVersionShort]; !helper || c.rel == nil {
+			if _, helper := got[overlay.KeyK8sVersionShort]; !helper || c.rel == nil {
 				return
 			}
 			if own := c.rel.Kubernetes.Management.Short(); own != w {
@@ -742,8 +659,8 @@ var longhornUnits = []string{"longhorn", "longhorn-crd"}
 // its helm_chart_versions that renders true (the chart's rule), else, when
 // the values set longhorn_version elsewhere (the pass state), the target
 // release's own, which the chart keeps.
-func (c *checker) checkLonghorn(scenario string, rendered map[string]string, errs map[string]*TemplateError, want, got map[string]string) {
-	w := want[KeyLonghornVersion]
+func (c *checker) checkLonghorn(scenario string, rendered map[string]string, errs map[string]*helmengine.TemplateError, want, got map[string]string) {
+	w := want[overlay.KeyLonghornVersion]
 	if w == "" {
 		return
 	}
@@ -764,7 +681,7 @@ func (c *checker) checkLonghorn(scenario string, rendered map[string]string, err
 					u, c.generate()),
 			})
 		}
-		spec := longhornVersionPath(u)
+		spec := overlay.LonghornVersionPath(u)
 		subject := valuesPath(spec...)
 		g, set, failed := c.renderedAt(rendered, errs, spec...)
 		if failed {
@@ -772,7 +689,7 @@ func (c *checker) checkLonghorn(scenario string, rendered map[string]string, err
 		}
 		if !set || g == "" {
 			set = false
-			if hm, ok := valueAt(c.vals, []string{"units", u, "helm_chart_versions"}); ok {
+			if hm, ok := dig(c.vals, "units", u, "helm_chart_versions"); ok {
 				if m, ok := hm.(map[string]any); ok {
 					subject = valuesPath("units", u, "helm_chart_versions")
 					var on []string
@@ -796,7 +713,7 @@ func (c *checker) checkLonghorn(scenario string, rendered map[string]string, err
 			}
 		}
 		if !set {
-			if _, helper := got[KeyLonghornVersion]; !helper || c.rel == nil {
+			if _, helper := got[overlay.KeyLonghornVersion]; !helper || c.rel == nil {
 				continue
 			}
 			if own, ok := c.rel.Component("longhorn"); ok && own.Version.String() != w && !longhornMatches(own.Version.String(), w) {
@@ -836,4 +753,40 @@ func callsHelper(v any, path []string) ([]string, bool) {
 		}
 	}
 	return nil, false
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// orNone is s, or "none" when s is empty.
+func orNone(s []string) []string {
+	if len(s) == 0 {
+		return []string{"none"}
+	}
+	return s
+}
+
+// earlierHops are the notes of the hops of p before its last, which the
+// charts of their own releases run, not the chart of its target: one per
+// hop, naming its passes and the check of its chart.
+func earlierHops(p *planner.Plan) []string {
+	var notes []string
+	for i := 0; i+1 < len(p.Route)-1; i++ {
+		from, to := overlay.RouteRelease(p, i), overlay.RouteRelease(p, i+1)
+		var passes []string
+		for _, pass := range p.Passes {
+			if pass.Release == to {
+				passes = append(passes, strconv.Itoa(pass.Index))
+			}
+		}
+		if len(passes) == 0 {
+			continue
+		}
+		word, them := "pass", "it"
+		if len(passes) > 1 {
+			word, them = "passes", "them"
+		}
+		notes = append(notes, fmt.Sprintf("%s %s (%s → %s): not checked; the chart of Sylva %s runs %s, not the chart of %s: check %s with values check --from %s --to %s (and --chart of %s's sylva-units)", word, strings.Join(passes, ", "), from, to, to, them, p.To.Release, them, from, to, to))
+	}
+	return notes
 }

@@ -1,4 +1,4 @@
-package values
+package check
 
 import (
 	"cmp"
@@ -17,9 +17,11 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
+	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
-// Finding codes of CheckChart.
+// Finding codes of Chart.
 const (
 	// CodeChartRenderError: the chart fails to render in a scenario.
 	CodeChartRenderError = "chart-render-error"
@@ -27,7 +29,7 @@ const (
 	CodeChartDivergence = "chart-divergence"
 )
 
-// What CheckChart reads in the rendered objects.
+// What Chart reads in the rendered objects.
 const (
 	// chartK8sPath is where the cluster unit's Kubernetes version lands:
 	// the values of the sylva-units-values Secret, which the cluster unit's
@@ -52,19 +54,19 @@ const (
 	statusKustomizationPath = "./kustomize-units/sylva-units-status"
 )
 
-// ChartCheckInput is what CheckChart simulates.
-type ChartCheckInput struct {
+// ChartInput is what Chart simulates.
+type ChartInput struct {
 	// Plan is the transition to simulate.
 	Plan planner.Input
 	// Chart is the sylva-units chart of the plan's target release.
-	Chart *Chart
+	Chart *helmengine.Chart
 	// Files are the deployment's values files (values.yaml is the chart's
 	// own default), merged in order before the overlay.
-	Files []File
+	Files []helmengine.File
 	// Overlay is the helper values file laid over Files; nil means the
-	// values Generate gives for Plan.
-	Overlay *File
-	// Namespace is the release namespace; empty means DefaultNamespace.
+	// values overlay.Generate gives for Plan.
+	Overlay *helmengine.File
+	// Namespace is the release namespace; empty means helmengine.DefaultNamespace.
 	Namespace string
 	// Selection is how the command was run: the commands the findings
 	// suggest repeat its program name and catalog (Suggest).
@@ -85,15 +87,15 @@ type ChartCheckInput struct {
 	Progress func(done, total int, scenario string, finished bool)
 }
 
-// chartUnits are the units whose objects CheckChart reads.
+// chartUnits are the units whose objects Chart reads.
 var chartUnits = []string{"cluster", "longhorn", "longhorn-crd"}
 
-// CheckChart simulates each pass of the plan's last hop on the real chart,
+// Chart simulates each pass of the plan's last hop on the real chart,
 // as helm-controller renders it, with Files and the overlay, against the
 // status ConfigMap the plan expects before the pass (served to `lookup`);
 // plus a fresh install, a status naming a pre-release of the last hop's source
 // (X.Y-pre) and one naming a branch (main). Each scenario renders what the
-// comparison reads (the chart reduced to the units, renderUnits, with the
+// comparison reads (the chart reduced to the units, Input.RenderUnits, with the
 // status Kustomizations' loop over the units restricted to the same units;
 // the whole chart with
 // WholeChart), scenarios in parallel, from the files prepared once. As with
@@ -109,7 +111,7 @@ var chartUnits = []string{"cluster", "longhorn", "longhorn-crd"}
 // that set machine_deployments_paused for such a chart are value-not-read.
 // On a chart that can, the pause is not checked (a note says so). Each
 // divergence is a finding naming the scenario, the object and the path.
-func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
+func Chart(ctx context.Context, in ChartInput) (*Report, error) {
 	if in.Chart == nil {
 		return nil, errors.New("check values on a chart: no chart")
 	}
@@ -119,17 +121,17 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 	}
 	rep.Chart = in.Chart.Name() + " " + in.Chart.Version()
 	rep.skipSchema = in.SkipSchemaValidation
-	files := append([]File(nil), in.Files...)
+	files := append([]helmengine.File(nil), in.Files...)
 	for _, f := range in.Files {
 		rep.Values = append(rep.Values, f.Name)
 	}
-	g, err := Generate(in.Plan)
+	g, err := overlay.Generate(in.Plan)
 	if err != nil {
 		return nil, fmt.Errorf("check values: %w", err)
 	}
 	// The chart of another release runs none of the plan (the overlay is
 	// inert there): every comparison would be a divergence.
-	if got, how := g.ChartRelease(in.Chart.ch.Values, in.Chart.Version()); got != g.To {
+	if got, how := g.ChartRelease(in.Chart.Defaults(), in.Chart.Version()); got != g.To {
 		return nil, fmt.Errorf("check values: chart %s is Sylva %s's (told by %s), not the chart of --to %s, where the plan runs; give the charts/sylva-units of Sylva %s", rep.Chart, got, how, g.To, g.To)
 	}
 	if in.Overlay != nil {
@@ -140,17 +142,17 @@ func CheckChart(ctx context.Context, in ChartCheckInput) (*Report, error) {
 		if err := g.WriteYAML(&b); err != nil {
 			return nil, err
 		}
-		files = append(files, File{Name: generatedName, Data: []byte(b.String())})
+		files = append(files, helmengine.File{Name: generatedName, Data: []byte(b.String())})
 		rep.Values = append(rep.Values, generatedName)
 	}
-	c := chartChecker{ctx: ctx, in: in, files: files, rep: rep, ns: cmp.Or(in.Namespace, DefaultNamespace)}
-	c.input = sync.OnceValues(func() (*renderInput, error) {
-		return in.Chart.input(files, ChartOptions{Namespace: c.ns, SkipSchemaValidation: in.SkipSchemaValidation})
+	c := chartChecker{ctx: ctx, in: in, files: files, rep: rep, ns: cmp.Or(in.Namespace, helmengine.DefaultNamespace)}
+	c.input = sync.OnceValues(func() (*helmengine.Input, error) {
+		return in.Chart.Input(files, helmengine.ChartOptions{Namespace: c.ns, SkipSchemaValidation: in.SkipSchemaValidation})
 	})
 	rel, known := in.Plan.Catalog.Release(in.Plan.To.MinorOnly())
 	c.holds = known && rel.HoldsWorkers()
 	if known && !c.holds {
-		set, err := setsTopLevel(files, KeyMachineDeploymentsPaused)
+		set, err := setsTopLevel(files, overlay.KeyMachineDeploymentsPaused)
 		if err != nil {
 			return nil, fmt.Errorf("check values: %w", err)
 		}
@@ -210,7 +212,7 @@ func (c *chartChecker) finish() *Report {
 // units are rendered, the chart's unit templates found.
 func (c *chartChecker) prepare() error {
 	if !c.in.WholeChart {
-		if err := c.in.Chart.canRenderUnits(); err != nil {
+		if err := c.in.Chart.CanRenderUnits(); err != nil {
 			return err
 		}
 	}
@@ -231,7 +233,7 @@ func (c *chartChecker) unprepared(todo []planScenario, err error) {
 // (named subject in the table), with the values path of err when it names
 // one.
 func renderError(sel envelope.Selection, where, subject string, err error) planner.Finding {
-	var ce *ChartError
+	var ce *helmengine.ChartError
 	if errors.As(err, &ce) && ce.Path != "" {
 		subject += ": " + ce.Path
 	}
@@ -244,8 +246,8 @@ func renderError(sel envelope.Selection, where, subject string, err error) plann
 
 type chartChecker struct {
 	ctx          context.Context
-	in           ChartCheckInput
-	files        []File
+	in           ChartInput
+	files        []helmengine.File
 	ns           string
 	rep          *Report
 	longhornSeen bool
@@ -255,7 +257,7 @@ type chartChecker struct {
 	// input is the files prepared once, which every scenario renders a
 	// copy of: the scenarios differ only in their release (install or
 	// upgrade) and the status their lookup reads.
-	input func() (*renderInput, error)
+	input func() (*helmengine.Input, error)
 }
 
 // CodeKubernetesPin is the finding of values that pin k8s_version_short to a minor that is
@@ -268,18 +270,18 @@ const CodeKubernetesPin = "kubernetes-pin"
 // k8s_version_short (the last one wins, as Helm merges them) that is not
 // the minor plan ends on, or is outside the window of rel (the target);
 // nil when they set none, or the one planned.
-func pinnedMinor(files []File, plan *planner.Plan, rel *catalog.Release) (*planner.Finding, error) {
+func pinnedMinor(files []helmengine.File, plan *planner.Plan, rel *catalog.Release) (*planner.Finding, error) {
 	var pin, from string
 	for _, f := range files {
-		d, err := Parse(f.Data)
+		d, err := helmengine.Parse(f.Data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.Name, err)
 		}
-		if v, ok := d[KeyK8sVersionShort].(string); ok && !isTemplate(v) {
+		if v, ok := d[overlay.KeyK8sVersionShort].(string); ok && !helmengine.IsTemplate(v) {
 			pin, from = v, f.Name
 		}
 	}
-	hop := lastHop(plan)
+	hop := overlay.LastHop(plan)
 	if pin == "" || len(hop) == 0 || rel == nil {
 		return nil, nil
 	}
@@ -293,7 +295,7 @@ func pinnedMinor(files []File, plan *planner.Plan, rel *catalog.Release) (*plann
 	target := rel.Release.Short()
 	rerun := fmt.Sprintf("sylva-planner plan --from %s --to %s --cluster workload --kubernetes %s", plan.From.Release, plan.To.Release, plan.Cluster.Kubernetes)
 	f := planner.Finding{
-		Code: CodeKubernetesPin, Severity: planner.SeverityBlocker, Class: planner.ClassActionable, Subject: from + ": " + KeyK8sVersionShort,
+		Code: CodeKubernetesPin, Severity: planner.SeverityBlocker, Class: planner.ClassActionable, Subject: from + ": " + overlay.KeyK8sVersionShort,
 		Message:     fmt.Sprintf("the values pin k8s_version_short %q and the plan ends the control plane on %s: the overlay never moves a cluster past its values' own minor, so the passes would render %s, not the plan's", pin, want, pin),
 		Remediation: fmt.Sprintf("set k8s_version_short: %q in the values for %s, or plan the cluster's own minors (%s, with --kubernetes-to %s) and check again with the same flags", want, target, rerun, pv.Short()),
 	}
@@ -314,9 +316,9 @@ func windowOf(r *catalog.Release) string {
 }
 
 // setsTopLevel reports whether any of files sets key at the top level.
-func setsTopLevel(files []File, key string) (bool, error) {
+func setsTopLevel(files []helmengine.File, key string) (bool, error) {
 	for _, f := range files {
-		d, err := Parse(f.Data)
+		d, err := helmengine.Parse(f.Data)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", f.Name, err)
 		}
@@ -332,7 +334,7 @@ func setsTopLevel(files []File, key string) (bool, error) {
 func chartStatusObject(ns string, data map[string]string) map[string]any {
 	obj := statusObject(ns, data)
 	info := map[string]any{}
-	for _, k := range statusKeys {
+	for _, k := range overlay.StatusKeys() {
 		if v, ok := data[k]; ok {
 			info[k] = v
 		}
@@ -396,12 +398,12 @@ func (c *chartChecker) renderAll(todo []planScenario) []rendered {
 
 // render renders the chart in one scenario: against the status it names
 // (served to `lookup`), as an upgrade when there is one.
-func (c *chartChecker) render(sc planScenario) (*Manifests, error) {
-	src := NewObjects()
+func (c *chartChecker) render(sc planScenario) (*helmengine.Manifests, error) {
+	src := helmengine.NewObjects()
 	if sc.status != nil {
 		src.Add(chartStatusObject(c.ns, sc.status))
 	}
-	opts := ChartOptions{
+	opts := helmengine.ChartOptions{
 		Namespace: c.ns, Source: src, IsUpgrade: sc.kind != kindFresh && sc.status != nil,
 		SkipSchemaValidation: c.in.SkipSchemaValidation,
 	}
@@ -412,14 +414,10 @@ func (c *chartChecker) render(sc planScenario) (*Manifests, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := in.instance(c.ctx, opts)
-	if err != nil {
-		return nil, err
-	}
 	if c.in.WholeChart {
-		return p.manifests()
+		return in.Render(c.ctx, opts)
 	}
-	return c.in.Chart.renderUnits(p, chartUnits, true)
+	return in.RenderUnits(c.ctx, opts, chartUnits...)
 }
 
 // compare compares what a scenario's render reads (readChart's got) with
@@ -448,7 +446,7 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 			Remediation: fmt.Sprintf("compare with %s; the helper values must reach this object", Suggest(c.in.Selection, "plan", "--from", c.rep.From, "--to", c.rep.To)),
 		})
 	}
-	if w := want[KeyK8sVersionShort]; w != "" {
+	if w := want[overlay.KeyK8sVersionShort]; w != "" {
 		g, ok := got["cluster.k8s_version"]
 		switch v, err := skew.Parse(strings.TrimPrefix(g, "v")); {
 		case !ok:
@@ -457,14 +455,14 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 			diverge(chartK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the chart renders %q", w, g))
 		}
 	}
-	if w := want[KeyK8sVersionShort]; w != "" {
+	if w := want[overlay.KeyK8sVersionShort]; w != "" {
 		if g, ok := got["cluster unit k8s_version"]; ok {
 			if v, err := skew.Parse(strings.TrimPrefix(g, "v")); err != nil || v.Short() != w {
 				diverge(chartClusterK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the cluster unit substitutes %q", w, g))
 			}
 		}
 	}
-	if w := want[KeyLonghornVersion]; w != "" {
+	if w := want[overlay.KeyLonghornVersion]; w != "" {
 		for _, unit := range []string{"longhorn", "longhorn-crd"} {
 			if g, ok := got[unit]; ok && !longhornMatches(g, w) {
 				diverge(fmt.Sprintf(chartLonghornPath, unit), fmt.Sprintf("the plan sets Longhorn %s, the %s unit renders chart version %q", w, unit, g))
@@ -475,7 +473,7 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 		c.compareWorkers(s, got, diverge)
 	}
 	info, infoErr := statusInfo(got["additional-info"])
-	for _, k := range statusKeys {
+	for _, k := range overlay.StatusKeys() {
 		w, ok := want[k]
 		if !ok {
 			continue
@@ -554,19 +552,19 @@ func statusInfo(text string) (map[string]string, error) {
 		return nil, err
 	}
 	for k, v := range m {
-		out[k] = scalarString(v)
+		out[k] = overlay.ScalarString(v)
 	}
 	return out, nil
 }
 
-// readChart reads, from a render, what CheckChart compares:
+// readChart reads, from a render, what Chart compares:
 // "cluster.k8s_version" from the sylva-units-values Secret, "cluster unit
 // k8s_version" from the Secret the cluster unit's Kustomization substitutes
 // (VALUES_B64), "longhorn" and "longhorn-crd" (the chart version of the
 // HelmRelease each unit's Kustomization patches, when the unit is deployed)
 // and "additional-info" (the status ConfigMap the sylva-units-status
 // Kustomization writes).
-func readChart(m *Manifests) map[string]string {
+func readChart(m *helmengine.Manifests) map[string]string {
 	got := map[string]string{}
 	for _, o := range m.Objects {
 		md, _ := o["metadata"].(map[string]any)
@@ -575,15 +573,15 @@ func readChart(m *Manifests) map[string]string {
 		case "Secret":
 			sd, _ := o["stringData"].(map[string]any)
 			switch {
-			case name == valuesSecret:
+			case name == helmengine.ValuesSecret:
 				text, _ := sd["values"].(string)
 				var vals map[string]any
-				if yaml.Unmarshal([]byte(strings.ReplaceAll(text, "{{", rawShield)), &vals) != nil {
+				if yaml.Unmarshal([]byte(strings.ReplaceAll(text, "{{", helmengine.RawShield)), &vals) != nil {
 					continue
 				}
 				if cl, ok := vals["cluster"].(map[string]any); ok {
 					if v, ok := cl["k8s_version"]; ok {
-						got["cluster.k8s_version"] = scalarString(v)
+						got["cluster.k8s_version"] = overlay.ScalarString(v)
 					}
 				}
 			case strings.HasPrefix(name, "kustomization-unit-substitute-cluster-"):
@@ -594,7 +592,7 @@ func readChart(m *Manifests) map[string]string {
 				}
 				var vals map[string]any
 				if yaml.Unmarshal(raw, &vals) == nil && vals["k8s_version"] != nil {
-					got["cluster unit k8s_version"] = scalarString(vals["k8s_version"])
+					got["cluster unit k8s_version"] = overlay.ScalarString(vals["k8s_version"])
 				}
 			}
 		case "Kustomization":
@@ -617,7 +615,7 @@ func readChart(m *Manifests) map[string]string {
 					var obj map[string]any
 					if yaml.Unmarshal([]byte(text), &obj) == nil && obj["kind"] == "ConfigMap" {
 						if v, ok := dig(obj, "data", "additional-info"); ok {
-							got["additional-info"] = scalarString(v)
+							got["additional-info"] = overlay.ScalarString(v)
 						}
 					}
 				default:
@@ -647,7 +645,7 @@ func helmReleaseChartVersion(patch string) (string, bool) {
 			return "", false
 		}
 		if v, ok := dig(d, "spec", "chart", "spec", "version"); ok {
-			return scalarString(v), true
+			return overlay.ScalarString(v), true
 		}
 	case []any:
 		var out string
@@ -672,7 +670,7 @@ func helmReleaseChartVersion(patch string) (string, bool) {
 					continue
 				}
 			}
-			out, found = scalarString(v), true
+			out, found = overlay.ScalarString(v), true
 		}
 		return out, found
 	}

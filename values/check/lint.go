@@ -1,4 +1,4 @@
-package values
+package check
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 )
 
 // Finding codes of `values check`. Tests and machines match on them.
@@ -44,12 +45,6 @@ const (
 	CodeUnquotedVersionKey = "unquoted-version-key"
 )
 
-// File is a values file given to Check or Lint.
-type File struct {
-	Name string
-	Data []byte
-}
-
 var (
 	actionRE      = regexp.MustCompile(`(?s)\{\{(.*?)\}\}`)
 	stringLitRE   = regexp.MustCompile("\"(?:[^\"\\\\]|\\\\.)*\"|`[^`]*`")
@@ -66,19 +61,19 @@ var (
 // lintTemplates analyses the text of every gotpl string of vals.
 func lintTemplates(vals map[string]any) []planner.Finding {
 	var out []planner.Finding
-	for _, s := range gotplSlots(vals, "values", nil) {
+	for _, s := range helmengine.GotplStrings(vals) {
 		out = append(out, lintTemplate(vals, s)...)
 	}
 	return out
 }
 
-func lintTemplate(vals map[string]any, s slot) []planner.Finding {
+func lintTemplate(vals map[string]any, s helmengine.GotplString) []planner.Finding {
 	var out []planner.Finding
 	add := func(code string, sev planner.Severity, msg, fix string) {
-		out = append(out, planner.Finding{Code: code, Severity: sev, Subject: s.path, Message: msg, Remediation: fix})
+		out = append(out, planner.Finding{Code: code, Severity: sev, Subject: s.Path, Message: msg, Remediation: fix})
 	}
 	hyphenSeen := map[string]bool{}
-	for _, m := range actionRE.FindAllStringSubmatch(s.text, -1) {
+	for _, m := range actionRE.FindAllStringSubmatch(s.Text, -1) {
 		action := m[1]
 		bare := stringLitRE.ReplaceAllString(action, `""`)
 		for _, f := range hyphenFieldRE.FindAllString(bare, -1) {
@@ -99,12 +94,12 @@ func lintTemplate(vals map[string]any, s slot) []planner.Finding {
 			}
 		}
 		for _, ref := range referencedValues(action) {
-			if interpretedBefore(ref, s.path) {
+			if interpretedBefore(ref, s.Path) {
 				continue
 			}
-			target, ok := valueAt(vals, ref)
+			target, ok := dig(vals, ref...)
 			str, isStr := target.(string)
-			if !ok || !isStr || !isTemplate(str) {
+			if !ok || !isStr || !helmengine.IsTemplate(str) {
 				continue
 			}
 			name := "values." + strings.Join(ref, ".")
@@ -119,13 +114,13 @@ func lintTemplate(vals map[string]any, s slot) []planner.Finding {
 			}
 		}
 	}
-	if strings.Contains(s.text, "semverCompare") && !strings.Contains(s.text, "regexMatch") && !strings.Contains(s.text, "regexFind") {
+	if strings.Contains(s.Text, "semverCompare") && !strings.Contains(s.Text, "regexMatch") && !strings.Contains(s.Text, "regexFind") {
 		add(CodeSemverBranchName, planner.SeverityWarning,
 			"a value compared with semverCompare may be a branch name or a development version (\"main\"): semverCompare then fails the whole render",
 			`check the value with regexMatch "^[0-9]+[.][0-9]+" before semverCompare, or compare minors as strings`)
 	}
-	if strings.Contains(s.text, "lookup") {
-		for _, d := range digDefaultRE.FindAllStringSubmatch(s.text, -1) {
+	if strings.Contains(s.Text, "lookup") {
+		for _, d := range digDefaultRE.FindAllStringSubmatch(s.Text, -1) {
 			add(CodeDigDefault, planner.SeverityWarning,
 				fmt.Sprintf("the dig default %q for sylva_release makes a fresh install (no status ConfigMap) look like an upgrade from %s", d[1], d[1]),
 				`test the lookup result first: a missing ConfigMap is a fresh install (no transition); a ConfigMap without sylva_release is a release that did not record it`)
@@ -141,10 +136,10 @@ func interpretedBefore(ref []string, path string) bool {
 	if len(ref) == 0 || ref[0] != "_internal" {
 		return false
 	}
-	if len(ref) > 1 && ref[1] == "state" && !underPath(path, "values._internal.state") {
+	if len(ref) > 1 && ref[1] == "state" && !helmengine.UnderPath(path, "values._internal.state") {
 		return true
 	}
-	return !underPath(path, "values._internal")
+	return !helmengine.UnderPath(path, "values._internal")
 }
 
 // referencedValues lists the value paths an action reads with .Values.a.b
@@ -165,22 +160,9 @@ func referencedValues(action string) [][]string {
 	return out
 }
 
-func valueAt(v any, path []string) (any, bool) {
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
-}
-
 // lintKeys finds map keys written as unquoted numbers that look like
 // versions.
-func lintKeys(f File) ([]planner.Finding, error) {
+func lintKeys(f helmengine.File) ([]planner.Finding, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(f.Data, &root); err != nil {
 		return nil, fmt.Errorf("parse %s: %w", f.Name, err)
@@ -211,12 +193,12 @@ func lintKeys(f File) ([]planner.Finding, error) {
 					}
 					out = append(out, planner.Finding{
 						Code: CodeUnquotedVersionKey, Severity: sev,
-						Subject:     fmt.Sprintf("%s:%d %s", f.Name, k.Line, childPath(path, k.Value)),
+						Subject:     fmt.Sprintf("%s:%d %s", f.Name, k.Line, helmengine.ChildPath(path, k.Value)),
 						Message:     msg,
 						Remediation: fmt.Sprintf("quote the key: %q:", k.Value),
 					})
 				}
-				walk(v, childPath(path, k.Value))
+				walk(v, helmengine.ChildPath(path, k.Value))
 			}
 		case yaml.ScalarNode, yaml.AliasNode:
 		}

@@ -1,7 +1,8 @@
-package values
+package check
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 
 	"sigs.k8s.io/yaml"
@@ -9,6 +10,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
 // scenario kinds, which decide how findings are named.
@@ -85,12 +87,12 @@ type scenarioOptions struct {
 // (sylva_branch release-X.Y). The status before the next pass is built from what render
 // returns for a pass (see nextStatus).
 func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, render func(planScenario) (got, info map[string]string)) error {
-	final, err := finalValues(plan, in.Catalog, in.To)
+	final, err := overlay.FinalValues(plan, in.Catalog, in.To)
 	if err != nil {
 		return err
 	}
 	if o.transition {
-		final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
+		final[overlay.KeyTransitionFrom], final[overlay.KeyTransitionPass] = "", ""
 	}
 	render(planScenario{kind: kindFresh, name: "fresh install of " + plan.To.Release, want: final})
 
@@ -98,33 +100,33 @@ func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, rend
 	if err != nil {
 		return err
 	}
-	for i, pass := range lastHop(plan) {
-		want, err := passValues(pass)
+	for i, pass := range overlay.LastHop(plan) {
+		want, err := overlay.PassValues(pass.Values)
 		if err != nil {
 			return err
 		}
 		if o.transition {
-			want[KeyTransitionFrom], want[KeyTransitionPass] = hopSource(plan), strconv.Itoa(pass.HopPass)
+			want[overlay.KeyTransitionFrom], want[overlay.KeyTransitionPass] = overlay.HopSource(plan), strconv.Itoa(pass.HopPass)
 		}
-		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, hopSource(plan), plan.To.Release)
+		name := fmt.Sprintf("pass %d of %d (%s → %s)", pass.HopPass, pass.HopPasses, overlay.HopSource(plan), plan.To.Release)
 		wv := workersVersionBefore(plan, in, pass)
 		got, info := render(planScenario{kind: kindPass, name: name, status: status, want: want, pass: &pass, workersVersion: wv})
 		if i == 0 && status != nil {
 			// The hop's source release as a pre-release (1.3-pre): what
 			// a status written by a development chart of that line says.
-			pre := clone(status)
-			pre[KeySylvaRelease] = hopSource(plan) + "-pre"
+			pre := maps.Clone(status)
+			pre[overlay.KeySylvaRelease] = overlay.HopSource(plan) + "-pre"
 			render(planScenario{kind: kindPrerelease, name: name + " from a pre-release status", status: pre, want: want, pass: &pass, workersVersion: wv})
-			branch := clone(status)
-			branch[KeySylvaRelease] = "main"
+			branch := maps.Clone(status)
+			branch[overlay.KeySylvaRelease] = "main"
 			render(planScenario{kind: kindBranch, name: name + " from a status naming a branch", status: branch, pass: &pass, workersVersion: wv})
 			// The hop's source named only by its release branch
 			// (sylva_branch: release-1.5, no sylva_release), as a
 			// development chart of that branch writes it: the release
 			// status.Status.Release reads.
-			byBranch := clone(status)
-			delete(byBranch, KeySylvaRelease)
-			byBranch[KeySylvaBranch] = "release-" + hopSource(plan)
+			byBranch := maps.Clone(status)
+			delete(byBranch, overlay.KeySylvaRelease)
+			byBranch[overlay.KeySylvaBranch] = "release-" + overlay.HopSource(plan)
 			render(planScenario{kind: kindReleaseBranch, name: name + " from a status naming its release branch", status: byBranch, want: want, pass: &pass, workersVersion: wv})
 		}
 		if status, err = nextStatus(pass, got, info); err != nil {
@@ -136,7 +138,7 @@ func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, rend
 
 // sourceStatus is the status ConfigMap data before the first pass of the
 // last hop: the previous hop's last expected status, or the source
-// release's own (no sylva_release up to LegacyRelease).
+// release's own (no sylva_release up to overlay.LegacyRelease).
 func sourceStatus(plan *planner.Plan, from skew.Version) (map[string]string, error) {
 	var prev *planner.Pass
 	for i := range plan.Passes {
@@ -145,12 +147,12 @@ func sourceStatus(plan *planner.Plan, from skew.Version) (map[string]string, err
 		}
 	}
 	if prev != nil {
-		return flatten(prev.ExpectedStatus)
+		return overlay.StatusValues(prev.ExpectedStatus)
 	}
 	st := map[string]string{"release-revision": "1"}
-	if from.MinorOnly().Compare(skew.MustParse(LegacyRelease)) > 0 {
-		st[KeySylvaRelease] = from.String()
-		st[KeyAdditionalReconciliationRequired] = "false"
+	if from.MinorOnly().Compare(skew.MustParse(overlay.LegacyRelease)) > 0 {
+		st[overlay.KeySylvaRelease] = from.String()
+		st[overlay.KeyAdditionalReconciliationRequired] = "false"
 	}
 	return st, nil
 }
@@ -160,7 +162,7 @@ func sourceStatus(plan *planner.Plan, from skew.Version) (map[string]string, err
 // as the YAML of additional-info when the values set
 // additional_sylva_units_status_info (info non-nil), else as data keys.
 func nextStatus(pass planner.Pass, got, info map[string]string) (map[string]string, error) {
-	st, err := flatten(pass.ExpectedStatus)
+	st, err := overlay.StatusValues(pass.ExpectedStatus)
 	if err != nil {
 		return nil, err
 	}
@@ -168,17 +170,17 @@ func nextStatus(pass planner.Pass, got, info map[string]string) (map[string]stri
 	if info != nil {
 		// The chart writes the YAML of additional_sylva_units_status_info
 		// into additional-info and nothing else of the values.
-		for _, k := range statusKeys {
+		for _, k := range overlay.StatusKeys() {
 			delete(st, k)
 		}
 		y, err := yaml.Marshal(info)
 		if err != nil {
-			return nil, fmt.Errorf("encode %s: %w", AdditionalInfo, err)
+			return nil, fmt.Errorf("encode %s: %w", overlay.AdditionalInfo, err)
 		}
-		st[AdditionalInfo] = string(y)
+		st[overlay.AdditionalInfo] = string(y)
 		return st, nil
 	}
-	for _, k := range statusKeys {
+	for _, k := range overlay.StatusKeys() {
 		if v, ok := got[k]; ok {
 			st[k] = v
 		}

@@ -1,4 +1,4 @@
-package values
+package check
 
 import (
 	"fmt"
@@ -140,20 +140,4 @@ func (r *Report) writeNotes(w io.Writer, b *strings.Builder) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// WriteYAML writes rendered values as YAML (keys sorted).
-func WriteYAML(w io.Writer, vals map[string]any) error {
-	if err := envelope.WriteYAML(w, vals); err != nil {
-		return fmt.Errorf("write values: %w", err)
-	}
-	return nil
-}
-
-// WriteJSON writes rendered values as indented JSON (keys sorted).
-func WriteJSON(w io.Writer, vals map[string]any) error {
-	if err := envelope.WriteJSON(w, vals); err != nil {
-		return fmt.Errorf("write values: %w", err)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package values
+package helmengine
 
 import (
 	"fmt"
@@ -21,15 +21,15 @@ const (
 	// evalTemplate is the extra template of Chart.Eval; its name sorts
 	// before the others so that it runs last.
 	evalTemplate = "templates/0-sylva-planner-eval.yaml"
-	// valuesSecret is the name of the Secret holding the interpreted values.
-	valuesSecret = "sylva-units-values"
+	// ValuesSecret is the name of the Secret holding the interpreted values.
+	ValuesSecret = "sylva-units-values"
 	// rawOverride replaces the chart's "unshield-raw" (which turns the
 	// shield 《 back into {{ in the Secret's YAML text, leaving YAML that
 	// may not parse) by the identity; Values then unshields the parsed
 	// strings. Its name sorts so that Helm parses it last.
 	rawOverride = "templates/_0-sylva-planner-unshield.tpl"
-	// rawShield is the character sylva-units' "(raw)" values use for {{.
-	rawShield = "《"
+	// RawShield is the character sylva-units' "(raw)" values use for {{.
+	RawShield = "《"
 )
 
 // Chart is a chart loaded once and rendered many times. It is safe for
@@ -115,8 +115,6 @@ func (c *Chart) Name() string { return c.ch.Name() }
 // Version is the chart's version.
 func (c *Chart) Version() string { return c.ch.Metadata.Version }
 
-// Target is the chart as values generate reads it: its name and version,
-// and its default values.
-func (c *Chart) Target() *TargetChart {
-	return &TargetChart{Name: c.Name() + " " + c.Version(), Values: c.ch.Values}
-}
+// Defaults are the chart's default values (its values.yaml), which the
+// caller must not change.
+func (c *Chart) Defaults() map[string]any { return c.ch.Values }

@@ -1,4 +1,4 @@
-package values
+package helmengine
 
 import (
 	"fmt"
@@ -116,7 +116,7 @@ func stringsContaining(v any, p, sub string, out []string) []string {
 	switch t := v.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(t) {
-			out = stringsContaining(t[k], childPath(p, k), sub, out)
+			out = stringsContaining(t[k], ChildPath(p, k), sub, out)
 		}
 	case chartutil.Values:
 		return stringsContaining(map[string]any(t), p, sub, out)
@@ -125,7 +125,7 @@ func stringsContaining(v any, p, sub string, out []string) []string {
 			out = stringsContaining(x, fmt.Sprintf("%s[%d]", p, i), sub, out)
 		}
 	case string:
-		if isTemplate(t) && strings.Contains(t, sub) {
+		if IsTemplate(t) && strings.Contains(t, sub) {
 			out = append(out, p)
 		}
 	}

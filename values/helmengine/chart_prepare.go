@@ -1,4 +1,4 @@
-package values
+package helmengine
 
 import (
 	"cmp"
@@ -126,27 +126,33 @@ func (p *prepared) warnings() []string {
 // chart's defaults, validates the schema and builds the render context,
 // as Helm's install action does.
 func (c *Chart) prepare(ctx context.Context, files []File, opts ChartOptions) (*prepared, error) {
-	in, err := c.input(files, opts)
+	in, err := c.Input(files, opts)
 	if err != nil {
 		return nil, err
 	}
 	return &prepared{ch: in.ch, top: in.top, guard: newLookupGuard(ctx, in.ns, opts.Source, opts.Allow), frames: in.frames}, nil
 }
 
-// renderInput is what prepare builds before a render: the chart tree with
-// its dependencies processed for the values, and the render context whose
-// .Values are the coalesced values. A render changes both (the engine
-// writes into .Values, reduce into the templates), so one input serves
-// several renders only through instance.
-type renderInput struct {
+// Input is what a render starts from, built once (Chart.Input): the
+// chart tree with its dependencies processed for the values, and the
+// render context whose .Values are the values files merged, coalesced
+// with the chart's defaults and checked against its schema. A render
+// changes both (the engine writes into .Values, reduce into the
+// templates), so one input serves several renders, at the same time too,
+// only through instance (Render, RenderUnits).
+type Input struct {
+	chart  *Chart
 	ch     *chart.Chart
 	top    chartutil.Values
 	ns     string
 	frames shortcutFrames
 }
 
-// input merges, coalesces and validates the files for prepare.
-func (c *Chart) input(files []File, opts ChartOptions) (*renderInput, error) {
+// Input merges the files as `helm -f` does, coalesces them with the
+// chart's defaults and validates the schema, as Helm's install action
+// does, for the renders of the input (its Render and RenderUnits). Errors
+// as for Values.
+func (c *Chart) Input(files []File, opts ChartOptions) (*Input, error) {
 	docs := make([]map[string]any, 0, len(files))
 	for _, f := range files {
 		d, err := Parse(f.Data)
@@ -175,7 +181,7 @@ func (c *Chart) input(files []File, opts ChartOptions) (*renderInput, error) {
 	// chart's): the copy in the tree would only take memory while the
 	// input lives.
 	dropValues(ch)
-	return &renderInput{ch: ch, top: top, ns: ropts.Namespace, frames: c.frames}, nil
+	return &Input{chart: c, ch: ch, top: top, ns: ropts.Namespace, frames: c.frames}, nil
 }
 
 // dropValues empties the values of a chart tree that cloneChart copied.
@@ -215,7 +221,7 @@ func releaseContext(opts ChartOptions) (chartutil.ReleaseOptions, *chartutil.Cap
 // copy of the input's .Values; lookup is served from opts.Source within
 // opts.Allow. The input is left as it was, so instances may render at the
 // same time.
-func (in *renderInput) instance(ctx context.Context, opts ChartOptions) (*prepared, error) {
+func (in *Input) instance(ctx context.Context, opts ChartOptions) (*prepared, error) {
 	ropts, caps, err := releaseContext(opts)
 	if err != nil {
 		return nil, err

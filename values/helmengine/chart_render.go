@@ -1,4 +1,4 @@
-package values
+package helmengine
 
 import (
 	"context"
@@ -120,21 +120,21 @@ func (c *Chart) Values(ctx context.Context, files []File, opts ChartOptions) (*C
 		StringData map[string]string `json:"stringData"`
 	}
 	if err := yaml.Unmarshal([]byte(text), &secret); err != nil {
-		return nil, fmt.Errorf("chart %s: read the %s Secret: %w", c.ch.Name(), valuesSecret, err)
+		return nil, fmt.Errorf("chart %s: read the %s Secret: %w", c.ch.Name(), ValuesSecret, err)
 	}
 	raw, ok := secret.StringData["values"]
-	if secret.Kind != "Secret" || secret.Metadata.Name != valuesSecret || !ok {
-		return nil, fmt.Errorf("chart %s: %s does not render a %s Secret with stringData.values", c.ch.Name(), secretTemplate, valuesSecret)
+	if secret.Kind != "Secret" || secret.Metadata.Name != ValuesSecret || !ok {
+		return nil, fmt.Errorf("chart %s: %s does not render a %s Secret with stringData.values", c.ch.Name(), secretTemplate, ValuesSecret)
 	}
 	if c.unshield {
 		// Shielded again, the text parses even where the chart's
 		// unshield-raw left a "(raw)" string as unquoted flow syntax; the
 		// reduced render did not unshield it at all.
-		raw = strings.ReplaceAll(raw, "{{", rawShield)
+		raw = strings.ReplaceAll(raw, "{{", RawShield)
 	}
 	vals, err := Parse([]byte(raw))
 	if err != nil {
-		return nil, fmt.Errorf("chart %s: the %s Secret: %w", c.ch.Name(), valuesSecret, err)
+		return nil, fmt.Errorf("chart %s: the %s Secret: %w", c.ch.Name(), ValuesSecret, err)
 	}
 	if c.unshield {
 		vals = unshieldRaw(vals).(map[string]any)
@@ -150,7 +150,7 @@ func unshieldRaw(v any) any {
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, x := range t {
-			out[strings.ReplaceAll(k, rawShield, "{{")] = unshieldRaw(x)
+			out[strings.ReplaceAll(k, RawShield, "{{")] = unshieldRaw(x)
 		}
 		return out
 	case []any:
@@ -160,7 +160,7 @@ func unshieldRaw(v any) any {
 		}
 		return out
 	case string:
-		return strings.ReplaceAll(t, rawShield, "{{")
+		return strings.ReplaceAll(t, RawShield, "{{")
 	}
 	return v
 }
@@ -189,9 +189,9 @@ func (c *Chart) Eval(ctx context.Context, files []File, opts ChartOptions, text 
 	return out[path.Join(p.ch.Name(), evalTemplate)], nil
 }
 
-// canRenderUnits says why the chart cannot be reduced to its units
-// (renderUnits), if it cannot.
-func (c *Chart) canRenderUnits() error {
+// CanRenderUnits says why the chart cannot be reduced to its units
+// (Input.RenderUnits), if it cannot.
+func (c *Chart) CanRenderUnits() error {
 	if unitsLoop.FindStringIndex(c.units) == nil || c.values == "" {
 		return fmt.Errorf("chart %s has no loop over .Values.units in %s or no %s; render the whole chart instead", c.ch.Name(), unitsTemplate, secretTemplate)
 	}
@@ -237,6 +237,36 @@ func (c *Chart) renderUnits(p *prepared, units []string, pickStatus bool) (*Mani
 		secretTemplate: values,
 	})
 	return p.manifests()
+}
+
+// Render renders every template of the chart from in, as helm-controller
+// does, in the release context of opts (install, or upgrade with
+// opts.IsUpgrade and its Revision), with `lookup` served from opts.Source
+// within opts.Allow. Errors as for Values.
+func (in *Input) Render(ctx context.Context, opts ChartOptions) (*Manifests, error) {
+	p, err := in.instance(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return p.manifests()
+}
+
+// RenderUnits renders from in, in the release context of opts as Render
+// does, the chart reduced to the named units (renderUnits): units.yaml's
+// loop over the units and the loops of the status Kustomizations
+// restricted to them. Each object but the status Kustomizations is the
+// one the whole chart renders; those name the units given only, the rest
+// of each (its additional-info among it) as the whole chart renders it.
+// The chart must allow it (CanRenderUnits).
+func (in *Input) RenderUnits(ctx context.Context, opts ChartOptions, units ...string) (*Manifests, error) {
+	if err := in.chart.CanRenderUnits(); err != nil {
+		return nil, err
+	}
+	p, err := in.instance(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return in.chart.renderUnits(p, units, true)
 }
 
 // manifests renders a prepared chart and decodes its objects.

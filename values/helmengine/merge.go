@@ -1,4 +1,4 @@
-package values
+package helmengine
 
 import (
 	"fmt"
@@ -9,6 +9,12 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
+
+// File is a values file, as `helm -f` takes one: its name and contents.
+type File struct {
+	Name string
+	Data []byte
+}
 
 // Parse decodes one values document the way Helm reads a values file
 // (sigs.k8s.io/yaml: YAML to JSON, numbers as float64). An empty document is

@@ -1,4 +1,4 @@
-package values
+package helmengine
 
 import (
 	"cmp"
@@ -72,32 +72,52 @@ type slot struct {
 	path, text string
 }
 
+// GotplString is one gotpl string of a values tree: its values path
+// ("values.units.foo.enabled") and its text.
+type GotplString struct {
+	Path, Text string
+}
+
+// GotplStrings lists the gotpl strings of vals in a stable order (sorted
+// map keys, list order), their paths from "values".
+func GotplStrings(vals map[string]any) []GotplString {
+	slots := gotplSlots(vals, "values", nil)
+	out := make([]GotplString, len(slots))
+	for i, s := range slots {
+		out[i] = GotplString{Path: s.path, Text: s.text}
+	}
+	return out
+}
+
 // gotplSlots lists the gotpl strings of v in a stable order (sorted map
 // keys, list order).
 func gotplSlots(v any, path string, out []slot) []slot {
 	switch t := v.(type) {
 	case map[string]any:
 		for _, k := range sortedKeys(t) {
-			out = gotplSlots(t[k], childPath(path, k), out)
+			out = gotplSlots(t[k], ChildPath(path, k), out)
 		}
 	case []any:
 		for i, x := range t {
 			out = gotplSlots(x, path+"["+strconv.Itoa(i)+"]", out)
 		}
 	case string:
-		if isTemplate(t) {
+		if IsTemplate(t) {
 			out = append(out, slot{path: path, text: t})
 		}
 	}
 	return out
 }
 
-// isTemplate reports whether the chart would pass s through tpl.
-func isTemplate(s string) bool { return strings.Contains(s, "{{") }
+// IsTemplate reports whether the chart would pass s through tpl.
+func IsTemplate(s string) bool { return strings.Contains(s, "{{") }
 
 var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
-func childPath(path, key string) string {
+// ChildPath is the values path of key under path: "values.a.b", or
+// values["a.b"] for a key that is no plain name, as TemplateError and
+// ChartError name a string.
+func ChildPath(path, key string) string {
 	if plainKey.MatchString(key) {
 		return path + "." + key
 	}
@@ -121,7 +141,7 @@ func substitute(v any, rendered []string, next *int) any {
 		}
 		return out
 	case string:
-		if isTemplate(t) {
+		if IsTemplate(t) {
 			s := rendered[*next]
 			*next++
 			return s
@@ -240,6 +260,83 @@ func kubeVersion(s string) (chartutil.KubeVersion, bool) {
 		v = "v" + m[1] + "." + m[2] + ".0"
 	}
 	return chartutil.KubeVersion{Version: v, Major: m[1], Minor: m[2]}, true
+}
+
+// RenderPhased renders the gotpl strings of vals in the order the
+// sylva-units chart interprets them: _internal.state, then the rest of
+// _internal, then everything else, each phase against the values the
+// previous phases rendered (a string sees the raw text of any other
+// string of its own phase). It returns the rendered text and the errors,
+// by values path.
+func RenderPhased(ctx context.Context, vals map[string]any, opts RenderOptions) (map[string]string, map[string]*TemplateError) {
+	got := map[string]string{}
+	errs := map[string]*TemplateError{}
+	phases := []func(string) bool{
+		func(p string) bool { return UnderPath(p, "values._internal.state") },
+		func(p string) bool {
+			return UnderPath(p, "values._internal") && !UnderPath(p, "values._internal.state")
+		},
+		func(p string) bool { return !UnderPath(p, "values._internal") },
+	}
+	cur := vals
+	for _, in := range phases {
+		var slots []slot
+		for _, s := range gotplSlots(cur, "values", nil) {
+			if in(s.path) {
+				slots = append(slots, s)
+			}
+		}
+		r := newRenderer(ctx, cur, opts)
+		if out, err := r.render(slots); err == nil {
+			for i, s := range slots {
+				got[s.path] = out[i]
+			}
+		} else {
+			for _, s := range slots {
+				out, err := r.render([]slot{s})
+				var te *TemplateError
+				switch {
+				case err == nil:
+					got[s.path] = out[0]
+				case errors.As(err, &te):
+					errs[s.path] = te
+				default:
+					errs[s.path] = &TemplateError{Path: s.path, Reason: err.Error()}
+				}
+			}
+		}
+		cur = substitutePaths(cur, "values", got).(map[string]any)
+	}
+	return got, errs
+}
+
+// UnderPath reports whether the values path p is prefix or below it.
+func UnderPath(p, prefix string) bool {
+	return p == prefix || strings.HasPrefix(p, prefix+".") || strings.HasPrefix(p, prefix+"[")
+}
+
+// substitutePaths returns a copy of v in which each gotpl string whose
+// path is in rendered is replaced by its rendered text.
+func substitutePaths(v any, path string, rendered map[string]string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = substitutePaths(x, ChildPath(path, k), rendered)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = substitutePaths(x, path+"["+strconv.Itoa(i)+"]", rendered)
+		}
+		return out
+	case string:
+		if s, ok := rendered[path]; ok && IsTemplate(t) {
+			return s
+		}
+	}
+	return v
 }
 
 // ValidKubeVersion reports whether s can set .Capabilities.KubeVersion.

@@ -1,6 +1,10 @@
-package values
+package overlay
 
-import "gitlab.com/sylva-projects/sylva-planner/status"
+import (
+	"slices"
+
+	"gitlab.com/sylva-projects/sylva-planner/status"
+)
 
 // Names of the pass values: the plan's value names (the JSON names of
 // planner.Values, which a test ties to these). The ones the status
@@ -44,6 +48,10 @@ const (
 // statusKeys are the pass values the overlay records in the status
 // ConfigMap (through additional-info) for the next pass to read.
 var statusKeys = []string{KeySylvaRelease, KeyAdditionalReconciliationRequired, KeyTransitionFrom, KeyTransitionPass}
+
+// StatusKeys are the pass values the overlay records in the status
+// ConfigMap for the next pass to read, in the order it writes them.
+func StatusKeys() []string { return slices.Clone(statusKeys) }
 
 // LegacyRelease is the newest release whose status ConfigMap has no
 // sylva_release key: a ConfigMap without it, written by a development

@@ -1,4 +1,4 @@
-package values
+package overlay
 
 import (
 	"errors"
@@ -166,7 +166,7 @@ func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops boo
 	for _, s := range rel.UpgradeFrom {
 		sources[s.Short()] = true
 	}
-	if hs := hopSource(plan); hs != "" && hs != target {
+	if hs := HopSource(plan); hs != "" && hs != target {
 		sources[hs] = true
 	}
 	states := map[string]map[string]string{}
@@ -179,7 +179,7 @@ func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops boo
 		if err != nil {
 			return nil, fmt.Errorf("generate values: source %q: %w", src, err)
 		}
-		if src == hopSource(plan) && in.From.Short() == src {
+		if src == HopSource(plan) && in.From.Short() == src {
 			sin.From = in.From
 		}
 		if in.Cluster == planner.ClusterWorkload {
@@ -192,7 +192,7 @@ func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops boo
 			}
 		}
 		direct[src] = p
-		for _, pass := range lastHop(p) {
+		for _, pass := range LastHop(p) {
 			vals, err := passValues(pass)
 			if err != nil {
 				return nil, err
@@ -200,7 +200,7 @@ func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops boo
 			vals[KeyTransitionFrom] = src
 			vals[KeyTransitionPass] = strconv.Itoa(pass.HopPass)
 			states[passState(src, pass.HopPass)] = vals
-			if pass.HopPass == pass.HopPasses && (final == nil || src == hopSource(plan)) {
+			if pass.HopPass == pass.HopPasses && (final == nil || src == HopSource(plan)) {
 				final = clone(vals)
 			}
 		}
@@ -223,7 +223,7 @@ func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops boo
 	// for a target at or below it, by the plan's own source.
 	if rel.Release.CompareMinor(skew.MustParse(LegacyRelease)) <= 0 {
 		g.Legacy = in.From.Short()
-		if hs := hopSource(plan); hs != "" {
+		if hs := HopSource(plan); hs != "" {
 			g.Legacy = hs
 		}
 	}
@@ -237,14 +237,14 @@ func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops boo
 			return nil, err
 		}
 	}
-	g.source, g.isHop = hopSource(plan), !hops
+	g.source, g.isHop = HopSource(plan), !hops
 	if hops {
 		if err := g.addHops(in, plan); err != nil {
 			return nil, err
 		}
 	}
 	force := slices.ContainsFunc(g.Hops, func(h *Generated) bool { return h.Longhorn })
-	if err := g.wireLonghorn(in.Catalog, rel, ch, hopSource(plan), force); err != nil {
+	if err := g.wireLonghorn(in.Catalog, rel, ch, HopSource(plan), force); err != nil {
 		return nil, err
 	}
 	for _, h := range g.Hops {
@@ -315,7 +315,7 @@ func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch 
 	// chartOf is Longhorn's chart version of v, "" when unknown.
 	chartOf := func(v string) (string, error) {
 		if ch != nil && v == own {
-			if s, ok := valueAt(ch.Values, longhornVersionPath("longhorn")); ok {
+			if s, ok := valueAt(ch.Values, LonghornVersionPath("longhorn")); ok {
 				if str, ok := s.(string); ok && str != "" && !isTemplate(str) {
 					return str, nil
 				}
@@ -409,7 +409,9 @@ func stateName(name string) string {
 	return "pass " + pass + " of the hop from " + src
 }
 
-func longhornVersionPath(unit string) []string {
+// LonghornVersionPath is the values path of the Longhorn chart version
+// unit deploys, which the overlay sets.
+func LonghornVersionPath(unit string) []string {
 	return []string{"units", unit, "helmrelease_spec", "chart", "spec", "version"}
 }
 
@@ -450,7 +452,7 @@ func (g *Generated) checkChart(ch *TargetChart) error {
 // leave it (after the steps on earlier releases), else its minor brought
 // into src's window (the nearest minor src maps).
 func sourceMinor(in planner.Input, plan *planner.Plan, src string) skew.Version {
-	if hop := lastHop(plan); src == hopSource(plan) && len(hop) > 0 {
+	if hop := LastHop(plan); src == HopSource(plan) && len(hop) > 0 {
 		if v, err := skew.Parse(hop[0].ControlPlane.From); err == nil {
 			return v
 		}

@@ -1,4 +1,4 @@
-package values
+package overlay
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
 // stateTemplate is the gotpl string of _internal.state.release_transition:
@@ -53,7 +54,7 @@ func (g *Generated) machineLines() []string {
 	target := skew.MustParse(g.To).Short()
 	var lines []string
 	lines = append(lines, []string{
-		`{{- $status := lookup "v1" "ConfigMap" .Release.Namespace "` + StatusConfigMap + `" | default dict }}`,
+		`{{- $status := lookup "v1" "ConfigMap" .Release.Namespace "` + status.ConfigMapName + `" | default dict }}`,
 		`{{- $data := get $status "data" | default dict }}`,
 		`{{- $info := get $data "` + AdditionalInfo + `" | default "" | toString | fromYaml | default dict }}`,
 		`{{- $st := dict }}`,
@@ -128,11 +129,11 @@ func passRef(key string) string {
 func missingStatusLines(target string) []string {
 	msg := "sylva-planner's overlay for " + target + ": this upgrade of release %s in namespace %s cannot read its sylva-units-status ConfigMap, " +
 		"so the pass to run cannot be told (the final values could skip a Kubernetes or Longhorn minor); nothing was applied. " +
-		"Let the sylva-units-status unit write the ConfigMap back (flux reconcile kustomization " + StatusConfigMap + " -n %s), " +
+		"Let the sylva-units-status unit write the ConfigMap back (flux reconcile kustomization " + status.KustomizationName + " -n %s), " +
 		"then retry this release (flux reconcile helmrelease %s -n %s --force)"
 	return []string{
 		`{{- else if .Release.IsUpgrade }}`,
-		`{{-   $ks := lookup "kustomize.toolkit.fluxcd.io/v1" "Kustomization" .Release.Namespace "` + StatusConfigMap + `" | default dict }}`,
+		`{{-   $ks := lookup "kustomize.toolkit.fluxcd.io/v1" "Kustomization" .Release.Namespace "` + status.KustomizationName + `" | default dict }}`,
 		`{{-   if or (not $ks) (dig "status" "lastAppliedRevision" "" $ks) }}`,
 		`{{-     fail (printf ` + strconv.Quote(msg) + ` .Release.Name .Release.Namespace .Release.Namespace .Release.Name .Release.Namespace) }}`,
 		`{{-   end }}`,

@@ -1,4 +1,4 @@
-package values
+package overlay
 
 import (
 	"fmt"

@@ -1,26 +1,25 @@
-package values
+package overlay
 
 import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
-// hopSource is the release the last hop of p starts from.
-func hopSource(p *planner.Plan) string {
+// HopSource is the release the last hop of p starts from.
+func HopSource(p *planner.Plan) string {
 	if len(p.Route) < 2 {
 		return ""
 	}
-	return routeRelease(p, len(p.Route)-2)
+	return RouteRelease(p, len(p.Route)-2)
 }
 
-// routeRelease is the release at index i of p's route, as major.minor.
-func routeRelease(p *planner.Plan, i int) string {
+// RouteRelease is the release at index i of p's route, as major.minor.
+func RouteRelease(p *planner.Plan, i int) string {
 	v, err := skew.Parse(p.Route[i])
 	if err != nil {
 		return p.Route[i]
@@ -28,8 +27,8 @@ func routeRelease(p *planner.Plan, i int) string {
 	return v.Short()
 }
 
-// lastHop returns the passes of p applied by the chart of its target.
-func lastHop(p *planner.Plan) []planner.Pass {
+// LastHop returns the passes of p applied by the chart of its target.
+func LastHop(p *planner.Plan) []planner.Pass {
 	var out []planner.Pass
 	for _, pass := range p.Passes {
 		if pass.Release == p.To.Release {
@@ -39,36 +38,11 @@ func lastHop(p *planner.Plan) []planner.Pass {
 	return out
 }
 
-// earlierHops are the notes of the hops of p before its last, which the
-// charts of their own releases run, not the chart of its target: one per
-// hop, naming its passes and the check of its chart.
-func earlierHops(p *planner.Plan) []string {
-	var notes []string
-	for i := 0; i+1 < len(p.Route)-1; i++ {
-		from, to := routeRelease(p, i), routeRelease(p, i+1)
-		var passes []string
-		for _, pass := range p.Passes {
-			if pass.Release == to {
-				passes = append(passes, strconv.Itoa(pass.Index))
-			}
-		}
-		if len(passes) == 0 {
-			continue
-		}
-		word, them := "pass", "it"
-		if len(passes) > 1 {
-			word, them = "passes", "them"
-		}
-		notes = append(notes, fmt.Sprintf("%s %s (%s → %s): not checked; the chart of Sylva %s runs %s, not the chart of %s: check %s with values check --from %s --to %s (and --chart of %s's sylva-units)", word, strings.Join(passes, ", "), from, to, to, them, p.To.Release, them, from, to, to))
-	}
-	return notes
-}
-
-// finalValues are the helper values the chart of the plan's target must
+// FinalValues are the helper values the chart of the plan's target must
 // end with: those of the last pass of its hop, or the catalog's settled
 // values when the plan has no pass on that chart.
-func finalValues(p *planner.Plan, cat *catalog.Catalog, to skew.Version) (map[string]string, error) {
-	if hop := lastHop(p); len(hop) > 0 {
+func FinalValues(p *planner.Plan, cat *catalog.Catalog, to skew.Version) (map[string]string, error) {
+	if hop := LastHop(p); len(hop) > 0 {
 		return passValues(hop[len(hop)-1])
 	}
 	if rel, ok := cat.Release(to.MinorOnly()); ok {
@@ -90,6 +64,12 @@ func PassValues(v planner.Values) (map[string]string, error) {
 	return flatten(v)
 }
 
+// StatusValues returns the status a pass expects as the strings the
+// status ConfigMap holds, by key.
+func StatusValues(s planner.ExpectedStatus) (map[string]string, error) {
+	return flatten(s)
+}
+
 // flatten encodes a struct as JSON and returns its top-level fields as
 // strings (bools as "true"/"false").
 func flatten(v any) (map[string]string, error) {
@@ -103,12 +83,15 @@ func flatten(v any) (map[string]string, error) {
 	}
 	out := make(map[string]string, len(m))
 	for k, x := range m {
-		out[k] = scalarString(x)
+		out[k] = ScalarString(x)
 	}
 	return out, nil
 }
 
-func scalarString(x any) string {
+// ScalarString is a value as PassValues gives it: the string a rendered
+// gotpl value gives ("true"/"false" for booleans, numbers as written,
+// nil as "").
+func ScalarString(x any) string {
 	switch t := x.(type) {
 	case nil:
 		return ""

@@ -1,4 +1,4 @@
-package values
+package overlay
 
 import (
 	"bytes"
@@ -102,4 +102,4 @@ func orNone(s []string) []string {
 }
 
 // WriteJSON writes the overlay as one JSON object (keys sorted).
-func (g *Generated) WriteJSON(w io.Writer) error { return WriteJSON(w, g.Values()) }
+func (g *Generated) WriteJSON(w io.Writer) error { return writeValuesJSON(w, g.Values()) }
