@@ -18,6 +18,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // ValuesInput is what Values simulates.
@@ -168,7 +169,7 @@ func Values(ctx context.Context, in ValuesInput) (*Report, error) {
 	// the chart writes into additional-info) must record the transition
 	// too: none on a fresh install.
 	overlayForm := c.setsStatusInfo()
-	if _, ok := dig(vals, "_internal", "state", overlay.StateKey); ok {
+	if _, ok := yamldoc.Dig(vals, "_internal", "state", overlay.StateKey); ok {
 		overlayForm = true
 	}
 	if overlayForm {
@@ -207,7 +208,7 @@ func unreadPause(rel *catalog.Release) planner.Finding {
 // release maps, for the plan's bootstrap provider) when vals have none:
 // the chart's cluster.k8s_version reads it.
 func withVersionMap(vals map[string]any, rel *catalog.Release, p catalog.Provider) map[string]any {
-	if _, ok := dig(vals, "_internal", "k8s_version_map"); ok {
+	if _, ok := yamldoc.Dig(vals, "_internal", "k8s_version_map"); ok {
 		return vals
 	}
 	m := map[string]any{}
@@ -569,7 +570,7 @@ func valuesPath(keys ...string) string {
 // set is false when the values have nothing there (or a map); failed is
 // true when its render failed (a template-error already names it).
 func (c *checker) renderedAt(rendered map[string]string, errs map[string]*helmengine.TemplateError, keys ...string) (v string, set, failed bool) {
-	x, ok := dig(c.vals, keys...)
+	x, ok := yamldoc.Dig(c.vals, keys...)
 	if !ok {
 		return "", false, false
 	}
@@ -629,7 +630,7 @@ func (c *checker) checkKubernetes(scenario string, rendered map[string]string, e
 			if got[overlay.KeyK8sVersionShort] == short && short != w {
 				return // the helper value itself: values-mismatch reports it
 			}
-			full, ok := dig(c.vals, "_internal", "k8s_version_map", short)
+			full, ok := yamldoc.Dig(c.vals, "_internal", "k8s_version_map", short)
 			switch {
 			case !ok:
 				mismatch(valuesPath(overlay.KeyK8sVersionShort), fmt.Sprintf("the chart reads k8s_version_short %q, which _internal.k8s_version_map does not map (the render fails); the plan sets Kubernetes %s", short, w))
@@ -689,7 +690,7 @@ func (c *checker) checkLonghorn(scenario string, rendered map[string]string, err
 		}
 		if !set || g == "" {
 			set = false
-			if hm, ok := dig(c.vals, "units", u, "helm_chart_versions"); ok {
+			if hm, ok := yamldoc.Dig(c.vals, "units", u, "helm_chart_versions"); ok {
 				if m, ok := hm.(map[string]any); ok {
 					subject = valuesPath("units", u, "helm_chart_versions")
 					var on []string

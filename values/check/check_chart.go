@@ -19,6 +19,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // Finding codes of Chart.
@@ -614,7 +615,7 @@ func readChart(m *helmengine.Manifests) map[string]string {
 				case isStatus:
 					var obj map[string]any
 					if yaml.Unmarshal([]byte(text), &obj) == nil && obj["kind"] == "ConfigMap" {
-						if v, ok := dig(obj, "data", "additional-info"); ok {
+						if v, ok := yamldoc.Dig(obj, "data", "additional-info"); ok {
 							got["additional-info"] = overlay.ScalarString(v)
 						}
 					}
@@ -644,7 +645,7 @@ func helmReleaseChartVersion(patch string) (string, bool) {
 		if d["kind"] != "HelmRelease" {
 			return "", false
 		}
-		if v, ok := dig(d, "spec", "chart", "spec", "version"); ok {
+		if v, ok := yamldoc.Dig(d, "spec", "chart", "spec", "version"); ok {
 			return overlay.ScalarString(v), true
 		}
 	case []any:
@@ -666,7 +667,7 @@ func helmReleaseChartVersion(patch string) (string, bool) {
 				if !ok {
 					continue
 				}
-				if v, ok = dig(m, strings.Split(strings.TrimPrefix(rest, "/"), "/")...); !ok {
+				if v, ok = yamldoc.Dig(m, strings.Split(strings.TrimPrefix(rest, "/"), "/")...); !ok {
 					continue
 				}
 			}
@@ -675,18 +676,4 @@ func helmReleaseChartVersion(patch string) (string, bool) {
 		return out, found
 	}
 	return "", false
-}
-
-func dig(m map[string]any, keys ...string) (any, bool) {
-	var cur any = m
-	for _, k := range keys {
-		mm, ok := cur.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if cur, ok = mm[k]; !ok {
-			return nil, false
-		}
-	}
-	return cur, true
 }

@@ -10,6 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // Finding codes of `values check`. Tests and machines match on them.
@@ -97,7 +98,7 @@ func lintTemplate(vals map[string]any, s helmengine.GotplString) []planner.Findi
 			if interpretedBefore(ref, s.Path) {
 				continue
 			}
-			target, ok := dig(vals, ref...)
+			target, ok := yamldoc.Dig(vals, ref...)
 			str, isStr := target.(string)
 			if !ok || !isStr || !helmengine.IsTemplate(str) {
 				continue

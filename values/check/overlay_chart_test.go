@@ -26,6 +26,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // catalogWithLonghornCharts is the embedded catalog with chart versions
@@ -157,7 +158,7 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 	vals := units.MergeValues(mv, user, g.Values())
 
 	// Longhorn's chart version of a pass: the overlay's, else the chart's own.
-	own, _ := dig(ch.Values, overlay.LonghornVersionPath("longhorn")...)
+	own, _ := yamldoc.Dig(ch.Values, overlay.LonghornVersionPath("longhorn")...)
 	chartOf := func(v string) string {
 		if !g.Longhorn {
 			s, _ := own.(string)
@@ -362,7 +363,7 @@ func patchesOf(t *testing.T, ks map[string]any) []string {
 }
 
 func stringAt(m map[string]any, path ...string) (string, bool) {
-	v, ok := dig(m, path...)
+	v, ok := yamldoc.Dig(m, path...)
 	if !ok {
 		return "", false
 	}

@@ -21,6 +21,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 func input(t testing.TB, from, to string) planner.Input {
@@ -547,6 +548,6 @@ func TestFindingsSuggestCommandsAsTheCheckRan(t *testing.T) {
 // stateTemplate is the gotpl string of the overlay's pass state
 // (_internal.state.release_transition).
 func stateTemplate(g *overlay.Generated) string {
-	state, _ := dig(g.Values(), "_internal", "state", overlay.StateKey)
+	state, _ := yamldoc.Dig(g.Values(), "_internal", "state", overlay.StateKey)
 	return state.(string)
 }

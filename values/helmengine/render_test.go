@@ -13,6 +13,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/internal/valuestest"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 func mustParse(t testing.TB, s string) map[string]any {
@@ -88,7 +89,7 @@ func TestRenderSemantics(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _ := valueAt(res.Values, strings.Split(tt.path, "."))
+			got, _ := yamldoc.Dig(res.Values, strings.Split(tt.path, ".")...)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Render %s (-want +got):\n%s", tt.path, diff)
 			}

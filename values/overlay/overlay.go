@@ -10,6 +10,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // ErrChartVersionUnknown is returned by Generate when a pass moves Longhorn
@@ -315,7 +316,7 @@ func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch 
 	// chartOf is Longhorn's chart version of v, "" when unknown.
 	chartOf := func(v string) (string, error) {
 		if ch != nil && v == own {
-			if s, ok := valueAt(ch.Values, LonghornVersionPath("longhorn")); ok {
+			if s, ok := yamldoc.Dig(ch.Values, LonghornVersionPath("longhorn")...); ok {
 				if str, ok := s.(string); ok && str != "" && !isTemplate(str) {
 					return str, nil
 				}
@@ -422,17 +423,17 @@ func (g *Generated) checkChart(ch *TargetChart) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("generate values: chart %s: "+format, append([]any{ch.Name}, args...)...)
 	}
-	kv, _ := valueAt(v, []string{"cluster", "k8s_version"})
+	kv, _ := yamldoc.Dig(v, "cluster", "k8s_version")
 	if _, ok := kv.(string); !ok {
 		return fail("no cluster.k8s_version to set the control plane's version; is it a sylva-units chart?")
 	}
-	if _, ok := valueAt(v, []string{StatusInfoKey}); !ok {
+	if _, ok := yamldoc.Dig(v, StatusInfoKey); !ok {
 		return fail("no %s: the status keys cannot reach the sylva-units-status ConfigMap", StatusInfoKey)
 	}
-	if _, ok := valueAt(v, []string{"_internal"}); !ok {
+	if _, ok := yamldoc.Dig(v, "_internal"); !ok {
 		return fail("no _internal values; is it a sylva-units chart?")
 	}
-	m, _ := valueAt(v, []string{"_internal", "k8s_version_map"})
+	m, _ := yamldoc.Dig(v, "_internal", "k8s_version_map")
 	vm, _ := m.(map[string]any)
 	for _, s := range append(slices.Clone(g.States), PassState{Name: "a fresh install", Values: g.Final}) {
 		minor := s.Values[KeyK8sVersionShort]

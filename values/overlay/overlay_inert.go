@@ -8,6 +8,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
 // The overlay is inert outside the chart of its own release: values live
@@ -70,7 +71,7 @@ func (g *Generated) identifyCharts(cat *catalog.Catalog, rel *catalog.Release, c
 // _internal.k8s_version_map of values maps, "" when it maps none: how a
 // chart taken from Git, whose version names no release, is told.
 func NewestMappedMinor(values map[string]any) string {
-	m, _ := valueAt(values, []string{"_internal", "k8s_version_map"})
+	m, _ := yamldoc.Dig(values, "_internal", "k8s_version_map")
 	mm, _ := m.(map[string]any)
 	return newestMinor(sortedKeys(mm))
 }

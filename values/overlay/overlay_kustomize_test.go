@@ -99,7 +99,7 @@ func TestKustomizeComponentAppendsTheOverlayLast(t *testing.T) {
 	if hr == nil || cm == nil {
 		t.Fatalf("kustomize build gives no HelmRelease sylva-units (%v) or ConfigMap %s (%v):\n%s", hr != nil, KustomizeConfigMap, cm != nil, out)
 	}
-	from, _ := valueAt(hr, []string{"spec", "valuesFrom"})
+	from, _ := yamldoc.Dig(hr, "spec", "valuesFrom")
 	list, _ := from.([]any)
 	if len(list) < 2 {
 		t.Fatalf("HelmRelease valuesFrom = %v, want the environment's entries then the overlay's", from)
@@ -119,7 +119,7 @@ func TestKustomizeComponentAppendsTheOverlayLast(t *testing.T) {
 	if hns, _ := stringAt(hr, "metadata", "namespace"); hns != releaseNamespace {
 		t.Errorf("HelmRelease namespace = %q, want %q", hns, releaseNamespace)
 	}
-	if _, ok := valueAt(cm, []string{"metadata", "labels", "copy-from-bootstrap-to-management"}); !ok {
+	if _, ok := yamldoc.Dig(cm, "metadata", "labels", "copy-from-bootstrap-to-management"); !ok {
 		t.Errorf("ConfigMap %s lacks the environment's label copy-from-bootstrap-to-management: %v", KustomizeConfigMap, cm["metadata"])
 	}
 	// The values are the overlay under the line marking the file
@@ -139,7 +139,7 @@ func input12To14(t testing.TB) planner.Input {
 }
 
 func stringAt(m map[string]any, path ...string) (string, bool) {
-	v, ok := valueAt(m, path)
+	v, ok := yamldoc.Dig(m, path...)
 	if !ok {
 		return "", false
 	}

@@ -20,20 +20,6 @@ func isTemplate(s string) bool { return strings.Contains(s, "{{") }
 // plainKey is a values key written as it is in a values path and in YAML.
 var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]*$`)
 
-// valueAt is the value at path in v.
-func valueAt(v any, path []string) (any, bool) {
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
-}
-
 func clone(m map[string]string) map[string]string {
 	out := make(map[string]string, len(m))
 	for k, v := range m {
