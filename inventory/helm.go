@@ -44,7 +44,7 @@ const (
 )
 
 // CheckManifestReleases is the check of the Helm releases of manifests
-// (Scan); live, package inventory/kube reports its own, helm-releases.
+// (Scan); live, package inventory/inventorykube reports its own, helm-releases.
 const CheckManifestReleases = "manifest-helm-releases"
 
 // releaseType is the type of a Helm 3 release Secret.

@@ -16,7 +16,7 @@ import (
 )
 
 // Facts is what the drain and removed-API checks judge, read from a live
-// cluster (package inventory/kube) or from manifests (Scan).
+// cluster (package inventory/inventorykube) or from manifests (Scan).
 type Facts struct {
 	// Source names where the facts come from.
 	Source   string

@@ -10,7 +10,7 @@ import (
 )
 
 // Cluster is a cluster named by a kubeconfig: Config builds the client
-// configuration (kube.RESTConfig with the command line's --as and
+// configuration (statuskube.RESTConfig with the command line's --as and
 // timeouts) and names the context it used.
 type Cluster struct {
 	Config func() (*rest.Config, string, error)

@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
-	inventorykube "gitlab.com/sylva-projects/sylva-planner/inventory/kube"
+	inventorykube "gitlab.com/sylva-projects/sylva-planner/inventory/inventorykube"
 )
 
-// Facts reads the facts of a live cluster in one pass (inventory/kube's
+// Facts reads the facts of a live cluster in one pass (inventory/inventorykube's
 // Collect): an action's FactsSource.
 type Facts struct {
 	Cluster     Cluster
@@ -32,7 +32,7 @@ func (s *Facts) Facts(ctx context.Context) (*inventory.Facts, error) {
 func (s *Facts) Input() string { return fmt.Sprintf("cluster live (context %s)", s.contextName) }
 
 // Nodes reads only the Nodes and the DaemonSets' images of a live cluster
-// (inventory/kube's CollectNodes): what verify checks, with no more rights
+// (inventory/inventorykube's CollectNodes): what verify checks, with no more rights
 // than listing them.
 type Nodes struct {
 	Cluster Cluster

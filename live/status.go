@@ -7,11 +7,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 // Status reads the ConfigMap, Kustomization and HelmRelease of a release
-// namespace (kube.Reader.Read): an action's StatusSource.
+// namespace (statuskube.Reader.Read): an action's StatusSource.
 type Status struct {
 	Cluster                Cluster
 	Namespace, HelmRelease string
@@ -26,7 +26,7 @@ func (s *Status) Observation(ctx context.Context) (status.Observation, error) {
 		return status.Observation{}, err
 	}
 	s.contextName = ctxName
-	r, err := kube.NewReader(cfg, kube.Options{HelmRelease: s.HelmRelease, Context: ctxName})
+	r, err := statuskube.NewReader(cfg, statuskube.Options{HelmRelease: s.HelmRelease, Context: ctxName})
 	if err != nil {
 		return status.Observation{}, err
 	}
@@ -43,7 +43,7 @@ func (s *Status) Input() string {
 }
 
 // Fleet lists the objects of every namespace of a cluster
-// (kube.Reader.ReadAll): an action's FleetSource.
+// (statuskube.Reader.ReadAll): an action's FleetSource.
 type Fleet struct {
 	Cluster     Cluster
 	HelmRelease string
@@ -57,7 +57,7 @@ func (s *Fleet) Fleet(ctx context.Context) ([]status.FleetEntry, error) {
 		return nil, err
 	}
 	s.contextName = ctxName
-	r, err := kube.NewReader(cfg, kube.Options{HelmRelease: s.HelmRelease, Context: ctxName})
+	r, err := statuskube.NewReader(cfg, statuskube.Options{HelmRelease: s.HelmRelease, Context: ctxName})
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 // TestARequestWrittenInAdvanceDoesNotSuppressThePass plays a leaked
@@ -25,7 +25,7 @@ func TestARequestWrittenInAdvanceDoesNotSuppressThePass(t *testing.T) {
 	ns := c.setup(t, healthy())
 	a := c.applier(t)
 	ctx := ctxFor(t)
-	reader, err := kube.NewReader(c.cfg, kube.Options{})
+	reader, err := statuskube.NewReader(c.cfg, statuskube.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,12 +8,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 // TestStatusAndReconcileReadAlike puts the same objects on the real API
 // server and reads them the ways the commands do: the status and verify
-// commands (kube.Reader.Read), status -A (kube.Reader.ReadAll, which lists
+// commands (statuskube.Reader.Read), status -A (statuskube.Reader.ReadAll, which lists
 // and converts instead of getting each object) and reconcile (Fetch over
 // the client the command builds). Every way gives the same Observation, and
 // the same refusal of a malformed status ConfigMap; then status and
@@ -21,7 +21,7 @@ import (
 func TestStatusAndReconcileReadAlike(t *testing.T) {
 	c := newCluster(t)
 	ctx := ctxFor(t)
-	reader, err := kube.NewReader(c.cfg, kube.Options{})
+	reader, err := statuskube.NewReader(c.cfg, statuskube.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

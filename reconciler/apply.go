@@ -16,20 +16,20 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
-// Kinds of the Flux objects read (kube.KustomizationKind,
-// kube.HelmReleaseKind).
+// Kinds of the Flux objects read (statuskube.KustomizationKind,
+// statuskube.HelmReleaseKind).
 var (
-	KustomizationKind = kube.KustomizationKind
-	HelmReleaseKind   = kube.HelmReleaseKind
+	KustomizationKind = statuskube.KustomizationKind
+	HelmReleaseKind   = statuskube.HelmReleaseKind
 )
 
-// Scheme returns the scheme of the kinds read and written (kube.Scheme):
+// Scheme returns the scheme of the kinds read and written (statuskube.Scheme):
 // Kubernetes' own, helm-controller's HelmRelease and kustomize-controller's
 // Kustomization. Clients and event recorders given to an Applier use it.
-var Scheme = kube.Scheme
+var Scheme = statuskube.Scheme
 
 // EventReason is the reason of the Event recorded on the HelmRelease when a
 // pass is requested.
@@ -57,8 +57,8 @@ var (
 	ErrRequestUnknown = errors.New("whether the request was made is unknown")
 )
 
-// Target names the objects of one release namespace (kube.Target).
-type Target = kube.Target
+// Target names the objects of one release namespace (statuskube.Target).
+type Target = statuskube.Target
 
 // Snapshot is what Fetch read: the input of Decide and what a write needs.
 type Snapshot struct {
@@ -70,14 +70,14 @@ type Snapshot struct {
 	ConfigMapVersion string
 }
 
-// Fetch reads the objects of t through r with kube.Fetch, the one reader
+// Fetch reads the objects of t through r with statuskube.Fetch, the one reader
 // of a release namespace that the status command uses too, and under its
 // rule: absent objects, and kinds not served, are nil in the Observation; a
 // malformed status ConfigMap sets Input.Invalid (Decide's OutcomeInvalid);
 // errors are those of the API (unreachable, forbidden), with the object
 // named.
 func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
-	s, err := kube.Fetch(ctx, r, t)
+	s, err := statuskube.Fetch(ctx, r, t)
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -96,10 +96,10 @@ type Applier struct {
 	// LiveReader re-reads after a resourceVersion conflict; Reader when nil.
 	LiveReader client.Reader
 	// ClusterAPI, when set, reads the Cluster API objects of the namespace
-	// with each decision (kube.Target.ClusterAPI), so that Place and the
+	// with each decision (statuskube.Target.ClusterAPI), so that Place and the
 	// gate read the cluster's Kubernetes minors, whose pass count depends
 	// on them (a workload cluster); nil reads none.
-	ClusterAPI *kube.ClusterAPI
+	ClusterAPI *statuskube.ClusterAPI
 	// Writer patches the HelmRelease.
 	Writer client.Writer
 	// Recorder records the Event of each requested pass on the

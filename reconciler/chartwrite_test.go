@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 // patchConfigMap writes patch (a merge patch) on the status ConfigMap of ns
@@ -77,7 +77,7 @@ func TestOnlyTheChartsWriteOfTheStatusRequestsAPass(t *testing.T) {
 
 	// Someone who may patch the ConfigMap rewrites its data five times, as
 	// the chart would for a new pass. Nothing is requested; it is reported.
-	reader, err := kube.NewReader(c.cfg, kube.Options{})
+	reader, err := statuskube.NewReader(c.cfg, statuskube.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

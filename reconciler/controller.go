@@ -34,7 +34,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 // DefaultLeaderElectionID is the name of the Lease the controllers elect
@@ -194,7 +194,7 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 			Writer:     mgr.GetClient(),
 			// The Cluster API objects are read from the API server, in the
 			// namespace, at each decision: no informer holds them.
-			ClusterAPI: kube.NewClusterAPI(mgr.GetAPIReader(), mgr.GetRESTMapper()),
+			ClusterAPI: statuskube.NewClusterAPI(mgr.GetAPIReader(), mgr.GetRESTMapper()),
 			//nolint:staticcheck // core/v1 Events, which the ClusterRole grants and kubectl describe shows.
 			Recorder: mgr.GetEventRecorderFor("sylva-planner-controller"),
 			Now:      o.Now,

@@ -3,7 +3,7 @@
 // Decide (pure) tells from an Observation whether a pass is requested, already
 // handled, or can start now, by the readiness rule of the status package
 // (status.RequestOf, status.Assess) that the status command applies too;
-// Apply reads the objects with Fetch (status/kube.Fetch, the reader the
+// Apply reads the objects with Fetch (status/statuskube.Fetch, the reader the
 // status command uses too), decides, writes one merge patch with
 // optimistic lock and records an Event through a recorder; Drive follows a
 // pass to its end; the controller drives Apply from watches.

@@ -8,7 +8,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 // NewOneShot is the Applier of a one-shot command (reconcile): a client
@@ -27,7 +27,7 @@ func NewOneShot(cfg *rest.Config, userAgent, where string, now func() time.Time)
 	if err != nil {
 		return nil, nil, fmt.Errorf("build a client%s: %w", where, err)
 	}
-	capi, err := kube.NewClusterAPIForConfig(cfg, cl)
+	capi, err := statuskube.NewClusterAPIForConfig(cfg, cl)
 	if err != nil {
 		return nil, nil, fmt.Errorf("build a discovery client%s: %w", where, err)
 	}

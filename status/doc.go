@@ -15,7 +15,7 @@
 // without --from), comes from Status.Release or, equivalently,
 // Report.InstalledRelease:
 //
-//	obs, err := status.DecodeObservation(data, status.DefaultHelmRelease) // or kube.Reader.Read
+//	obs, err := status.DecodeObservation(data, status.DefaultHelmRelease) // or statuskube.Reader.Read
 //	if err != nil { … }
 //	rep := status.Interpret(obs)
 //	if !rep.InstalledRelease.IsZero() { from = rep.InstalledRelease } // "1.6", "1.6-pre", "1.4"
@@ -31,5 +31,5 @@
 // The package is pure: it reads no clock, prints nothing and imports no
 // cluster client; it reads the Flux objects through helm-controller's and
 // kustomize-controller's API types (apimachinery only). The live reader is
-// status/kube.
+// status/statuskube.
 package status

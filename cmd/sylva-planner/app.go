@@ -14,7 +14,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 // Exit codes, the contract of docs/cli.md.
@@ -36,11 +36,11 @@ var (
 // exit code of the outcome (action.Outcome.ExitCode), silently.
 func outcomeExit(o action.Outcome) error { return cliapp.WithCode(o.ExitCode(), nil) }
 
-// restConfig is the one kubeconfig rule of every command (kube.RESTConfig
+// restConfig is the one kubeconfig rule of every command (statuskube.RESTConfig
 // over the environment of the command line) with --as, --as-group and the
 // request timeout applied.
 func restConfig(e *cliapp.Env, kubeconfig, context string) (*rest.Config, string, error) {
-	cfg, name, err := kube.RESTConfig(kube.ConfigOptions{Kubeconfig: e.Path(kubeconfig), Context: context, As: e.As, AsGroups: e.AsGroups, Getenv: e.Getenv})
+	cfg, name, err := statuskube.RESTConfig(statuskube.ConfigOptions{Kubeconfig: e.Path(kubeconfig), Context: context, As: e.As, AsGroups: e.AsGroups, Getenv: e.Getenv})
 	if err != nil {
 		return nil, "", err
 	}

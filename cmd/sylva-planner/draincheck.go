@@ -8,7 +8,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 func drainCheckCommand() *cli.Command {
@@ -70,7 +70,7 @@ func drainCheckAction(c *cli.Context) error {
 		return err
 	}
 	rep, err := req.Run(c.Context)
-	if errors.Is(err, kube.ErrNoCluster) {
+	if errors.Is(err, statuskube.ErrNoCluster) {
 		// drain-check also reads manifests: say so.
 		err = fmt.Errorf("%w; or give --inventory DIR to check manifests", err)
 	}

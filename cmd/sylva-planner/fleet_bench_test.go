@@ -15,7 +15,7 @@ import (
 // clusters on 1.4, each with its status ConfigMap, a KubeadmControlPlane
 // and a MachineDeployment on 1.29, 1.30 or 1.31): the file's decoding and
 // the planning of every release, in the process, without the API server
-// (status/kube's BenchmarkReadAllFleet measures reading such a fleet
+// (status/statuskube's BenchmarkReadAllFleet measures reading such a fleet
 // live).
 func BenchmarkPlanAllFleetFile(b *testing.B) {
 	file := filepath.Join(b.TempDir(), "fleet.json")

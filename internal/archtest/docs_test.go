@@ -46,7 +46,7 @@ var (
 	// character before it is checked apart (Go's regexp has no look-behind).
 	pathToken = regexp.MustCompile(`\.\.?/[A-Za-z0-9_.$/-]*|[A-Za-z0-9_][A-Za-z0-9_.-]*(?:/[A-Za-z0-9_.$-]*)+`)
 	// goSelector is a Go identifier after a package path
-	// (inventory/kube.Collect).
+	// (inventory/inventorykube.Collect).
 	goSelector = regexp.MustCompile(`\.[A-Z].*$`)
 )
 
@@ -56,7 +56,7 @@ var (
 // a word with a slash whose first element is not outside the repository
 // (outsideRoots), a host (k8s.io/api), a placeholder (DIR/, NS/) or a
 // standard library package (net/http). A Go selector after a package
-// (status/kube.Read) is left out.
+// (status/statuskube.Read) is left out.
 func codePaths(text string, std map[string]bool) []string {
 	var code []string
 	code = append(code, fence.FindAllString(text, -1)...)
@@ -125,7 +125,7 @@ func TestCodePathsOfADoc(t *testing.T) {
 		{"every package is a path", "`go test ./...`", []string{"."}},
 		{"a span may wrap lines", "part of `go test\n./flux` runs", []string{"flux"}},
 		{"a path in a fenced block counts", "```\ngo generate ./apis\n```", []string{"apis"}},
-		{"a Go selector is left out", "`inventory/kube.Collect`", []string{"inventory/kube"}},
+		{"a Go selector is left out", "`inventory/inventorykube.Collect`", []string{"inventory/inventorykube"}},
 		{"prose outside code is not read", "the flux/ folder", nil},
 		{"a host is outside", "`k8s.io/api` and `helm.toolkit.fluxcd.io/v2`", nil},
 		{"a URL is outside", "`https://example.org/a/b`", nil},

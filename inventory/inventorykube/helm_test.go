@@ -1,4 +1,4 @@
-package kube_test
+package inventorykube_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
-	"gitlab.com/sylva-projects/sylva-planner/inventory/kube"
+	"gitlab.com/sylva-projects/sylva-planner/inventory/inventorykube"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
@@ -50,13 +50,13 @@ func TestAGzipBombReleaseSecretIsNamedNotRead(t *testing.T) {
 		t.Cleanup(func() { _ = secrets.Delete(context.Background(), key, metav1.DeleteOptions{}) })
 	}
 
-	facts, err := kube.Collect(ctx(t), cfg, kube.Options{Context: "kubetest", PageSize: 2})
+	facts, err := inventorykube.Collect(ctx(t), cfg, inventorykube.Options{Context: "kubetest", PageSize: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var helm planner.Check
 	for _, c := range facts.Checks {
-		if c.Name == kube.CheckHelm {
+		if c.Name == inventorykube.CheckHelm {
 			helm = c
 		}
 	}

@@ -1,11 +1,11 @@
-package kube_test
+package statuskube_test
 
 import (
 	"context"
 	"testing"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 // BenchmarkReadAllFleet measures ReadAll on a real API server holding a
@@ -19,7 +19,7 @@ import (
 func BenchmarkReadAllFleet(b *testing.B) {
 	cfg, size := kubetest.BenchFleet(b)
 	counting, n := kubetest.Counted(cfg)
-	r, err := kube.NewReader(counting, kube.Options{})
+	r, err := statuskube.NewReader(counting, statuskube.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

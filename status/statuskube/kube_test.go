@@ -1,4 +1,4 @@
-package kube_test
+package statuskube_test
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
@@ -48,7 +48,7 @@ func TestReadFromAPIServer(t *testing.T) {
 		}), "True")
 		createFlux(t, cfg, ns, helmRelease(ns, "sylva-units", false), "True")
 
-		obs := read(t, cfg, ns, kube.Options{Context: "test"})
+		obs := read(t, cfg, ns, statuskube.Options{Context: "test"})
 		if obs.ConfigMap == nil || obs.Kustomization == nil || obs.HelmRelease == nil {
 			t.Fatalf("Read = %+v, want the three objects", obs)
 		}
@@ -72,7 +72,7 @@ func TestReadFromAPIServer(t *testing.T) {
 		createFlux(t, cfg, ns, kustomization(ns, nil), "True")
 		createFlux(t, cfg, ns, helmRelease(ns, "wc-units", true), "True")
 
-		obs := read(t, cfg, ns, kube.Options{HelmRelease: "wc-units"})
+		obs := read(t, cfg, ns, statuskube.Options{HelmRelease: "wc-units"})
 		if obs.HelmRelease == nil || !obs.HelmRelease.Suspended {
 			t.Fatalf("HelmRelease = %+v, want wc-units, suspended", obs.HelmRelease)
 		}
@@ -83,7 +83,7 @@ func TestReadFromAPIServer(t *testing.T) {
 
 	t.Run("an empty namespace is a fresh install with every object absent", func(t *testing.T) {
 		ns := kubetest.Namespace(t, cfg)
-		obs := read(t, cfg, ns, kube.Options{})
+		obs := read(t, cfg, ns, statuskube.Options{})
 		if obs.ConfigMap != nil || obs.Kustomization != nil || obs.HelmRelease != nil || !obs.FluxRead {
 			t.Fatalf("Read = %+v, want nothing, FluxRead", obs)
 		}
@@ -95,7 +95,7 @@ func TestReadFromAPIServer(t *testing.T) {
 	t.Run("a malformed value is an error naming the key, the object and the context", func(t *testing.T) {
 		ns := kubetest.Namespace(t, cfg)
 		createConfigMap(t, cfg, ns, map[string]string{status.KeyAdditionalReconciliationRequired: "maybe"})
-		r, err := kube.NewReader(cfg, kube.Options{Context: "mgmt"})
+		r, err := statuskube.NewReader(cfg, statuskube.Options{Context: "mgmt"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +114,7 @@ func TestReadFromAPIServer(t *testing.T) {
 	t.Run("a client without rights gets an error naming the object, not an absence", func(t *testing.T) {
 		ns := kubetest.Namespace(t, cfg)
 		restricted := kubetest.Impersonate(cfg, "alice", "sylva-operators")
-		r, err := kube.NewReader(restricted, kube.Options{Context: "alice"})
+		r, err := statuskube.NewReader(restricted, statuskube.Options{Context: "alice"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestReadFromAPIServer(t *testing.T) {
 
 func TestReadUnreachableNamesTheContext(t *testing.T) {
 	cfg := &rest.Config{Host: "https://127.0.0.1:1", Timeout: 5 * time.Second}
-	r, err := kube.NewReader(cfg, kube.Options{Context: "kind-mgmt"})
+	r, err := statuskube.NewReader(cfg, statuskube.Options{Context: "kind-mgmt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,22 +144,22 @@ func TestRESTConfig(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	tests := []struct {
 		name     string
-		opts     kube.ConfigOptions
+		opts     statuskube.ConfigOptions
 		host     string
 		context  string
 		errorHas string
 	}{
-		{name: "--kubeconfig wins over KUBECONFIG", opts: kube.ConfigOptions{Kubeconfig: a, Getenv: env(map[string]string{"KUBECONFIG": b})}, host: "https://a.example:6443", context: "ctx-a"},
-		{name: "KUBECONFIG is a list whose first current context wins", opts: kube.ConfigOptions{Getenv: env(map[string]string{"KUBECONFIG": b + string(filepath.ListSeparator) + a})}, host: "https://b.example:6443", context: "ctx-b"},
-		{name: "--context picks a context of a later file", opts: kube.ConfigOptions{Context: "ctx-a", Getenv: env(map[string]string{"KUBECONFIG": b + string(filepath.ListSeparator) + a})}, host: "https://a.example:6443", context: "ctx-a"},
-		{name: "HOME gives ~/.kube/config", opts: kube.ConfigOptions{Getenv: env(map[string]string{"HOME": homeWith(t, a)})}, host: "https://a.example:6443", context: "ctx-a"},
-		{name: "an unknown context is an error naming it", opts: kube.ConfigOptions{Kubeconfig: a, Context: "nope"}, errorHas: "nope"},
-		{name: "a missing --kubeconfig file is an error naming it", opts: kube.ConfigOptions{Kubeconfig: filepath.Join(dir, "missing")}, errorHas: "missing"},
-		{name: "no configuration at all says how to give one", opts: kube.ConfigOptions{}, errorHas: "--kubeconfig"},
+		{name: "--kubeconfig wins over KUBECONFIG", opts: statuskube.ConfigOptions{Kubeconfig: a, Getenv: env(map[string]string{"KUBECONFIG": b})}, host: "https://a.example:6443", context: "ctx-a"},
+		{name: "KUBECONFIG is a list whose first current context wins", opts: statuskube.ConfigOptions{Getenv: env(map[string]string{"KUBECONFIG": b + string(filepath.ListSeparator) + a})}, host: "https://b.example:6443", context: "ctx-b"},
+		{name: "--context picks a context of a later file", opts: statuskube.ConfigOptions{Context: "ctx-a", Getenv: env(map[string]string{"KUBECONFIG": b + string(filepath.ListSeparator) + a})}, host: "https://a.example:6443", context: "ctx-a"},
+		{name: "HOME gives ~/.kube/config", opts: statuskube.ConfigOptions{Getenv: env(map[string]string{"HOME": homeWith(t, a)})}, host: "https://a.example:6443", context: "ctx-a"},
+		{name: "an unknown context is an error naming it", opts: statuskube.ConfigOptions{Kubeconfig: a, Context: "nope"}, errorHas: "nope"},
+		{name: "a missing --kubeconfig file is an error naming it", opts: statuskube.ConfigOptions{Kubeconfig: filepath.Join(dir, "missing")}, errorHas: "missing"},
+		{name: "no configuration at all says how to give one", opts: statuskube.ConfigOptions{}, errorHas: "--kubeconfig"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, ctxName, err := kube.RESTConfig(tc.opts)
+			cfg, ctxName, err := statuskube.RESTConfig(tc.opts)
 			if tc.errorHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.errorHas) {
 					t.Fatalf("RESTConfig error = %v, want one containing %q", err, tc.errorHas)
@@ -214,9 +214,9 @@ current-context: ` + context + `
 	return path
 }
 
-func read(t *testing.T, cfg *rest.Config, ns string, opts kube.Options) status.Observation {
+func read(t *testing.T, cfg *rest.Config, ns string, opts statuskube.Options) status.Observation {
 	t.Helper()
-	r, err := kube.NewReader(cfg, opts)
+	r, err := statuskube.NewReader(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,9 +253,9 @@ func createFlux(t *testing.T, cfg *rest.Config, ns string, u *unstructured.Unstr
 	if err != nil {
 		t.Fatal(err)
 	}
-	resource := kube.KustomizationResource
-	if gv.Group == kube.HelmReleaseResource.Group {
-		resource = kube.HelmReleaseResource
+	resource := statuskube.KustomizationResource
+	if gv.Group == statuskube.HelmReleaseResource.Group {
+		resource = statuskube.HelmReleaseResource
 	}
 	c := dynamic.NewForConfigOrDie(cfg).Resource(resource).Namespace(ns)
 	created, err := c.Create(ctx, u, metav1.CreateOptions{})

@@ -1,4 +1,4 @@
-package kube_test
+package inventorykube_test
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
-	"gitlab.com/sylva-projects/sylva-planner/inventory/kube"
+	"gitlab.com/sylva-projects/sylva-planner/inventory/inventorykube"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
@@ -248,12 +248,12 @@ func TestDrainRulesOnARealAPIServer(t *testing.T) {
 			seeded[tt.name] = s.ns
 		})
 	}
-	facts, err := kube.Collect(ctx(t), cfg, kube.Options{Context: "kubetest", PageSize: 2})
+	facts, err := inventorykube.Collect(ctx(t), cfg, inventorykube.Options{Context: "kubetest", PageSize: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range facts.Checks {
-		if c.Status != planner.CheckAssessed && c.Name != kube.CheckMetric {
+		if c.Status != planner.CheckAssessed && c.Name != inventorykube.CheckMetric {
 			t.Errorf("as cluster admin, check %s is %s: %s", c.Name, c.Status, c.Detail)
 		}
 	}
@@ -304,7 +304,7 @@ func TestRefusedBudgetsMakeTheVerdictUnknown(t *testing.T) {
 	// RBAC changes reach the authorizer's cache within a moment.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		f, err := kube.Collect(ctx(t), kubetest.Impersonate(cfg, user), kube.Options{Context: "kubetest"})
+		f, err := inventorykube.Collect(ctx(t), kubetest.Impersonate(cfg, user), inventorykube.Options{Context: "kubetest"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,18 +313,18 @@ func TestRefusedBudgetsMakeTheVerdictUnknown(t *testing.T) {
 			got[c.Name] = c.Status
 		}
 		obsChecks = f.Checks
-		if got[kube.CheckPods] == planner.CheckAssessed || time.Now().After(deadline) {
+		if got[inventorykube.CheckPods] == planner.CheckAssessed || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
 	want := map[string]planner.CheckStatus{
-		kube.CheckInventory: planner.CheckPartial,
-		kube.CheckPDBs:      planner.CheckNotAssessed,
-		kube.CheckPods:      planner.CheckAssessed,
-		kube.CheckWorkloads: planner.CheckAssessed,
-		kube.CheckMetric:    planner.CheckNotAssessed,
-		kube.CheckAPIs:      planner.CheckPartial,
+		inventorykube.CheckInventory: planner.CheckPartial,
+		inventorykube.CheckPDBs:      planner.CheckNotAssessed,
+		inventorykube.CheckPods:      planner.CheckAssessed,
+		inventorykube.CheckWorkloads: planner.CheckAssessed,
+		inventorykube.CheckMetric:    planner.CheckNotAssessed,
+		inventorykube.CheckAPIs:      planner.CheckPartial,
 	}
 	for name, st := range want {
 		if got[name] != st {

@@ -1,4 +1,4 @@
-package kube_test
+package statuskube_test
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 func TestReadAllFromAPIServer(t *testing.T) {
@@ -74,7 +74,7 @@ func TestReadAllFromAPIServer(t *testing.T) {
 	}
 
 	counting, n := kubetest.Counted(cfg)
-	r, err := kube.NewReader(counting, kube.Options{Context: "mgmt"})
+	r, err := statuskube.NewReader(counting, statuskube.Options{Context: "mgmt"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestReadAllFromAPIServer(t *testing.T) {
 	})
 	t.Run("the fleet agrees with Read namespace by namespace", func(t *testing.T) {
 		for _, ns := range []string{done, pending, noHelmRelease} {
-			one := read(t, cfg, ns, kube.Options{})
+			one := read(t, cfg, ns, statuskube.Options{})
 			got := status.Interpret(mine[ns].Observation)
 			want := status.Interpret(one)
 			if got.Progress != want.Progress || got.CanStartNow != want.CanStartNow || got.PassPending != want.PassPending || !slices.Equal(got.Reasons, want.Reasons) {
@@ -162,7 +162,7 @@ func TestReadAllFromAPIServer(t *testing.T) {
 	t.Run("a client with rights in one namespace only is told to give -n", func(t *testing.T) {
 		grantReadIn(t, cfg, done, "bob")
 		restricted := kubetest.Impersonate(cfg, "bob")
-		r, err := kube.NewReader(restricted, kube.Options{Context: "bob"})
+		r, err := statuskube.NewReader(restricted, statuskube.Options{Context: "bob"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,8 +185,8 @@ func grantReadIn(t *testing.T, cfg *rest.Config, ns, user string) {
 		ObjectMeta: metav1.ObjectMeta{Name: "read-sylva-units", Namespace: ns},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"get", "list"}},
-			{APIGroups: []string{kube.KustomizationResource.Group}, Resources: []string{kube.KustomizationResource.Resource}, Verbs: []string{"get", "list"}},
-			{APIGroups: []string{kube.HelmReleaseResource.Group}, Resources: []string{kube.HelmReleaseResource.Resource}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{statuskube.KustomizationResource.Group}, Resources: []string{statuskube.KustomizationResource.Resource}, Verbs: []string{"get", "list"}},
+			{APIGroups: []string{statuskube.HelmReleaseResource.Group}, Resources: []string{statuskube.HelmReleaseResource.Resource}, Verbs: []string{"get", "list"}},
 		},
 	}
 	if _, err := c.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
@@ -223,7 +223,7 @@ func TestReadAllWithoutFluxKinds(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: status.ConfigMapName, Namespace: "wc1"},
 		Data:       map[string]string{status.KeySylvaRelease: "1.6"},
 	}
-	c := fake.NewClientBuilder().WithScheme(kube.Scheme()).WithObjects(cm).WithInterceptorFuncs(interceptor.Funcs{
+	c := fake.NewClientBuilder().WithScheme(statuskube.Scheme()).WithObjects(cm).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, _ ...client.ListOption) error {
 			if u, ok := list.(*unstructured.UnstructuredList); ok {
 				return apierrors.NewNotFound(schema.GroupResource{Group: u.GroupVersionKind().Group}, "")
@@ -233,7 +233,7 @@ func TestReadAllWithoutFluxKinds(t *testing.T) {
 			return c.List(ctx, list)
 		},
 	}).Build()
-	all, err := kube.NewReaderForClient(c, kube.Options{}).ReadAll(context.Background())
+	all, err := statuskube.NewReaderForClient(c, statuskube.Options{}).ReadAll(context.Background())
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
 	}
@@ -257,7 +257,7 @@ func BenchmarkReadAll500Namespaces(b *testing.B) {
 
 	b.Run("ReadAll", func(b *testing.B) {
 		counting, n := kubetest.Counted(cfg)
-		r, err := kube.NewReader(counting, kube.Options{})
+		r, err := statuskube.NewReader(counting, statuskube.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -277,7 +277,7 @@ func BenchmarkReadAll500Namespaces(b *testing.B) {
 	b.Run("ReadAll+InterpretFleet+WriteTable", func(b *testing.B) {
 		// What status -A does past the command line.
 		counting, n := kubetest.Counted(cfg)
-		r, err := kube.NewReader(counting, kube.Options{})
+		r, err := statuskube.NewReader(counting, statuskube.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -296,7 +296,7 @@ func BenchmarkReadAll500Namespaces(b *testing.B) {
 	})
 	b.Run("Read-per-namespace", func(b *testing.B) {
 		counting, n := kubetest.Counted(cfg)
-		r, err := kube.NewReader(counting, kube.Options{})
+		r, err := statuskube.NewReader(counting, statuskube.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -368,17 +368,17 @@ func populate(b *testing.B, cfg *rest.Config, count int) []string {
 func TestReadAllAFluxObjectTheTypesCannotHold(t *testing.T) {
 	hr := func(ns string, interval any) unstructured.Unstructured {
 		return unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": kube.HelmReleaseKind.GroupVersion().String(), "kind": kube.HelmReleaseKind.Kind,
+			"apiVersion": statuskube.HelmReleaseKind.GroupVersion().String(), "kind": statuskube.HelmReleaseKind.Kind,
 			"metadata": map[string]any{"name": status.DefaultHelmRelease, "namespace": ns},
 			"spec":     map[string]any{"interval": interval, "chart": map[string]any{"spec": map[string]any{"chart": "sylva-units", "sourceRef": map[string]any{"kind": "GitRepository", "name": "sylva-core"}}}},
 		}}
 	}
 	typed := 0
-	c := fake.NewClientBuilder().WithScheme(kube.Scheme()).WithInterceptorFuncs(interceptor.Funcs{
+	c := fake.NewClientBuilder().WithScheme(statuskube.Scheme()).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, _ ...client.ListOption) error {
 			switch l := list.(type) {
 			case *unstructured.UnstructuredList:
-				if l.GroupVersionKind().Kind == kube.HelmReleaseKind.Kind+"List" {
+				if l.GroupVersionKind().Kind == statuskube.HelmReleaseKind.Kind+"List" {
 					l.Items = []unstructured.Unstructured{hr("wc1", "10m"), hr("wc2", int64(5))}
 					return nil
 				}
@@ -390,7 +390,7 @@ func TestReadAllAFluxObjectTheTypesCannotHold(t *testing.T) {
 			return c.List(ctx, list)
 		},
 	}).Build()
-	all, err := kube.NewReaderForClient(c, kube.Options{}).ReadAll(context.Background())
+	all, err := statuskube.NewReaderForClient(c, statuskube.Options{}).ReadAll(context.Background())
 	if err != nil {
 		t.Fatalf("ReadAll: %v", err)
 	}

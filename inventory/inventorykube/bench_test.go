@@ -1,4 +1,4 @@
-package kube_test
+package inventorykube_test
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
-	"gitlab.com/sylva-projects/sylva-planner/inventory/kube"
+	"gitlab.com/sylva-projects/sylva-planner/inventory/inventorykube"
 )
 
 // Sizes of the live inventory benchmark.
@@ -54,7 +54,7 @@ func BenchmarkCollect(b *testing.B) {
 	start := time.Now()
 	n := 0
 	for b.Loop() {
-		f, err := kube.Collect(context.Background(), counted, kube.Options{Context: "bench"})
+		f, err := inventorykube.Collect(context.Background(), counted, inventorykube.Options{Context: "bench"})
 		if err != nil {
 			b.Fatal(err)
 		}

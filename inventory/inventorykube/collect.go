@@ -1,4 +1,4 @@
-package kube
+package inventorykube
 
 import (
 	"bufio"

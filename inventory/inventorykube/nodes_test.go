@@ -1,4 +1,4 @@
-package kube_test
+package inventorykube_test
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
-	"gitlab.com/sylva-projects/sylva-planner/inventory/kube"
+	"gitlab.com/sylva-projects/sylva-planner/inventory/inventorykube"
 )
 
 // TestCollectNodesReadsNodesAndDaemonSetImagesPageByPage creates three
@@ -52,7 +52,7 @@ func TestCollectNodesReadsNodesAndDaemonSetImagesPageByPage(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	f, err := kube.CollectNodes(ctx(t), cfg, kube.Options{Context: "kubetest", PageSize: 1})
+	f, err := inventorykube.CollectNodes(ctx(t), cfg, inventorykube.Options{Context: "kubetest", PageSize: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package kube_test
+package statuskube_test
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/status"
-	"gitlab.com/sylva-projects/sylva-planner/status/kube"
+	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
 // grantReadAllButCAPI lets user list the status ConfigMaps and the Flux
@@ -30,8 +30,8 @@ func grantReadAllButCAPI(t *testing.T, cfg *rest.Config, user string) {
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Rules: []rbacv1.PolicyRule{
 			{APIGroups: []string{""}, Resources: []string{"configmaps"}, Verbs: []string{"list"}},
-			{APIGroups: []string{kube.KustomizationResource.Group}, Resources: []string{kube.KustomizationResource.Resource}, Verbs: []string{"list"}},
-			{APIGroups: []string{kube.HelmReleaseResource.Group}, Resources: []string{kube.HelmReleaseResource.Resource}, Verbs: []string{"list"}},
+			{APIGroups: []string{statuskube.KustomizationResource.Group}, Resources: []string{statuskube.KustomizationResource.Resource}, Verbs: []string{"list"}},
+			{APIGroups: []string{statuskube.HelmReleaseResource.Group}, Resources: []string{statuskube.HelmReleaseResource.Resource}, Verbs: []string{"list"}},
 		},
 	}
 	if _, err := c.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
@@ -69,7 +69,7 @@ func grantReadAllButCAPI(t *testing.T, cfg *rest.Config, user string) {
 func TestReadAllClusterAPIRefused(t *testing.T) {
 	cfg := kubetest.Config(t)
 	grantReadAllButCAPI(t, cfg, "carol")
-	r, err := kube.NewReader(kubetest.Impersonate(cfg, "carol"), kube.Options{Context: "carol"})
+	r, err := statuskube.NewReader(kubetest.Impersonate(cfg, "carol"), statuskube.Options{Context: "carol"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestReadReadsTheClusterAPIObjectsOfItsNamespace(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r, err := kube.NewReader(cfg, kube.Options{})
+	r, err := statuskube.NewReader(cfg, statuskube.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestReadReadsTheClusterAPIObjectsOfItsNamespace(t *testing.T) {
 	}
 
 	grantReadIn(t, cfg, ns, "dave")
-	restricted, err := kube.NewReader(kubetest.Impersonate(cfg, "dave"), kube.Options{Context: "dave"})
+	restricted, err := statuskube.NewReader(kubetest.Impersonate(cfg, "dave"), statuskube.Options{Context: "dave"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package kube
+package statuskube
 
 import "os/exec"
 

@@ -7,4 +7,4 @@
 // Every capability is reported as a check: a list the cluster refuses
 // (403) makes it partial or not assessed, never clean. No core package
 // imports this one; commands do.
-package kube
+package inventorykube

@@ -9,4 +9,4 @@
 // the kubeconfig context. RESTConfig is the kubeconfig rule.
 //
 // No core package imports this one; commands and the reconciler do.
-package kube
+package statuskube
