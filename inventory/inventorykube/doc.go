@@ -1,4 +1,4 @@
-// Package kube reads the facts of package inventory from a live cluster, in
+// Package inventorykube reads the facts of package inventory from a live cluster, in
 // one read-only pass of paginated lists (Limit/Continue): nodes, pods,
 // deployments, statefulsets, PodDisruptionBudgets with their status, the
 // API versions objects were written with, Helm release Secrets and, when

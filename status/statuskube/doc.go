@@ -1,4 +1,4 @@
-// Package kube reads the state that package status interprets from a live
+// Package statuskube reads the state that package status interprets from a live
 // cluster: Fetch, the one reader of a release namespace (the
 // sylva-units-status ConfigMap, the sylva-units-status Kustomization and
 // the sylva-units HelmRelease, through a controller-runtime client.Reader)
