@@ -347,7 +347,7 @@ func TestTheControllersGatePlansAsPlanDoesFromTheSameStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr := planner.ProgressOf(obs)
+	pr := planner.TransitionStateOf(obs)
 	gate, err := action.PlanRequest{Catalog: cat, To: "1.6", AsOf: asOf, Progress: &pr}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)

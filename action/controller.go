@@ -28,14 +28,14 @@ type ControllerGate struct {
 // Gate is the controller's gate (reconciler.ControllerOptions.Gate): nil
 // without To; an error naming --to when To is no release. A status the
 // gate cannot plan from gives no plan.
-func (g ControllerGate) Gate(ctx context.Context) (func(planner.Progress) *planner.Plan, error) {
+func (g ControllerGate) Gate(ctx context.Context) (func(planner.TransitionState) *planner.Plan, error) {
 	if g.To == "" {
 		return nil, nil
 	}
 	if _, err := parseTo(g.To); err != nil {
 		return nil, err
 	}
-	return func(pr planner.Progress) *planner.Plan {
+	return func(pr planner.TransitionState) *planner.Plan {
 		p, err := PlanRequest{Catalog: g.Catalog, To: g.To, Progress: &pr, AsOf: g.Now().UTC(), ToolVersion: g.ToolVersion}.Run(ctx)
 		if err != nil {
 			return nil

@@ -80,13 +80,13 @@ func placeFleet(f *status.Fleet, in planner.Input) error {
 		t   *status.Transition
 		err error
 	}
-	seen := map[planner.Progress]placed{}
+	seen := map[planner.TransitionState]placed{}
 	for i := range f.Releases {
 		row := &f.Releases[i]
 		if row.Error != "" {
 			continue
 		}
-		pr := planner.ProgressOf(row.Report().Observation())
+		pr := planner.TransitionStateOf(row.Report().Observation())
 		p, ok := seen[pr]
 		if !ok {
 			p.t, p.err = Transition(in, pr)

@@ -46,7 +46,7 @@ type PlanRequest struct {
 	// Progress, when set, is a status already read (the controller's
 	// watch): the installed release and the transition in flight. From
 	// and Status are then not read.
-	Progress *planner.Progress
+	Progress *planner.TransitionState
 	// Inventory is the manifests (--inventory): the running components
 	// judged against the route, the nodes' minor and provider, and the
 	// removed-API check.
@@ -97,7 +97,7 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	}
 	inputs := []string{strings.TrimSpace(r.CatalogInput + " " + r.Catalog.Version)}
 	fromSource := "flag"
-	var progress *planner.Progress
+	var progress *planner.TransitionState
 	if pr := r.Progress; pr != nil {
 		r.From, fromSource, progress = pr.Installed.String(), string(status.SourceSylvaRelease), pr
 	} else if r.From == "" {
@@ -194,32 +194,32 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 
 // installedRelease reads the installed release from the status ConfigMap,
 // and what the status says of a transition in flight
-// (planner.ProgressOf): a further pass pending is planned from where the
+// (planner.TransitionStateOf): a further pass pending is planned from where the
 // hop started; and the namespace the status was read from.
-func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, planner.Progress, string, error) {
+func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, planner.TransitionState, string, error) {
 	if src == nil {
-		return skew.Version{}, "", planner.Progress{}, "", &MissingFlagError{
+		return skew.Version{}, "", planner.TransitionState{}, "", &MissingFlagError{
 			Flag: "--from", Alternatives: "--status FILE, or --live to read the installed release from the cluster",
 			Example: "--from 1.4 --to 1.6",
 		}
 	}
 	obs, err := src.Observation(ctx)
 	if err != nil {
-		return skew.Version{}, "", planner.Progress{}, "", err
+		return skew.Version{}, "", planner.TransitionState{}, "", err
 	}
 	if obs.ConfigMap == nil {
 		if rev := status.DeletedRevision(obs); rev != "" {
 			// The chart's status unit exists and targets a release past
 			// the first install: the ConfigMap was there, and is gone.
-			return skew.Version{}, "", planner.Progress{}, "", errors.New(status.DeletedMessage(obs.Namespace, rev))
+			return skew.Version{}, "", planner.TransitionState{}, "", errors.New(status.DeletedMessage(obs.Namespace, rev))
 		}
-		return skew.Version{}, "", planner.Progress{}, "", fmt.Errorf("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; %s to plan anyway", giveFrom(src))
+		return skew.Version{}, "", planner.TransitionState{}, "", fmt.Errorf("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; %s to plan anyway", giveFrom(src))
 	}
 	v, key, ok := obs.ConfigMap.Release()
 	if !ok {
-		return skew.Version{}, "", planner.Progress{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); %s", key, giveFrom(src))
+		return skew.Version{}, "", planner.TransitionState{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); %s", key, giveFrom(src))
 	}
-	return v, string(key), planner.ProgressOf(obs), obs.Namespace, nil
+	return v, string(key), planner.TransitionStateOf(obs), obs.Namespace, nil
 }
 
 // giveFrom is the fix of a status that names no installed release, as the

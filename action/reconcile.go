@@ -49,7 +49,7 @@ type ReconcileRequest struct {
 	// t is the transition located, on the call that located it only.
 	OnDecision func(r reconciler.Result, t *status.Transition)
 	// OnProgress, when set, is called while waiting.
-	OnProgress func(reconciler.Progress)
+	OnProgress func(reconciler.WaitProgress)
 }
 
 // Validate refuses a request that cannot run (BadRequestError): no
@@ -85,7 +85,7 @@ func (r *ReconcileRequest) WriteTo(stdout, stderr io.Writer) {
 			}
 		}
 	}
-	r.OnProgress = func(p reconciler.Progress) { fmt.Fprintln(stderr, p) }
+	r.OnProgress = func(p reconciler.WaitProgress) { fmt.Fprintln(stderr, p) }
 }
 
 // ReconcileDocument is `reconcile -o json|yaml`: every decision made, in

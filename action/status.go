@@ -51,7 +51,7 @@ func (r StatusRequest) Locate(obs status.Observation) (*status.Transition, error
 	if err != nil {
 		return nil, err
 	}
-	pr := planner.ProgressOf(obs)
+	pr := planner.TransitionStateOf(obs)
 	t, err := Transition(planner.Input{Catalog: r.Catalog, To: target, AsOf: r.AsOf, ToolVersion: r.ToolVersion}, pr)
 	switch {
 	case unknownTarget(err):

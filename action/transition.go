@@ -13,7 +13,7 @@ import (
 // Transition is where a release whose status says pr stands in the plan
 // to in.To (planner.Locate), with the helper values of its next pass: what
 // status --to, status -A --to and reconcile --to show.
-func Transition(in planner.Input, pr planner.Progress) (*status.Transition, error) {
+func Transition(in planner.Input, pr planner.TransitionState) (*status.Transition, error) {
 	pos, err := planner.Locate(in, pr)
 	if err != nil {
 		return nil, err
@@ -37,7 +37,7 @@ func Transition(in planner.Input, pr planner.Progress) (*status.Transition, erro
 // status pr places the cluster, is computed but cannot be judged: not
 // placed, with the plan's kb-stale finding, and a summary that says why
 // and the fix, as plan says it.
-func unjudged(in planner.Input, pr planner.Progress) (*status.Transition, error) {
+func unjudged(in planner.Input, pr planner.TransitionState) (*status.Transition, error) {
 	in.Progress = &pr
 	p, err := planner.Compute(in)
 	if err != nil {

@@ -108,7 +108,7 @@ func statusFacts(f *ci.Facts, in planner.Input, obs status.Observation) {
 	if v, _, ok := cm.Release(); ok {
 		f.StatusRelease = v
 	}
-	pr := planner.ProgressOf(obs)
+	pr := planner.TransitionStateOf(obs)
 	f.StatusPending, f.StatusApplying = pr.Pending, pr.Applying
 	if pr.Pending || f.StatusRelease.CompareMinor(in.To) != 0 {
 		// Where the cluster stands, as status --to says it: a pass

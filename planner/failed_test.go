@@ -28,7 +28,7 @@ func TestAPlanFromAFailedPassSaysItFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr := planner.ProgressOf(obs)
+	pr := planner.TransitionStateOf(obs)
 	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), To: skew.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +101,7 @@ func TestDonePassesDoNotBlockTheRest(t *testing.T) {
 	if len(before.Passes) != 3 || len(rangeSubjects(before)) == 0 {
 		t.Fatalf("plan 1.1 → 1.4: %d passes, range findings %v; want 3 passes and calico/cert-manager on 1.28 in pass 1", len(before.Passes), rangeSubjects(before))
 	}
-	pr := planner.Progress{Found: true, Installed: skew.MustParse("1.4"), Pending: true, TransitionFrom: "1.1", TransitionPass: "1"}
+	pr := planner.TransitionState{Found: true, Installed: skew.MustParse("1.4"), Pending: true, TransitionFrom: "1.1", TransitionPass: "1"}
 	mid, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.4"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ data:
 		t.Fatal(err)
 	}
 	obs := status.Observation{Namespace: "sylva-system", ConfigMap: cm}
-	pr := planner.ProgressOf(obs)
+	pr := planner.TransitionStateOf(obs)
 	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), To: skew.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
 	if err != nil {
 		t.Fatal(err)

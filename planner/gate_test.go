@@ -384,7 +384,7 @@ func TestOverlayUnavailableBlocksAPlanNotStarted(t *testing.T) {
 		t.Errorf("verdict %s, next %q; want blocked, and the fix", p.Verdict, p.Next)
 	}
 	mid := in
-	mid.Progress = &planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}
+	mid.Progress = &planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}
 	pm, err := planner.Compute(mid)
 	if err != nil {
 		t.Fatal(err)

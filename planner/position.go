@@ -10,9 +10,9 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
-// Progress is what the sylva-units-status ConfigMap says about a
+// TransitionState is what the sylva-units-status ConfigMap says about a
 // transition in flight, as plain values.
-type Progress struct {
+type TransitionState struct {
 	// Found is false when there is no status ConfigMap (a fresh install).
 	Found bool
 	// Installed is the release the status names; zero when it names none.
@@ -62,23 +62,23 @@ type Progress struct {
 	contradicts string
 }
 
-// ProgressOf reads the Progress of what a release namespace holds: its
+// TransitionStateOf reads the Progress of what a release namespace holds: its
 // status ConfigMap (none is a fresh install) and, when they were read, the
 // Flux objects that say whether a release is being applied. It is the one
 // reading of the status that plan --status/--live, status --to, reconcile
 // --to, verify and the controller's gate place a cluster from.
-func ProgressOf(obs status.Observation) Progress {
+func TransitionStateOf(obs status.Observation) TransitionState {
 	cm := obs.ConfigMap
 	if cm == nil {
-		return Progress{}
+		return TransitionState{}
 	}
-	pr := Progress{Found: true, TransitionFrom: cm.TransitionFrom, TransitionPass: cm.TransitionPass}
+	pr := TransitionState{Found: true, TransitionFrom: cm.TransitionFrom, TransitionPass: cm.TransitionPass}
 	pr.Installed, _, _ = cm.Release()
 	pr.Pending = cm.AdditionalReconciliationRequired != nil && *cm.AdditionalReconciliationRequired
 	switch rd := status.Assess(obs); rd.Progress {
-	case status.ProgressInProgress:
+	case status.PhaseInProgress:
 		pr.Applying = rd.ProgressWhy
-	case status.ProgressFailed:
+	case status.PhaseFailed:
 		pr.Failed, pr.FailedFix = rd.Failed, status.FailedPassFix(obs.HelmReleaseOf(), obs.Namespace)
 	default:
 	}
@@ -157,7 +157,7 @@ func (pos *Position) Transition() *status.Transition {
 // read the same pass as next. It returns an error only when no plan can be
 // computed, and a nil position when the plan places nothing: that of a
 // target newer than the catalog, whose kb-stale finding says why.
-func Locate(in Input, pr Progress) (*Position, error) {
+func Locate(in Input, pr TransitionState) (*Position, error) {
 	target := in.To
 	switch {
 	case !pr.Found:
@@ -178,7 +178,7 @@ func Locate(in Input, pr Progress) (*Position, error) {
 // first pass has already run, so the plan must count it), else the
 // installed release. placeable is false when a pass is pending and the
 // status lacks the keys that place it.
-func startOf(pr Progress) (from skew.Version, key string, placeable bool) {
+func startOf(pr TransitionState) (from skew.Version, key string, placeable bool) {
 	if !pr.Pending {
 		return pr.Installed, "", true
 	}
@@ -268,7 +268,7 @@ func UnkeyedOfPlans(in Input, to skew.Version, plans map[string]*Plan) Unkeyed {
 // inferPass is pr with the pass UnkeyedOf places, its transition_from and
 // transition_pass set and how they were inferred said; or pr with why it
 // cannot be placed.
-func inferPass(in Input, pr Progress) Progress {
+func inferPass(in Input, pr TransitionState) TransitionState {
 	u := UnkeyedOf(in, pr.Installed)
 	if u.From.IsZero() {
 		pr.why = u.Why
@@ -283,7 +283,7 @@ func inferPass(in Input, pr Progress) Progress {
 
 // place sets p.Position from what the status says, pr, on the plan computed
 // from startOf(pr); while a release is being applied, the summary says so.
-func (p *Plan) place(pr Progress, placeable bool) {
+func (p *Plan) place(pr TransitionState, placeable bool) {
 	p.placeStatus(pr, placeable)
 	if pos := p.Position; pr.inferred != "" && pos.PassKnown {
 		pos.Inferred = pr.inferred
@@ -316,7 +316,7 @@ func (p *Plan) place(pr Progress, placeable bool) {
 }
 
 // placeStatus is place from the status ConfigMap's keys.
-func (p *Plan) placeStatus(pr Progress, placeable bool) {
+func (p *Plan) placeStatus(pr TransitionState, placeable bool) {
 	target := p.To.Release
 	pos := &Position{Target: target, Route: p.Route, Passes: len(p.Passes), PassKnown: true, PassPending: pr.Pending}
 	p.Position = pos

@@ -50,7 +50,7 @@ type Input struct {
 	// was read from it: while a further pass of a hop is pending the plan
 	// starts at transition_from (From is ignored) and its Position says
 	// which passes are done. nil plans from From with nothing done.
-	Progress *Progress
+	Progress *TransitionState
 	// Observed is what an inventory saw running; nil plans from the catalog.
 	Observed *Observed
 	// Overlay, when set, says why the helper values of the plan cannot be

@@ -78,7 +78,7 @@ func TestARequestWrittenInAdvanceDoesNotSuppressThePass(t *testing.T) {
 
 	// helm-controller handles the token.
 	c.setReady(t, ctx, helmReleases, c.helmRelease(t, ns), true, token)
-	if rep := statusSays("handled"); rep.PassPending || rep.InProgress || rep.Progress != status.ProgressDone {
+	if rep := statusSays("handled"); rep.PassPending || rep.InProgress || rep.Progress != status.PhaseDone {
 		t.Fatalf("status after helm-controller handled %q: pending %v, progress %s (%q); want done", token, rep.PassPending, rep.Progress, rep.Summary)
 	}
 	if res, err := a.Apply(ctx, Target{Namespace: ns}); err != nil || res.Triggered || res.Decision.Outcome != OutcomeAlreadyHandled || res.Decision.Request != token {

@@ -159,7 +159,7 @@ func TestAFailedPassEndsTheWait(t *testing.T) {
 		t.Fatalf("Apply after the pass failed = %s, %v; want %s naming UpgradeFailed and the fix", res.Decision, err, OutcomeFailed)
 	}
 	rep := status.Interpret(res.Snapshot.Input.Observation)
-	if rep.Progress != status.ProgressFailed || rep.PassFailed == "" {
+	if rep.Progress != status.PhaseFailed || rep.PassFailed == "" {
 		t.Fatalf("status after the pass failed: progress %s, summary %q; want failed", rep.Progress, rep.Summary)
 	}
 

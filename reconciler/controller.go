@@ -85,12 +85,12 @@ type ControllerOptions struct {
 	// stop; 30s when zero.
 	GracefulShutdownTimeout time.Duration
 	// Gate, when set, plans the upgrade from what a namespace's status
-	// ConfigMap says (planner.ProgressOf: the installed release, or the
+	// ConfigMap says (planner.TransitionStateOf: the installed release, or the
 	// start of the hop whose further pass is pending, as plan --status
 	// reads it); the controller exports the plan's verdict gauges
 	// (sylva_planner_upgrade_blocked, …) per namespace. A nil plan (the
 	// release cannot be planned) clears them.
-	Gate func(planner.Progress) *planner.Plan
+	Gate func(planner.TransitionState) *planner.Plan
 }
 
 // Controller requests the sylva-units passes of the watched namespaces:
@@ -206,7 +206,7 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 	if o.Gate != nil {
 		// The Event of a requested pass names it, as the gate places it.
 		c.applier.Place = func(obs status.Observation) *status.Transition {
-			if p := o.Gate(planner.ProgressOf(obs)); p != nil {
+			if p := o.Gate(planner.TransitionStateOf(obs)); p != nil {
 				return p.Position.Transition()
 			}
 			return nil
@@ -323,7 +323,7 @@ func (c *Controller) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		var p *planner.Plan
 		if obs := res.Snapshot.Input.Observation; obs.ConfigMap != nil {
 			if _, _, ok := obs.ConfigMap.Release(); ok {
-				p = c.opts.Gate(planner.ProgressOf(obs))
+				p = c.opts.Gate(planner.TransitionStateOf(obs))
 			}
 		}
 		setGateGauges(req.Namespace, p)

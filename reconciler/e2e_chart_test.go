@@ -87,7 +87,9 @@ func (r *chartRig) driveToTheEnd(t *testing.T, want ...string) {
 	res, err := a.Drive(ctx, reconciler.Target{Namespace: r.ns}, reconciler.DriveOptions{
 		Wait: true, Interval: time.Second,
 		OnDecision: func(r reconciler.Result) { decisions = append(decisions, r.Decision.String()) },
-		OnProgress: func(p reconciler.Progress) { t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Second), p.Request, p.State) },
+		OnProgress: func(p reconciler.WaitProgress) {
+			t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Second), p.Request, p.State)
+		},
 	})
 	if perr := k.err(); perr != nil {
 		t.Fatal(perr)

@@ -224,7 +224,7 @@ func TestEndToEndWithFlux(t *testing.T) {
 		Wait:       true,
 		Interval:   time.Second,
 		OnDecision: func(r Result) { decisions = append(decisions, r.Decision.String()) },
-		OnProgress: func(p Progress) { t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Second), p.Request, p.State) },
+		OnProgress: func(p WaitProgress) { t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Second), p.Request, p.State) },
 	})
 	if err != nil {
 		t.Fatalf("Drive: %v\ndecisions:\n%s", err, strings.Join(decisions, "\n"))

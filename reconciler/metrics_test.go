@@ -29,7 +29,7 @@ func TestGateGaugesFollowTheNamespacesPlan(t *testing.T) {
 	}
 	// Planned from a status, as the controller plans: every gauge is set,
 	// sylva_planner_passes_done included.
-	progress := &planner.Progress{Found: true, Installed: skew.MustParse("1.4")}
+	progress := &planner.TransitionState{Found: true, Installed: skew.MustParse("1.4")}
 	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Progress: progress})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestTextfileAndControllerExportTheSameGauges(t *testing.T) {
 	}
 	// Planned from a status, as the controller plans: every gauge is set,
 	// sylva_planner_passes_done included.
-	progress := &planner.Progress{Found: true, Installed: skew.MustParse("1.4")}
+	progress := &planner.TransitionState{Found: true, Installed: skew.MustParse("1.4")}
 	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Progress: progress})
 	if err != nil {
 		t.Fatal(err)

@@ -59,7 +59,7 @@ func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := Decide(Input{Observation: fromFile})
-			wantPos, err := planner.Locate(in, planner.ProgressOf(fromFile))
+			wantPos, err := planner.Locate(in, planner.TransitionStateOf(fromFile))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -184,10 +184,10 @@ func (c *cluster) createFluxAs(t *testing.T, gvr schema.GroupVersionResource, ns
 type gateRecorder struct {
 	in  planner.Input
 	mu  sync.Mutex
-	got []planner.Progress
+	got []planner.TransitionState
 }
 
-func (g *gateRecorder) gate(pr planner.Progress) *planner.Plan {
+func (g *gateRecorder) gate(pr planner.TransitionState) *planner.Plan {
 	g.mu.Lock()
 	g.got = append(g.got, pr)
 	g.mu.Unlock()
@@ -199,7 +199,7 @@ func (g *gateRecorder) gate(pr planner.Progress) *planner.Plan {
 }
 
 // gated is what the gate was given so far.
-func (g *gateRecorder) gated() []planner.Progress {
+func (g *gateRecorder) gated() []planner.TransitionState {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return slices.Clone(g.got)

@@ -43,8 +43,8 @@ const DefaultInterval = 5 * time.Second
 // heartbeat is how often an unchanged progress line is repeated.
 const heartbeat = time.Minute
 
-// Progress is one look at a pass being waited for.
-type Progress struct {
+// WaitProgress is one look at a pass being waited for.
+type WaitProgress struct {
 	// Elapsed is the time since Drive started.
 	Elapsed time.Duration
 	// Request is the request value waited for; empty while waiting for a
@@ -56,7 +56,7 @@ type Progress struct {
 
 // String is the progress as the command line shows it on stderr:
 // "[1m30s] pass "2": STATE".
-func (p Progress) String() string {
+func (p WaitProgress) String() string {
 	pass := ""
 	if p.Request != "" {
 		pass = fmt.Sprintf("pass %q: ", p.Request)
@@ -76,7 +76,7 @@ type DriveOptions struct {
 	OnDecision func(Result)
 	// OnProgress is called while waiting, when the state changes and at
 	// least every minute.
-	OnProgress func(Progress)
+	OnProgress func(WaitProgress)
 	// Now reads the clock for elapsed times; the Applier's Now when nil.
 	Now func() time.Time
 }
@@ -154,7 +154,7 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 			waited = d.Request
 		default: // waiting, suspended: poll until the pass can start
 			report(res)
-			p.show(Progress{Request: d.Request, State: d.String()})
+			p.show(WaitProgress{Request: d.Request, State: d.String()})
 			if err := sleep(ctx, interval); err != nil {
 				return res, fmt.Errorf("%s: %w", d, waitErr(err))
 			}
@@ -206,12 +206,12 @@ func (a *Applier) waitPass(ctx context.Context, t Target, v, cmBefore string, in
 				case "", cmBefore:
 					state += "; waiting for the status ConfigMap to be rewritten" + kustomizationState(ks)
 				default:
-					p.show(Progress{Request: v, State: state + "; status ConfigMap rewritten"})
+					p.show(WaitProgress{Request: v, State: state + "; status ConfigMap rewritten"})
 					return true, nil
 				}
 			}
 		}
-		p.show(Progress{Request: v, State: state})
+		p.show(WaitProgress{Request: v, State: state})
 		return false, nil
 	}
 	var stop error
@@ -310,14 +310,14 @@ func sleep(ctx context.Context, d time.Duration) error {
 // progressPrinter passes progress on when it changes, and at least every
 // heartbeat.
 type progressPrinter struct {
-	on        func(Progress)
+	on        func(WaitProgress)
 	now       func() time.Time
 	start     time.Time
 	last      string
 	lastShown time.Time
 }
 
-func (p *progressPrinter) show(pr Progress) {
+func (p *progressPrinter) show(pr WaitProgress) {
 	if p.on == nil {
 		return
 	}

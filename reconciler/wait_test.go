@@ -109,7 +109,7 @@ func TestDriveCarriesAClusterThroughEveryPass(t *testing.T) {
 		Wait:       true,
 		Interval:   100 * time.Millisecond,
 		OnDecision: func(r Result) { decisions = append(decisions, string(r.Decision.Outcome)) },
-		OnProgress: func(p Progress) {
+		OnProgress: func(p WaitProgress) {
 			progress++
 			t.Logf("[%s] %s: %s", p.Elapsed.Round(time.Millisecond), p.Request, p.State)
 		},

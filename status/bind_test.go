@@ -123,41 +123,41 @@ func TestBoundRequestIsHandledOnlyWhereTheTokenProvesIt(t *testing.T) {
 		handledBy   string // a part of HandledBy; empty: not handled
 		pickedUp    bool
 		pending     bool
-		progress    status.Progress
+		progress    status.Phase
 		notInReport string
 	}{
 		{
 			name: "nothing on the HelmRelease: the pass is pending",
-			hr:   nil, pending: true, progress: status.ProgressDone,
+			hr:   nil, pending: true, progress: status.PhaseDone,
 		},
 		{
 			name: "the value written in advance everywhere is not handled",
-			hr:   set(v, v, "", v), pending: true, progress: status.ProgressDone,
+			hr:   set(v, v, "", v), pending: true, progress: status.PhaseDone,
 		},
 		{
 			name: "the tracking annotation alone written in advance is not handled",
-			hr:   set("", v, "", ""), pending: true, progress: status.ProgressDone,
+			hr:   set("", v, "", ""), pending: true, progress: status.PhaseDone,
 		},
 		{
 			name: "the token just passed on is handled and in progress",
-			hr:   set(token, v, "", ""), handledBy: status.AnnotationHandledRequest, progress: status.ProgressInProgress,
+			hr:   set(token, v, "", ""), handledBy: status.AnnotationHandledRequest, progress: status.PhaseInProgress,
 		},
 		{
 			name: "the token helm-controller picked up is handled and done",
-			hr:   set(token, v, "", token), handledBy: status.AnnotationHandledRequest, pickedUp: true, progress: status.ProgressDone,
+			hr:   set(token, v, "", token), handledBy: status.AnnotationHandledRequest, pickedUp: true, progress: status.PhaseDone,
 			notInReport: "has not",
 		},
 		{
 			name: "the token helm-controller saw counts after requestedAt changed",
-			hr:   set("later", "", "", token), handledBy: "lastHandledReconcileAt", pickedUp: true, progress: status.ProgressDone,
+			hr:   set("later", "", "", token), handledBy: "lastHandledReconcileAt", pickedUp: true, progress: status.PhaseDone,
 		},
 		{
 			name: "the token in requestedAt alone is handled",
-			hr:   set(token, "", "", ""), handledBy: status.AnnotationReconcileRequestedAt, progress: status.ProgressInProgress,
+			hr:   set(token, "", "", ""), handledBy: status.AnnotationReconcileRequestedAt, progress: status.PhaseInProgress,
 		},
 		{
 			name: "sylva-units-operator's annotation, which the controller may not write, still counts",
-			hr:   set("", "", v, ""), handledBy: "sylva-units-operator", progress: status.ProgressInProgress,
+			hr:   set("", "", v, ""), handledBy: "sylva-units-operator", progress: status.PhaseInProgress,
 		},
 	}
 	for _, tt := range tests {
@@ -314,11 +314,11 @@ func TestAFailedPassIsSaidToHaveFailed(t *testing.T) {
 		t.Fatalf("RequestOf() = %+v, want the request handled and failed with helm-controller's reason", r)
 	}
 	rd := status.Assess(obs)
-	if rd.Progress != status.ProgressFailed || rd.MayStart() {
+	if rd.Progress != status.PhaseFailed || rd.MayStart() {
 		t.Errorf("Assess() = %+v, want progress failed and no pass may start", rd)
 	}
 	rep := status.Interpret(obs)
-	if rep.PassFailed == "" || rep.PassPending || rep.Progress != status.ProgressFailed {
+	if rep.PassFailed == "" || rep.PassPending || rep.Progress != status.PhaseFailed {
 		t.Errorf("Interpret(): passFailed %q, passPending %v, progress %s; want the failure said and nothing pending", rep.PassFailed, rep.PassPending, rep.Progress)
 	}
 	if got := strings.Join(rep.Summary, " "); strings.Contains(got, "No further pass is pending") {

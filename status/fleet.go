@@ -77,7 +77,7 @@ const (
 	// StateUnreadable means the namespace's objects could not be decoded.
 	StateUnreadable PassState = "unreadable"
 	// StateFailed means the requested pass was passed on and failed
-	// (ProgressFailed).
+	// (PhaseFailed).
 	StateFailed PassState = "failed"
 )
 
@@ -87,15 +87,15 @@ func StateOf(r Report) PassState {
 	switch {
 	case r.PassPending:
 		return StatePassPending
-	case r.Progress == ProgressDone:
+	case r.Progress == PhaseDone:
 		return StateDone
-	case r.Progress == ProgressInProgress:
+	case r.Progress == PhaseInProgress:
 		return StateInProgress
-	case r.Progress == ProgressInstalling:
+	case r.Progress == PhaseInstalling:
 		return StateInstalling
-	case r.Progress == ProgressNotInstalled:
+	case r.Progress == PhaseNotInstalled:
 		return StateNotInstalled
-	case r.Progress == ProgressFailed:
+	case r.Progress == PhaseFailed:
 		return StateFailed
 	}
 	return StateUnknown

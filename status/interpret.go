@@ -122,9 +122,9 @@ type Report struct {
 	InstalledRelease skew.Version  `json:"installedRelease,omitzero"`
 	ReleaseSource    ReleaseSource `json:"releaseSource"`
 	// Release describes the installed release in words.
-	Release  string   `json:"release"`
-	Progress Progress `json:"progress"`
-	// InProgress is Progress == ProgressInProgress or ProgressInstalling.
+	Release  string `json:"release"`
+	Progress Phase  `json:"progress"`
+	// InProgress is Progress == PhaseInProgress or PhaseInstalling.
 	InProgress bool `json:"inProgress"`
 	// PassPending is true when another reconciliation pass is asked for
 	// (RequestOf), it was not yet passed on to the HelmRelease and no
@@ -135,7 +135,7 @@ type Report struct {
 	PassRequest string `json:"passRequest,omitempty"`
 	// PassFailed says why the requested pass failed, when it was passed
 	// on and helm-controller ended it failed (Progress is then
-	// ProgressFailed); empty otherwise.
+	// PhaseFailed); empty otherwise.
 	PassFailed string `json:"passFailed,omitempty"`
 	// CanStartNow is true when a pass may start now, by the readiness rule
 	// (Assess) that reconcile and the controller apply too. Reasons says
@@ -310,7 +310,7 @@ func Interpret(obs Observation) Report {
 	rd := assess(obs, req, reqErr)
 	r.Progress, r.InProgress = rd.Progress, rd.InProgress()
 	progressWhy := rd.ProgressWhy
-	if r.Progress == ProgressUnknown && ks != nil {
+	if r.Progress == PhaseUnknown && ks != nil {
 		r.add(CodeNoTargets, SeverityInfo, ks.Name, "the Kustomization carries no target-* annotation to compare with the status")
 	}
 
@@ -502,17 +502,17 @@ func (r *Report) summary(cm *Status, progressWhy, pendingWhy, ns string) []strin
 		out = append(out, "Installed release: "+r.Release+".")
 	}
 	switch r.Progress {
-	case ProgressDone:
+	case PhaseDone:
 		out = append(out, "The last release finished: "+progressWhy+".")
-	case ProgressInProgress:
+	case PhaseInProgress:
 		out = append(out, "A release is in progress: "+progressWhy+".")
-	case ProgressInstalling:
+	case PhaseInstalling:
 		out = append(out, "The first installation is in progress: "+progressWhy+".")
-	case ProgressNotInstalled:
+	case PhaseNotInstalled:
 		out = append(out, "Nothing is installed: "+progressWhy+".")
-	case ProgressUnknown:
+	case PhaseUnknown:
 		out = append(out, "Whether the last release finished is unknown: "+progressWhy+".")
-	case ProgressFailed:
+	case PhaseFailed:
 		out = append(out, "The last release failed: "+progressWhy+".")
 	}
 	switch {

@@ -187,29 +187,29 @@ func PassFailure(hr *FluxObject) string {
 	return what + " is not Ready" + c.Text()
 }
 
-// Progress says whether the last release of sylva-units finished.
-type Progress string
+// Phase says whether the last release of sylva-units finished.
+type Phase string
 
 const (
-	// ProgressDone means the Kustomization's target-* annotations match the status.
-	ProgressDone Progress = "done"
-	// ProgressInProgress means a release or a requested pass is being applied.
-	ProgressInProgress Progress = "in-progress"
-	// ProgressInstalling means no status yet, but a first release is being applied.
-	ProgressInstalling Progress = "installing"
-	// ProgressNotInstalled means no status and nothing being applied.
-	ProgressNotInstalled Progress = "not-installed"
-	// ProgressUnknown means the Kustomization was not read, or carries no target.
-	ProgressUnknown Progress = "unknown"
-	// ProgressFailed means the requested pass was passed on, picked up by
+	// PhaseDone means the Kustomization's target-* annotations match the status.
+	PhaseDone Phase = "done"
+	// PhaseInProgress means a release or a requested pass is being applied.
+	PhaseInProgress Phase = "in-progress"
+	// PhaseInstalling means no status yet, but a first release is being applied.
+	PhaseInstalling Phase = "installing"
+	// PhaseNotInstalled means no status and nothing being applied.
+	PhaseNotInstalled Phase = "not-installed"
+	// PhaseUnknown means the Kustomization was not read, or carries no target.
+	PhaseUnknown Phase = "unknown"
+	// PhaseFailed means the requested pass was passed on, picked up by
 	// helm-controller and failed (Request.Failed): it does not run again
 	// until it is fixed and requested again.
-	ProgressFailed Progress = "failed"
+	PhaseFailed Phase = "failed"
 )
 
 // Readiness is the answer of the readiness rule for one Observation.
 type Readiness struct {
-	Progress Progress
+	Progress Phase
 	// ProgressWhy says why, in words, without final period.
 	ProgressWhy string
 	// Blockers say, in a fixed order, why a pass may not start now; empty
@@ -217,14 +217,14 @@ type Readiness struct {
 	Blockers []string
 	// Failed says why the last release helm-controller ran failed (the
 	// requested pass, or a release of the chart itself, such as the
-	// upgrade that starts a transition), when Progress is ProgressFailed
+	// upgrade that starts a transition), when Progress is PhaseFailed
 	// (PassFailure); empty otherwise.
 	Failed string
 }
 
 // InProgress reports whether a release is being applied (or installed).
 func (r Readiness) InProgress() bool {
-	return r.Progress == ProgressInProgress || r.Progress == ProgressInstalling
+	return r.Progress == PhaseInProgress || r.Progress == PhaseInstalling
 }
 
 // MayStart reports whether a pass may start now.
@@ -264,8 +264,8 @@ func assess(obs Observation, req Request, reqErr error) Readiness {
 	cm, ks, hr := obs.ConfigMap, obs.Kustomization, obs.HelmRelease
 	var r Readiness
 	r.Progress, r.ProgressWhy = progress(cm, ks, obs.FluxRead)
-	if reqErr == nil && req.Handled() && !req.PickedUp && r.Progress != ProgressInProgress {
-		r.Progress = ProgressInProgress
+	if reqErr == nil && req.Handled() && !req.PickedUp && r.Progress != PhaseInProgress {
+		r.Progress = PhaseInProgress
 		as := ""
 		if req.Token != req.Value {
 			as = fmt.Sprintf(" as %q", req.Token)
@@ -278,11 +278,11 @@ func assess(obs Observation, req Request, reqErr error) Readiness {
 	switch {
 	case reqErr == nil && req.Failed != "":
 		r.Failed = req.Failed
-		r.Progress, r.ProgressWhy = ProgressFailed, fmt.Sprintf("the requested pass %q failed: %s", req.Token, req.Failed)
+		r.Progress, r.ProgressWhy = PhaseFailed, fmt.Sprintf("the requested pass %q failed: %s", req.Token, req.Failed)
 	case hr != nil && (reqErr != nil || !req.Handled() || req.PickedUp):
 		if f := PassFailure(hr); f != "" {
 			r.Failed = f
-			r.Progress, r.ProgressWhy = ProgressFailed, f
+			r.Progress, r.ProgressWhy = PhaseFailed, f
 		}
 	}
 
@@ -307,22 +307,22 @@ func assess(obs Observation, req Request, reqErr error) Readiness {
 	if r.InProgress() {
 		r.Blockers = append(r.Blockers, BlockerInProgress)
 	}
-	if r.Progress == ProgressFailed {
+	if r.Progress == PhaseFailed {
 		r.Blockers = append(r.Blockers, BlockerPassFailed)
 	}
 	return r
 }
 
 // progress compares the Kustomization's target-* annotations with the status.
-func progress(cm *Status, ks *FluxObject, fluxRead bool) (Progress, string) {
+func progress(cm *Status, ks *FluxObject, fluxRead bool) (Phase, string) {
 	if ks == nil {
 		if cm == nil && fluxRead {
-			return ProgressNotInstalled, "no status ConfigMap and no sylva-units-status Kustomization"
+			return PhaseNotInstalled, "no status ConfigMap and no sylva-units-status Kustomization"
 		}
 		if fluxRead {
-			return ProgressUnknown, "the sylva-units-status Kustomization is absent"
+			return PhaseUnknown, "the sylva-units-status Kustomization is absent"
 		}
-		return ProgressUnknown, "the sylva-units-status Kustomization was not read"
+		return PhaseUnknown, "the sylva-units-status Kustomization was not read"
 	}
 	targets := []struct{ annotation, key, have string }{
 		{AnnotationTargetReleaseRevision, KeyReleaseRevision, ""},
@@ -350,15 +350,15 @@ func progress(cm *Status, ks *FluxObject, fluxRead bool) (Progress, string) {
 	}
 	switch {
 	case seen == 0 && cm == nil:
-		return ProgressInstalling, "no status yet; the sylva-units-status Kustomization exists"
+		return PhaseInstalling, "no status yet; the sylva-units-status Kustomization exists"
 	case seen == 0:
-		return ProgressUnknown, "the Kustomization carries no target-* annotation"
+		return PhaseUnknown, "the Kustomization carries no target-* annotation"
 	case cm == nil:
-		return ProgressInstalling, "the first release is being applied (" + strings.Join(differ, "; ") + ")"
+		return PhaseInstalling, "the first release is being applied (" + strings.Join(differ, "; ") + ")"
 	case len(differ) > 0:
-		return ProgressInProgress, strings.Join(differ, "; ")
+		return PhaseInProgress, strings.Join(differ, "; ")
 	}
-	return ProgressDone, "the Kustomization's targets match the status"
+	return PhaseDone, "the Kustomization's targets match the status"
 }
 
 func short(s string) string {

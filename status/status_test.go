@@ -23,7 +23,7 @@ func TestScenarios(t *testing.T) {
 		dir         string
 		release     string
 		source      status.ReleaseSource
-		progress    status.Progress
+		progress    status.Phase
 		fresh       bool
 		passPending bool
 		canStart    bool
@@ -31,78 +31,78 @@ func TestScenarios(t *testing.T) {
 	}{
 		{
 			name: "fresh install with nothing applied has no release", dir: "fresh-install-nothing-applied",
-			source: status.SourceNone, progress: status.ProgressUnknown, fresh: true,
+			source: status.SourceNone, progress: status.PhaseUnknown, fresh: true,
 			codes: []string{status.CodeFluxNotRead, status.CodeDigDefault},
 		},
 		{
 			name: "fresh install whose first release is applying is installing, not an old release", dir: "fresh-install-first-release-applying",
-			source: status.SourceNone, progress: status.ProgressInstalling, fresh: true,
+			source: status.SourceNone, progress: status.PhaseInstalling, fresh: true,
 			codes: []string{status.CodeDigDefault},
 		},
 		{
 			name: "status without sylva_release predates status tracking", dir: "pre-tracking-no-sylva-release",
-			source: status.SourceNone, progress: status.ProgressDone, canStart: true,
+			source: status.SourceNone, progress: status.PhaseDone, canStart: true,
 		},
 		{
 			name: "development chart without sylva_release is not a release", dir: "development-chart-no-sylva-release",
-			source: status.SourceNone, progress: status.ProgressUnknown,
+			source: status.SourceNone, progress: status.PhaseUnknown,
 			codes: []string{status.CodeFluxNotRead, status.CodeChartVersion},
 		},
 		{
 			name: "chart version 1.4.3 means release 1.4", dir: "chart-version-1.4",
-			release: "1.4", source: status.SourceChartVersion, progress: status.ProgressDone, canStart: true,
+			release: "1.4", source: status.SourceChartVersion, progress: status.PhaseDone, canStart: true,
 		},
 		{
 			name: "mid-transition to 1.6 with another pass required can start it now", dir: "mid-transition-second-pass-pending",
-			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true, canStart: true,
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.PhaseDone, passPending: true, canStart: true,
 		},
 		{
 			name: "status keys in additional-info, where the chart writes them, tell the pending pass", dir: "mid-transition-keys-in-additional-info",
-			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true, canStart: true,
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.PhaseDone, passPending: true, canStart: true,
 		},
 		{
 			name: "pending pass cannot start while the HelmRelease's last upgrade failed, which is said", dir: "pass-pending-helmrelease-not-ready",
-			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressFailed, passPending: true,
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.PhaseFailed, passPending: true,
 			codes: []string{status.CodePassFailed},
 		},
 		{
 			name: "suspended HelmRelease with a stale Ready blocks the pending pass", dir: "suspended-helmrelease",
-			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true,
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.PhaseDone, passPending: true,
 			codes: []string{status.CodeStaleReady, status.CodeSuspended},
 		},
 		{
 			name: "1.6-pre on main is the 1.6 development cycle", dir: "pre-release-on-main",
-			release: "1.6-pre", source: status.SourceSylvaRelease, progress: status.ProgressDone, canStart: true,
+			release: "1.6-pre", source: status.SourceSylvaRelease, progress: status.PhaseDone, canStart: true,
 			codes: []string{status.CodePrereleaseCompare},
 		},
 		{
 			name: "unknown keys are kept and shown, never an error", dir: "unknown-keys-kept",
-			release: "1.7", source: status.SourceSylvaRelease, progress: status.ProgressDone, canStart: true,
+			release: "1.7", source: status.SourceSylvaRelease, progress: status.PhaseDone, canStart: true,
 			codes: []string{status.CodeUnknownKey, status.CodeUnknownKey},
 		},
 		{
 			name: "targets ahead of the status mean a release is in progress", dir: "release-in-progress",
-			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressInProgress,
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.PhaseInProgress,
 		},
 		{
 			name: "request annotation not yet on the HelmRelease is a pending pass", dir: "requested-pass-not-passed-on",
-			release: "1.7", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true, canStart: true,
+			release: "1.7", source: status.SourceSylvaRelease, progress: status.PhaseDone, passPending: true, canStart: true,
 		},
 		{
 			name: "pass passed on as the token bound to the status write is in progress until picked up", dir: "bound-token-passed-on-not-picked-up-yet",
-			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressInProgress,
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.PhaseInProgress,
 		},
 		{
 			name: "pass passed on as the token bound to the status write and picked up is done", dir: "bound-token-picked-up-pass-done",
-			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, canStart: true,
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.PhaseDone, canStart: true,
 		},
 		{
 			name: "request value written in advance without the bound token is still pending", dir: "request-written-in-advance-is-not-handled",
-			release: "1.6", source: status.SourceSylvaRelease, progress: status.ProgressDone, passPending: true, canStart: true,
+			release: "1.6", source: status.SourceSylvaRelease, progress: status.PhaseDone, passPending: true, canStart: true,
 		},
 		{
 			name: "workload cluster ConfigMap alone gives the release from its chart version", dir: "workload-cluster-configmap-only",
-			release: "1.5", source: status.SourceChartVersion, progress: status.ProgressUnknown,
+			release: "1.5", source: status.SourceChartVersion, progress: status.PhaseUnknown,
 			codes: []string{status.CodeFluxNotRead},
 		},
 	}
@@ -510,8 +510,8 @@ func TestRelease(t *testing.T) {
 func TestInterpretWithoutConfigMapIsFreshInstall(t *testing.T) {
 	fresh := status.Interpret(status.Observation{Namespace: "sylva-system", FluxRead: true})
 	old := status.Interpret(status.Observation{Namespace: "sylva-system", FluxRead: true, ConfigMap: &status.Status{Name: "sylva-units-status", ReleaseRevision: "3"}})
-	if !fresh.FreshInstall || fresh.Progress != status.ProgressNotInstalled {
-		t.Errorf("no ConfigMap: FreshInstall = %v, Progress = %q, want true, %q", fresh.FreshInstall, fresh.Progress, status.ProgressNotInstalled)
+	if !fresh.FreshInstall || fresh.Progress != status.PhaseNotInstalled {
+		t.Errorf("no ConfigMap: FreshInstall = %v, Progress = %q, want true, %q", fresh.FreshInstall, fresh.Progress, status.PhaseNotInstalled)
 	}
 	if old.FreshInstall {
 		t.Errorf("ConfigMap without sylva_release: FreshInstall = true, want false")

@@ -220,7 +220,7 @@ func TestReportTimelineInBrowser(t *testing.T) {
 		{"one pass", planner.Input{From: skew.MustParse("1.5"), To: skew.MustParse("1.6")}, false},
 		{"four hops on rke2 wrap into bands", planner.Input{From: skew.MustParse("1.2"), To: skew.MustParse("1.7"), Provider: "rke2"}, false},
 		{"the gate stops a multi-hop plan", planner.Input{From: skew.MustParse("1.4"), To: skew.MustParse("1.7"), Gate: failOnWarning}, true},
-		{"a cluster midway has its first pass done", planner.Input{To: skew.MustParse("1.6"), Progress: &planner.Progress{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}}, false},
+		{"a cluster midway has its first pass done", planner.Input{To: skew.MustParse("1.6"), Progress: &planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}}, false},
 		{"a chart that holds the workers pauses them", planner.Input{Catalog: holdWorkers(t, "1.6"), From: skew.MustParse("1.4"), To: skew.MustParse("1.6")}, false},
 		{"an unreadable running version blocks", planner.Input{From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), Observed: &planner.Observed{Source: "test", Components: []planner.ObservedComponent{{Name: "longhorn", Raw: "not-a-version", Where: "image"}}}}, true},
 	}

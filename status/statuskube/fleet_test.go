@@ -109,7 +109,7 @@ func TestReadAllFromAPIServer(t *testing.T) {
 		if e.Err != nil || e.Observation.ConfigMap == nil || e.Observation.Kustomization == nil || e.Observation.HelmRelease == nil || !e.Observation.FluxRead {
 			t.Fatalf("entry %s = %+v, want the three objects and FluxRead", done, e)
 		}
-		if rep := status.Interpret(e.Observation); rep.Progress != status.ProgressDone || !rep.CanStartNow {
+		if rep := status.Interpret(e.Observation); rep.Progress != status.PhaseDone || !rep.CanStartNow {
 			t.Errorf("Interpret(%s): progress %s, can start %v (%q); want done, true", done, rep.Progress, rep.CanStartNow, rep.Reasons)
 		}
 	})

@@ -60,7 +60,7 @@ func TestReadFromAPIServer(t *testing.T) {
 				obs.HelmRelease.Generation, obs.HelmRelease.ObservedGeneration)
 		}
 		r := status.Interpret(obs)
-		if r.InstalledRelease.String() != "1.6" || !r.PassPending || !r.CanStartNow || r.Progress != status.ProgressDone {
+		if r.InstalledRelease.String() != "1.6" || !r.PassPending || !r.CanStartNow || r.Progress != status.PhaseDone {
 			t.Errorf("Interpret = release %s, pending %v, can start %v, progress %s (reasons %q); want 1.6, true, true, done",
 				r.InstalledRelease, r.PassPending, r.CanStartNow, r.Progress, r.Reasons)
 		}
@@ -87,8 +87,8 @@ func TestReadFromAPIServer(t *testing.T) {
 		if obs.ConfigMap != nil || obs.Kustomization != nil || obs.HelmRelease != nil || !obs.FluxRead {
 			t.Fatalf("Read = %+v, want nothing, FluxRead", obs)
 		}
-		if r := status.Interpret(obs); !r.FreshInstall || r.Progress != status.ProgressNotInstalled {
-			t.Errorf("Interpret: FreshInstall %v, Progress %s; want true, %s", r.FreshInstall, r.Progress, status.ProgressNotInstalled)
+		if r := status.Interpret(obs); !r.FreshInstall || r.Progress != status.PhaseNotInstalled {
+			t.Errorf("Interpret: FreshInstall %v, Progress %s; want true, %s", r.FreshInstall, r.Progress, status.PhaseNotInstalled)
 		}
 	})
 

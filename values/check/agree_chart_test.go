@@ -53,7 +53,7 @@ func TestOverlayAndLocateAgreeOnEveryPassOfAThreePassPlan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pr := planner.ProgressOf(status.Observation{ConfigMap: cm})
+		pr := planner.TransitionStateOf(status.Observation{ConfigMap: cm})
 		if pr.Installed.IsZero() {
 			// A 1.1 status names no release (sylva_release came later):
 			// the operator says it with --from.
@@ -101,14 +101,14 @@ func TestOverlayAndLocateAgreeOnEveryPassOfAThreePassPlan(t *testing.T) {
 }
 
 // locateStatus places a release whose status ConfigMap has data in the
-// plan of in, as every command does (planner.ProgressOf, planner.Locate).
+// plan of in, as every command does (planner.TransitionStateOf, planner.Locate).
 func locateStatus(t *testing.T, in planner.Input, data map[string]string) *planner.Position {
 	t.Helper()
 	cm, err := status.Decode(configMapYAML(t, data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	pos, err := planner.Locate(in, planner.ProgressOf(status.Observation{ConfigMap: cm}))
+	pos, err := planner.Locate(in, planner.TransitionStateOf(status.Observation{ConfigMap: cm}))
 	if err != nil {
 		t.Fatal(err)
 	}
