@@ -119,7 +119,7 @@ func (r ReconcileRequest) Run(ctx context.Context) (*ReconcileDocument, Outcome,
 		if err != nil {
 			return doc, "", err
 		}
-		if d.Outcome == reconciler.OutcomeFailed {
+		if d.Outcome == reconciler.ConclusionFailed {
 			// The decision, printed, says which pass failed and the fix.
 			return doc, OutcomeFail, fmt.Errorf("namespace %s%s: %w", r.Target.Namespace, r.Where, reconciler.ErrPassFailed)
 		}
@@ -230,7 +230,7 @@ func (r ReconcileRequest) drive(ctx context.Context, doc *ReconcileDocument) (*R
 	if missingOrInvalid(res.Decision) {
 		return doc, "", fmt.Errorf("%s%s", res.Decision, r.Where)
 	}
-	if res.Decision.Outcome == reconciler.OutcomeFailed {
+	if res.Decision.Outcome == reconciler.ConclusionFailed {
 		// The decision, printed, says which pass failed and the fix.
 		return doc, OutcomeFail, fmt.Errorf("namespace %s%s: %w", r.Target.Namespace, r.Where, reconciler.ErrPassFailed)
 	}
@@ -240,5 +240,5 @@ func (r ReconcileRequest) drive(ctx context.Context, doc *ReconcileDocument) (*R
 // missingOrInvalid reports whether d is about objects that are absent or
 // malformed: no decision to report, an error to return.
 func missingOrInvalid(d reconciler.Decision) bool {
-	return d.Outcome == reconciler.OutcomeMissing || d.Outcome == reconciler.OutcomeInvalid
+	return d.Outcome == reconciler.ConclusionMissing || d.Outcome == reconciler.ConclusionInvalid
 }

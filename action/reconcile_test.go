@@ -50,16 +50,16 @@ func TestReconcileFromAFileDecidesADryRun(t *testing.T) {
 		document bool
 		// want is the outcome reported, or, when wantErr is set, the
 		// error's beginning.
-		want    reconciler.Outcome
+		want    reconciler.Conclusion
 		wantErr string
 	}{
-		{name: "a requested pass would be triggered and reported as made", yaml: pendingPass, want: reconciler.OutcomeWouldTrigger},
-		{name: "a requested pass goes into the document as a dry run", yaml: pendingPass, document: true, want: reconciler.OutcomeWouldTrigger},
+		{name: "a requested pass would be triggered and reported as made", yaml: pendingPass, want: reconciler.ConclusionWouldTrigger},
+		{name: "a requested pass goes into the document as a dry run", yaml: pendingPass, document: true, want: reconciler.ConclusionWouldTrigger},
 		{name: "missing Flux objects are an error naming the file", yaml: status14, wantErr: "--file ns.yaml: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var reported []reconciler.Outcome
+			var reported []reconciler.Conclusion
 			located := 0
 			req := action.ReconcileRequest{
 				Target:   reconciler.Target{Namespace: "sylva-system", HelmRelease: status.DefaultHelmRelease},
@@ -97,7 +97,7 @@ func TestReconcileFromAFileDecidesADryRun(t *testing.T) {
 			if !doc.DryRun || doc.Transition == nil {
 				t.Errorf("document dryRun = %t, transition = %v, want a dry run placed in the plan", doc.DryRun, doc.Transition)
 			}
-			var got []reconciler.Outcome
+			var got []reconciler.Conclusion
 			for _, d := range doc.Decisions {
 				got = append(got, d.Outcome)
 			}

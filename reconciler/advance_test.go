@@ -72,7 +72,7 @@ func TestARequestWrittenInAdvanceDoesNotSuppressThePass(t *testing.T) {
 		t.Fatalf("status after the trigger: pending %v, in progress %v (%q); want the pass in progress, not picked up yet", rep.PassPending, rep.InProgress, rep.Summary)
 	}
 	again, err := a.Apply(ctx, Target{Namespace: ns})
-	if err != nil || again.Triggered || again.Decision.Outcome != OutcomeAlreadyHandled {
+	if err != nil || again.Triggered || again.Decision.Outcome != ConclusionAlreadyHandled {
 		t.Fatalf("Apply again = %s (triggered %v), %v; want already handled", again.Decision, again.Triggered, err)
 	}
 
@@ -81,7 +81,7 @@ func TestARequestWrittenInAdvanceDoesNotSuppressThePass(t *testing.T) {
 	if rep := statusSays("handled"); rep.PassPending || rep.InProgress || rep.Progress != status.PhaseDone {
 		t.Fatalf("status after helm-controller handled %q: pending %v, progress %s (%q); want done", token, rep.PassPending, rep.Progress, rep.Summary)
 	}
-	if res, err := a.Apply(ctx, Target{Namespace: ns}); err != nil || res.Triggered || res.Decision.Outcome != OutcomeAlreadyHandled || res.Decision.Request != token {
+	if res, err := a.Apply(ctx, Target{Namespace: ns}); err != nil || res.Triggered || res.Decision.Outcome != ConclusionAlreadyHandled || res.Decision.Request != token {
 		t.Fatalf("Apply once handled = %s (triggered %v), %v; want %q already handled", res.Decision, res.Triggered, err, token)
 	}
 }

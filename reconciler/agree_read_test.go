@@ -87,8 +87,8 @@ func TestStatusAndReconcileReadAlike(t *testing.T) {
 				if readErr == nil || entry.Err == nil || snap.Input.Invalid != readErr.Error() || entry.Err.Error() != readErr.Error() {
 					t.Errorf("the malformed ConfigMap reads as %q (reconcile), %v (status), %v (status -A); want the same refusal", snap.Input.Invalid, readErr, entry.Err)
 				}
-				if d := Decide(snap.Input); d.Outcome != OutcomeInvalid {
-					t.Errorf("Decide = %s, want %s", d, OutcomeInvalid)
+				if d := Decide(snap.Input); d.Outcome != ConclusionInvalid {
+					t.Errorf("Decide = %s, want %s", d, ConclusionInvalid)
 				}
 				return
 			}

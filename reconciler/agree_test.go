@@ -138,53 +138,53 @@ func checkAgreement(t *testing.T, obs status.Observation) {
 			what, d, rep.CanStartNow, rep.PassPending, rep.InProgress, rep.Reasons, obs.ConfigMap, obs.Kustomization, obs.HelmRelease)
 	}
 	switch d.Outcome {
-	case OutcomeTrigger:
+	case ConclusionTrigger:
 		if !rep.CanStartNow || rep.InProgress || !rep.PassPending {
 			fail("reconcile triggers but status says the pass cannot start, a release is in progress, or nothing is pending")
 		}
 		if req, _ := status.RequestOf(obs); d.Request != req.Token {
 			fail("reconcile passes on " + d.Request + ", not the token the readiness rule reads, " + req.Token)
 		}
-	case OutcomeWaiting:
+	case ConclusionWaiting:
 		if rep.CanStartNow {
 			fail("reconcile waits but status says a pass can start now")
 		}
 		if !strings.HasPrefix(d.Reason, strings.Join(rep.Reasons, "; ")) {
 			fail("reconcile and status give different reasons")
 		}
-	case OutcomeSuspended:
+	case ConclusionSuspended:
 		if rep.CanStartNow {
 			fail("reconcile says suspended but status says a pass can start now")
 		}
-	case OutcomeNothingRequested, OutcomeAlreadyHandled:
+	case ConclusionNothingRequested, ConclusionAlreadyHandled:
 		if rep.PassPending {
 			fail("status says a pass is pending but reconcile has nothing to pass on")
 		}
-	case OutcomeMissing:
+	case ConclusionMissing:
 		if rep.CanStartNow {
 			fail("an object is missing but status says a pass can start now")
 		}
-	case OutcomeInvalid:
+	case ConclusionInvalid:
 		if !slices.ContainsFunc(rep.Findings, func(f status.Finding) bool { return f.Code == status.CodeRequestInvalid }) {
 			fail("reconcile refuses an invalid request but status has no " + status.CodeRequestInvalid + " finding")
 		}
-	case OutcomeWouldTrigger:
-		fail("Decide returned " + string(OutcomeWouldTrigger) + ", which only a dry run reports")
-	case OutcomeFailed:
+	case ConclusionWouldTrigger:
+		fail("Decide returned " + string(ConclusionWouldTrigger) + ", which only a dry run reports")
+	case ConclusionFailed:
 		if rep.PassFailed == "" {
 			fail("reconcile says the requested pass failed but status does not")
 		}
-	case OutcomeNotFromChart:
+	case ConclusionNotFromChart:
 		if !slices.ContainsFunc(rep.Findings, func(f status.Finding) bool { return f.Code == status.CodeRequestNotFromChart }) {
 			fail("reconcile says the request is not the chart's but status has no " + status.CodeRequestNotFromChart + " finding")
 		}
 	}
-	if d.Outcome == OutcomeMissing || d.Outcome == OutcomeInvalid {
+	if d.Outcome == ConclusionMissing || d.Outcome == ConclusionInvalid {
 		// Reconcile stops before passing anything on; status still says
 		// what is asked for, and that it cannot start or is invalid.
 		return
 	}
-	if rep.CanStartNow && rep.PassPending && d.Outcome != OutcomeTrigger {
+	if rep.CanStartNow && rep.PassPending && d.Outcome != ConclusionTrigger {
 		fail("status says the pending pass can start now but reconcile does not trigger")
 	}
 	if rep.PassPending && !d.Pending() {
@@ -200,14 +200,14 @@ func checkAgreement(t *testing.T, obs status.Observation) {
 // readiness rule (status.Assess) decides both.
 func TestStatusAndReconcileAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	outcomes := map[Outcome]int{}
+	outcomes := map[Conclusion]int{}
 	for range 20000 {
 		obs := genObservation(func(n int) int { return r.IntN(n) })
 		checkAgreement(t, obs)
 		outcomes[Decide(Input{Observation: obs}).Outcome]++
 	}
 	// The generator must reach every outcome, or the property proves little.
-	for _, o := range []Outcome{OutcomeTrigger, OutcomeNothingRequested, OutcomeAlreadyHandled, OutcomeWaiting, OutcomeSuspended, OutcomeMissing, OutcomeInvalid} {
+	for _, o := range []Conclusion{ConclusionTrigger, ConclusionNothingRequested, ConclusionAlreadyHandled, ConclusionWaiting, ConclusionSuspended, ConclusionMissing, ConclusionInvalid} {
 		if outcomes[o] == 0 {
 			t.Errorf("no generated observation gave outcome %s (got %v)", o, outcomes)
 		}
@@ -255,31 +255,31 @@ func TestStatusAndReconcileAgreeOnABoundToken(t *testing.T) {
 	tests := []struct {
 		name       string
 		in         Input
-		want       Outcome
+		want       Conclusion
 		pending    bool
 		inProgress bool
 	}{
 		{
 			name: "just triggered: handled, and in progress until helm-controller picks the token up",
 			in:   observation(written, hrAnnotation(AnnotationRequestedAt, token), hrAnnotation(AnnotationForceAt, token), hrAnnotation(AnnotationHandledRequest, v)),
-			want: OutcomeAlreadyHandled, inProgress: true,
+			want: ConclusionAlreadyHandled, inProgress: true,
 		},
 		{
 			name: "helm-controller handled the token: handled and done",
 			in: observation(written, hrAnnotation(AnnotationRequestedAt, token), hrAnnotation(AnnotationForceAt, token), hrAnnotation(AnnotationHandledRequest, v),
 				lastHandled(token)),
-			want: OutcomeAlreadyHandled,
+			want: ConclusionAlreadyHandled,
 		},
 		{
 			name: "the value written in advance is not handled: pending, and it can start",
 			in: observation(written, hrAnnotation(AnnotationRequestedAt, v), hrAnnotation(AnnotationForceAt, v), hrAnnotation(AnnotationHandledRequest, v),
 				lastHandled(v)),
-			want: OutcomeTrigger, pending: true,
+			want: ConclusionTrigger, pending: true,
 		},
 		{
 			name: "the tracking annotation alone written in advance is not handled",
 			in:   observation(written, hrAnnotation(AnnotationHandledRequest, v)),
-			want: OutcomeTrigger, pending: true,
+			want: ConclusionTrigger, pending: true,
 		},
 	}
 	for _, tt := range tests {
@@ -300,7 +300,7 @@ func TestStatusAndReconcileAgreeOnABoundToken(t *testing.T) {
 			if tt.inProgress && !strings.Contains(summary, "has not picked it up yet") {
 				t.Errorf("Interpret summary %q, want the pass in progress, not picked up yet", summary)
 			}
-			if tt.want == OutcomeAlreadyHandled && !strings.Contains(d.Reason, AnnotationHandledRequest) {
+			if tt.want == ConclusionAlreadyHandled && !strings.Contains(d.Reason, AnnotationHandledRequest) {
 				t.Errorf("Decide().Reason = %q, want the pass passed on by the planner's annotation", d.Reason)
 			}
 		})

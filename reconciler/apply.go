@@ -73,7 +73,7 @@ type Snapshot struct {
 // Fetch reads the objects of t through r with statuskube.Fetch, the one reader
 // of a release namespace that the status command uses too, and under its
 // rule: absent objects, and kinds not served, are nil in the Observation; a
-// malformed status ConfigMap sets Input.Invalid (Decide's OutcomeInvalid);
+// malformed status ConfigMap sets Input.Invalid (Decide's ConclusionInvalid);
 // errors are those of the API (unreachable, forbidden), with the object
 // named.
 func Fetch(ctx context.Context, r client.Reader, t Target) (Snapshot, error) {
@@ -144,9 +144,9 @@ type Result struct {
 func (r Result) Write(w, warn io.Writer, dryRun bool) {
 	d := r.Decision
 	switch d.Outcome {
-	case OutcomeMissing, OutcomeInvalid:
+	case ConclusionMissing, ConclusionInvalid:
 		return
-	case OutcomeTrigger:
+	case ConclusionTrigger:
 		if dryRun {
 			fmt.Fprintf(w, "would trigger (dry run): %s\n", d.DryRun().Reason)
 			return

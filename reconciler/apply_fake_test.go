@@ -72,7 +72,7 @@ func TestApplyWithTypedObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Triggered || res.Decision.Outcome != OutcomeTrigger {
+	if !res.Triggered || res.Decision.Outcome != ConclusionTrigger {
 		t.Fatalf("first Apply: %s, triggered %v; want triggered", res.Decision, res.Triggered)
 	}
 	got := &helmv2.HelmRelease{}
@@ -93,7 +93,7 @@ func TestApplyWithTypedObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Triggered || res.Decision.Outcome != OutcomeAlreadyHandled {
+	if res.Triggered || res.Decision.Outcome != ConclusionAlreadyHandled {
 		t.Fatalf("second Apply: %s; want already handled", res.Decision)
 	}
 	if n := len(rec.Events); n != 0 {
@@ -161,7 +161,7 @@ func TestFetchDecodesTheTypedObjects(t *testing.T) {
 	if k := obs.Kustomization; k.Kind != status.KindKustomization || k.Annotations[status.AnnotationTargetReleaseRevision] != "7" || !k.ReadyAtGeneration() {
 		t.Errorf("Kustomization read as %+v", k)
 	}
-	if d := Decide(snap.Input); d.Outcome != OutcomeSuspended {
+	if d := Decide(snap.Input); d.Outcome != ConclusionSuspended {
 		t.Errorf("Decide = %s, want suspended", d)
 	}
 }

@@ -134,9 +134,9 @@ func BenchmarkControllerManyNamespaces(b *testing.B) {
 	defer wcancel()
 	// Wait until the controller saw every namespace waiting.
 	deadline := time.Now().Add(5 * time.Minute)
-	for ctl.Stats().Outcomes[OutcomeWaiting] < n {
+	for ctl.Stats().Outcomes[ConclusionWaiting] < n {
 		if time.Now().After(deadline) {
-			b.Fatalf("the controller saw %d of %d namespaces", ctl.Stats().Outcomes[OutcomeWaiting], n)
+			b.Fatalf("the controller saw %d of %d namespaces", ctl.Stats().Outcomes[ConclusionWaiting], n)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

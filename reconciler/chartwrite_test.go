@@ -56,8 +56,8 @@ func TestOnlyTheChartsWriteOfTheStatusRequestsAPass(t *testing.T) {
 	defer stop1()
 	ctl2, stop2 := runController(t, c.cfg, ControllerOptions{Namespace: ns})
 	defer stop2()
-	settle(t, ctl1, OutcomeAlreadyHandled, 1)
-	settle(t, ctl2, OutcomeAlreadyHandled, 1)
+	settle(t, ctl1, ConclusionAlreadyHandled, 1)
+	settle(t, ctl2, ConclusionAlreadyHandled, 1)
 	for i := range 3 {
 		c.patchConfigMap(t, ns, "kubectl-label", map[string]any{"metadata": map[string]any{"labels": map[string]string{"touched": fmt.Sprint(i)}}})
 		c.patchConfigMap(t, ns, "kubectl-annotate", map[string]any{"metadata": map[string]any{"annotations": map[string]string{"backup": fmt.Sprint(i)}}})
@@ -66,7 +66,7 @@ func TestOnlyTheChartsWriteOfTheStatusRequestsAPass(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	for i := range 3 {
 		res, err := a.Apply(ctx, target)
-		if err != nil || res.Triggered || res.Decision.Outcome != OutcomeAlreadyHandled || res.Decision.Request != token {
+		if err != nil || res.Triggered || res.Decision.Outcome != ConclusionAlreadyHandled || res.Decision.Request != token {
 			t.Fatalf("Apply #%d after metadata-only writes = %s (triggered %v), %v; want %q already handled", i+1, res.Decision, res.Triggered, err, token)
 		}
 	}
@@ -86,8 +86,8 @@ func TestOnlyTheChartsWriteOfTheStatusRequestsAPass(t *testing.T) {
 			status.KeyReleaseRevision: fmt.Sprint(100 + i), status.KeyAdditionalReconciliationRequired: "true",
 		}})
 		res, err := a.Apply(ctx, target)
-		if err != nil || res.Triggered || res.Decision.Outcome != OutcomeNotFromChart {
-			t.Fatalf("Apply after rewrite #%d by kubectl-patch = %s (triggered %v), %v; want %s", i+1, res.Decision, res.Triggered, err, OutcomeNotFromChart)
+		if err != nil || res.Triggered || res.Decision.Outcome != ConclusionNotFromChart {
+			t.Fatalf("Apply after rewrite #%d by kubectl-patch = %s (triggered %v), %v; want %s", i+1, res.Decision, res.Triggered, err, ConclusionNotFromChart)
 		}
 		if !strings.Contains(res.Decision.Reason, "kubectl-patch") {
 			t.Errorf("reason %q does not name the writer", res.Decision.Reason)
@@ -101,8 +101,8 @@ func TestOnlyTheChartsWriteOfTheStatusRequestsAPass(t *testing.T) {
 			t.Fatalf("status after rewrite #%d: pending %v, findings %v; want no pass pending and %s", i+1, rep.PassPending, rep.Findings, status.CodeRequestNotFromChart)
 		}
 	}
-	settle(t, ctl1, OutcomeNotFromChart, 1)
-	settle(t, ctl2, OutcomeNotFromChart, 1)
+	settle(t, ctl1, ConclusionNotFromChart, 1)
+	settle(t, ctl2, ConclusionNotFromChart, 1)
 	if n := c.triggers(t, ns); n != 1 {
 		t.Fatalf("%d passes requested after 5 rewrites of the data by kubectl-patch, want 1", n)
 	}
@@ -155,8 +155,8 @@ func TestAFailedPassEndsTheWait(t *testing.T) {
 	}
 
 	res, err := a.Apply(ctx, Target{Namespace: ns})
-	if err != nil || res.Decision.Outcome != OutcomeFailed || !strings.Contains(res.Decision.Reason, "UpgradeFailed") || !strings.Contains(res.Decision.Reason, "--force --reset") {
-		t.Fatalf("Apply after the pass failed = %s, %v; want %s naming UpgradeFailed and the fix", res.Decision, err, OutcomeFailed)
+	if err != nil || res.Decision.Outcome != ConclusionFailed || !strings.Contains(res.Decision.Reason, "UpgradeFailed") || !strings.Contains(res.Decision.Reason, "--force --reset") {
+		t.Fatalf("Apply after the pass failed = %s, %v; want %s naming UpgradeFailed and the fix", res.Decision, err, ConclusionFailed)
 	}
 	rep := status.Interpret(res.Snapshot.Input.Observation)
 	if rep.Progress != status.PhaseFailed || rep.PassFailed == "" {

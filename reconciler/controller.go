@@ -116,7 +116,7 @@ type Stats struct {
 	Conflicts  int
 	Errors     int
 	// Outcomes counts the decisions by outcome.
-	Outcomes map[Outcome]int
+	Outcomes map[Conclusion]int
 }
 
 // NewController builds a Controller on a controller-runtime manager for the
@@ -201,7 +201,7 @@ func NewController(cfg *rest.Config, o ControllerOptions) (*Controller, error) {
 		},
 		last:    map[string]Decision{},
 		pending: map[string]bool{},
-		stats:   Stats{Outcomes: map[Outcome]int{}},
+		stats:   Stats{Outcomes: map[Conclusion]int{}},
 	}
 	if o.Gate != nil {
 		// The Event of a requested pass names it, as the gate places it.
@@ -270,7 +270,7 @@ func (c *Controller) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
-	s.Outcomes = make(map[Outcome]int, len(c.stats.Outcomes))
+	s.Outcomes = make(map[Conclusion]int, len(c.stats.Outcomes))
 	for k, v := range c.stats.Outcomes {
 		s.Outcomes[k] = v
 	}

@@ -64,7 +64,7 @@ func (c *cluster) annotated(t *testing.T, ns, v string) bool {
 
 // settle waits until the controller has reconciled the latest state of ns:
 // a decision seen after at least one more event than before.
-func settle(t *testing.T, ctl *Controller, outcome Outcome, atLeast int) {
+func settle(t *testing.T, ctl *Controller, outcome Conclusion, atLeast int) {
 	t.Helper()
 	kubetest.Eventually(t, time.Minute, "the controller decided "+string(outcome), func() bool {
 		return ctl.Stats().Outcomes[outcome] >= atLeast
@@ -80,8 +80,8 @@ func TestTwoControllersTriggerOncePerValue(t *testing.T) {
 	kubetest.Eventually(t, time.Minute, "the HelmRelease carries pass-2", func() bool { return c.annotated(t, ns, "pass-2") })
 	// Both controllers see the patched HelmRelease and conclude it is
 	// handled.
-	settle(t, a, OutcomeAlreadyHandled, 1)
-	settle(t, b, OutcomeAlreadyHandled, 1)
+	settle(t, a, ConclusionAlreadyHandled, 1)
+	settle(t, b, ConclusionAlreadyHandled, 1)
 	c.eventTriggers(t, ns, 1)
 
 	// The next pass is requested: still one trigger for it.
@@ -97,8 +97,8 @@ func TestTwoControllersTriggerOncePerValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	kubetest.Eventually(t, time.Minute, "the HelmRelease carries pass-3", func() bool { return c.annotated(t, ns, "pass-3") })
-	settle(t, a, OutcomeAlreadyHandled, 2)
-	settle(t, b, OutcomeAlreadyHandled, 2)
+	settle(t, a, ConclusionAlreadyHandled, 2)
+	settle(t, b, ConclusionAlreadyHandled, 2)
 	c.eventTriggers(t, ns, 2)
 	sa, sb := a.Stats(), b.Stats()
 	if sa.Triggers+sb.Triggers != 2 {
@@ -115,7 +115,7 @@ func TestRestartedControllerDoesNotTriggerAgain(t *testing.T) {
 	stop()
 
 	second, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns})
-	settle(t, second, OutcomeAlreadyHandled, 1)
+	settle(t, second, ConclusionAlreadyHandled, 1)
 	if s := second.Stats(); s.Triggers != 0 {
 		t.Fatalf("the restarted controller triggered %d times, want 0", s.Triggers)
 	}
@@ -141,7 +141,7 @@ func TestControllerReportsBadNamespacesAndKeepsRunning(t *testing.T) {
 	nsHealthy := c.setup(t, healthy())
 
 	kubetest.Eventually(t, time.Minute, "the healthy namespace is triggered", func() bool { return c.triggers(t, nsHealthy) == 1 })
-	for _, o := range []Outcome{OutcomeSuspended, OutcomeWaiting, OutcomeMissing, OutcomeInvalid} {
+	for _, o := range []Conclusion{ConclusionSuspended, ConclusionWaiting, ConclusionMissing, ConclusionInvalid} {
 		settle(t, ctl, o, 1)
 	}
 	for _, ns := range []string{nsSuspended, nsNotReady, nsMissing, nsMalformed} {

@@ -42,42 +42,42 @@ type Input struct {
 	Invalid string
 }
 
-// Outcome is what Decide concluded.
-type Outcome string
+// Conclusion is what Decide concluded.
+type Conclusion string
 
 // Outcomes, also the values of the result label of the
 // sylva_planner_reconcile_requests_total metric.
 const (
-	// OutcomeTrigger: a pass is requested and can start now; patch the
+	// ConclusionTrigger: a pass is requested and can start now; patch the
 	// HelmRelease with Decision.Request.
-	OutcomeTrigger Outcome = "triggered"
-	// OutcomeWouldTrigger: what a dry run reports instead of
-	// OutcomeTrigger; Decide never returns it (see Decision.DryRun).
-	OutcomeWouldTrigger Outcome = "would-trigger"
-	// OutcomeNothingRequested: no pass is requested.
-	OutcomeNothingRequested Outcome = "nothing-requested"
-	// OutcomeAlreadyHandled: the request value was already passed on, by
+	ConclusionTrigger Conclusion = "triggered"
+	// ConclusionWouldTrigger: what a dry run reports instead of
+	// ConclusionTrigger; Decide never returns it (see Decision.DryRun).
+	ConclusionWouldTrigger Conclusion = "would-trigger"
+	// ConclusionNothingRequested: no pass is requested.
+	ConclusionNothingRequested Conclusion = "nothing-requested"
+	// ConclusionAlreadyHandled: the request value was already passed on, by
 	// this planner or by sylva-units-operator.
-	OutcomeAlreadyHandled Outcome = "already-handled"
-	// OutcomeWaiting: a pass is requested but cannot start yet (an object is
+	ConclusionAlreadyHandled Conclusion = "already-handled"
+	// ConclusionWaiting: a pass is requested but cannot start yet (an object is
 	// not Ready, a release is being applied).
-	OutcomeWaiting Outcome = "waiting"
-	// OutcomeSuspended: a pass is requested but the HelmRelease is
+	ConclusionWaiting Conclusion = "waiting"
+	// ConclusionSuspended: a pass is requested but the HelmRelease is
 	// suspended.
-	OutcomeSuspended Outcome = "suspended"
-	// OutcomeMissing: the HelmRelease or the Kustomization does not exist.
-	OutcomeMissing Outcome = "missing"
-	// OutcomeInvalid: an object could not be decoded, or the status asks for
+	ConclusionSuspended Conclusion = "suspended"
+	// ConclusionMissing: the HelmRelease or the Kustomization does not exist.
+	ConclusionMissing Conclusion = "missing"
+	// ConclusionInvalid: an object could not be decoded, or the status asks for
 	// a pass without the values that identify it.
-	OutcomeInvalid Outcome = "invalid"
-	// OutcomeFailed: the request was passed on and helm-controller ran the
+	ConclusionInvalid Conclusion = "invalid"
+	// ConclusionFailed: the request was passed on and helm-controller ran the
 	// pass and ended it failed (status.PassFailure); it does not run it
 	// again until the cause is fixed and the pass is requested again.
-	OutcomeFailed Outcome = "failed"
-	// OutcomeNotFromChart: the status asks for a pass, but keys of its
+	ConclusionFailed Conclusion = "failed"
+	// ConclusionNotFromChart: the status asks for a pass, but keys of its
 	// data were written by someone other than the chart
 	// (status.ChartWriter): no pass is requested.
-	OutcomeNotFromChart Outcome = "not-from-chart"
+	ConclusionNotFromChart Conclusion = "not-from-chart"
 )
 
 // RequestSource says where a request value comes from.
@@ -91,7 +91,7 @@ const (
 
 // Decision is the result of Decide.
 type Decision struct {
-	Outcome Outcome `json:"outcome"`
+	Outcome Conclusion `json:"outcome"`
 	// Request is the value passed on to the HelmRelease (requestedAt,
 	// forceAt), status.Request.Token: the request value, or for a request
 	// derived from a status whose write is known (its UID and
@@ -105,12 +105,12 @@ type Decision struct {
 }
 
 // Trigger reports whether the HelmRelease must be patched.
-func (d Decision) Trigger() bool { return d.Outcome == OutcomeTrigger }
+func (d Decision) Trigger() bool { return d.Outcome == ConclusionTrigger }
 
 // Pending reports whether a pass is requested and not yet passed on.
 func (d Decision) Pending() bool {
 	switch d.Outcome {
-	case OutcomeTrigger, OutcomeWaiting, OutcomeSuspended:
+	case ConclusionTrigger, ConclusionWaiting, ConclusionSuspended:
 		return d.Request != ""
 	default:
 		return false
@@ -118,11 +118,11 @@ func (d Decision) Pending() bool {
 }
 
 // DryRun is the decision as a dry run reports it: a trigger becomes
-// OutcomeWouldTrigger, its reason saying the request would be passed on;
+// ConclusionWouldTrigger, its reason saying the request would be passed on;
 // any other decision is unchanged.
 func (d Decision) DryRun() Decision {
-	if d.Outcome == OutcomeTrigger {
-		d.Outcome = OutcomeWouldTrigger
+	if d.Outcome == ConclusionTrigger {
+		d.Outcome = ConclusionWouldTrigger
 		d.Reason = strings.Replace(d.Reason, ") passed on to ", ") would be passed on to ", 1)
 	}
 	return d
@@ -147,40 +147,40 @@ func Decide(in Input) Decision {
 	ns := obs.Namespace
 	switch {
 	case hr == nil:
-		return Decision{Outcome: OutcomeMissing, Reason: fmt.Sprintf("HelmRelease %s was not found in namespace %s", obs.HelmReleaseOf(), ns)}
+		return Decision{Outcome: ConclusionMissing, Reason: fmt.Sprintf("HelmRelease %s was not found in namespace %s", obs.HelmReleaseOf(), ns)}
 	case ks == nil:
-		return Decision{Outcome: OutcomeMissing, Reason: fmt.Sprintf("Kustomization %s was not found in namespace %s", status.KustomizationName, ns)}
+		return Decision{Outcome: ConclusionMissing, Reason: fmt.Sprintf("Kustomization %s was not found in namespace %s", status.KustomizationName, ns)}
 	case in.Invalid != "":
-		return Decision{Outcome: OutcomeInvalid, Reason: in.Invalid}
+		return Decision{Outcome: ConclusionInvalid, Reason: in.Invalid}
 	}
 
 	req, err := status.RequestOf(obs)
 	if err != nil {
-		return Decision{Outcome: OutcomeInvalid, Reason: err.Error()}
+		return Decision{Outcome: ConclusionInvalid, Reason: err.Error()}
 	}
 	if req.Foreign != "" {
-		return Decision{Outcome: OutcomeNotFromChart, Source: req.Source, Reason: NotFromChartReason(req.Foreign)}
+		return Decision{Outcome: ConclusionNotFromChart, Source: req.Source, Reason: NotFromChartReason(req.Foreign)}
 	}
 	if req.Value == "" {
 		why := "the Kustomization carries no request annotation and the status ConfigMap does not set " + status.KeyAdditionalReconciliationRequired + ` to "true"`
 		if obs.ConfigMap == nil {
 			why = "the Kustomization carries no request annotation and there is no status ConfigMap yet"
 		}
-		return Decision{Outcome: OutcomeNothingRequested, Reason: why}
+		return Decision{Outcome: ConclusionNothingRequested, Reason: why}
 	}
 	v := req.Token
 	d := Decision{Request: v, Source: req.Source}
 
 	if req.Failed != "" {
-		d.Outcome, d.Reason = OutcomeFailed, FailedReason(req, hr.Name, ns)
+		d.Outcome, d.Reason = ConclusionFailed, FailedReason(req, hr.Name, ns)
 		return d
 	}
 	if req.Handled() {
-		d.Outcome, d.Reason = OutcomeAlreadyHandled, fmt.Sprintf("request %q was already passed on to HelmRelease %s (%s)", v, hr.Name, req.HandledBy)
+		d.Outcome, d.Reason = ConclusionAlreadyHandled, fmt.Sprintf("request %q was already passed on to HelmRelease %s (%s)", v, hr.Name, req.HandledBy)
 		return d
 	}
 	if hr.Suspended {
-		d.Outcome, d.Reason = OutcomeSuspended, fmt.Sprintf("HelmRelease %s is suspended; request %q waits until it is resumed (flux resume hr %s -n %s)", hr.Name, v, hr.Name, ns)
+		d.Outcome, d.Reason = ConclusionSuspended, fmt.Sprintf("HelmRelease %s is suspended; request %q waits until it is resumed (flux resume hr %s -n %s)", hr.Name, v, hr.Name, ns)
 		return d
 	}
 	if rd := status.Assess(obs); !rd.MayStart() {
@@ -188,21 +188,21 @@ func Decide(in Input) Decision {
 		if rd.InProgress() {
 			why += ": " + rd.ProgressWhy
 		}
-		d.Outcome, d.Reason = OutcomeWaiting, why
+		d.Outcome, d.Reason = ConclusionWaiting, why
 		return d
 	}
-	d.Outcome, d.Reason = OutcomeTrigger, fmt.Sprintf("request %q (from the %s) passed on to HelmRelease %s", v, req.Source, hr.Name)
+	d.Outcome, d.Reason = ConclusionTrigger, fmt.Sprintf("request %q (from the %s) passed on to HelmRelease %s", v, req.Source, hr.Name)
 	return d
 }
 
-// NotFromChartReason is the reason of OutcomeNotFromChart: which keys of
+// NotFromChartReason is the reason of ConclusionNotFromChart: which keys of
 // the status data someone other than the chart wrote, and who.
 func NotFromChartReason(foreign string) string {
 	return fmt.Sprintf("the status ConfigMap asks for a pass, but not as the chart wrote it: %s written by another field manager than %s (which applies the chart's sylva-units-status unit); only the chart's own write of the status data requests a pass",
 		foreign, status.ChartWriter)
 }
 
-// FailedReason is the reason of OutcomeFailed: which request failed, why,
+// FailedReason is the reason of ConclusionFailed: which request failed, why,
 // and the fix.
 func FailedReason(req status.Request, hr, ns string) string {
 	return fmt.Sprintf("request %q was passed on to HelmRelease %s and the pass failed: %s; helm-controller does not run it again until the HelmRelease changes: %s",

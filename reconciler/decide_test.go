@@ -70,60 +70,60 @@ func TestDecide(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      Input
-		want    Outcome
+		want    Conclusion
 		request string
 		reason  string // a part of the reason
 	}{
 		{
 			name: "a pass required by the status triggers with a derived value",
-			in:   observation(), want: OutcomeTrigger, request: derived,
+			in:   observation(), want: ConclusionTrigger, request: derived,
 		},
 		{
 			name: "the kustomization annotation wins over the derived value",
-			in:   observation(requestAnnotation("req-2")), want: OutcomeTrigger, request: "req-2",
+			in:   observation(requestAnnotation("req-2")), want: ConclusionTrigger, request: "req-2",
 		},
 		{
 			name: "the kustomization annotation alone requests a pass",
-			in:   observation(noPassRequired, requestAnnotation("req-2")), want: OutcomeTrigger, request: "req-2",
+			in:   observation(noPassRequired, requestAnnotation("req-2")), want: ConclusionTrigger, request: "req-2",
 		},
 		{
 			name: "no request when the status says false and no annotation",
-			in:   observation(noPassRequired), want: OutcomeNothingRequested,
+			in:   observation(noPassRequired), want: ConclusionNothingRequested,
 		},
 		{
 			name: "no request on a fresh install without status",
-			in:   observation(func(in *Input) { in.Observation.ConfigMap = nil }), want: OutcomeNothingRequested, reason: "no status ConfigMap",
+			in:   observation(func(in *Input) { in.Observation.ConfigMap = nil }), want: ConclusionNothingRequested, reason: "no status ConfigMap",
 		},
 		{
 			name: "a blank annotation is no request",
-			in:   observation(noPassRequired, requestAnnotation("  ")), want: OutcomeNothingRequested,
+			in:   observation(noPassRequired, requestAnnotation("  ")), want: ConclusionNothingRequested,
 		},
 		{
 			name: "a value the planner passed on is already handled",
-			in:   observation(requestAnnotation("req-2"), hrAnnotation(AnnotationHandledRequest, "req-2")), want: OutcomeAlreadyHandled, request: "req-2", reason: AnnotationHandledRequest,
+			in:   observation(requestAnnotation("req-2"), hrAnnotation(AnnotationHandledRequest, "req-2")), want: ConclusionAlreadyHandled, request: "req-2", reason: AnnotationHandledRequest,
 		},
 		{
 			name: "a value sylva-units-operator passed on is already handled",
-			in:   observation(requestAnnotation("req-2"), hrAnnotation(AnnotationOperatorHandled, "req-2")), want: OutcomeAlreadyHandled, request: "req-2", reason: "sylva-units-operator",
+			in:   observation(requestAnnotation("req-2"), hrAnnotation(AnnotationOperatorHandled, "req-2")), want: ConclusionAlreadyHandled, request: "req-2", reason: "sylva-units-operator",
 		},
 		{
 			name: "a value already in requestedAt is already handled",
-			in:   observation(requestAnnotation("req-2"), hrAnnotation(AnnotationRequestedAt, "req-2")), want: OutcomeAlreadyHandled, reason: AnnotationRequestedAt,
+			in:   observation(requestAnnotation("req-2"), hrAnnotation(AnnotationRequestedAt, "req-2")), want: ConclusionAlreadyHandled, reason: AnnotationRequestedAt,
 		},
 		{
 			name: "a value helm-controller already saw is already handled",
 			in: observation(requestAnnotation("req-2"), func(in *Input) {
 				in.Observation.HelmRelease.LastHandledReconcileAt = "req-2"
 			}),
-			want: OutcomeAlreadyHandled, reason: "lastHandledReconcileAt",
+			want: ConclusionAlreadyHandled, reason: "lastHandledReconcileAt",
 		},
 		{
 			name: "an older handled value does not hide a new request",
-			in:   observation(requestAnnotation("req-3"), hrAnnotation(AnnotationHandledRequest, "req-2"), hrAnnotation(AnnotationRequestedAt, "req-2")), want: OutcomeTrigger, request: "req-3",
+			in:   observation(requestAnnotation("req-3"), hrAnnotation(AnnotationHandledRequest, "req-2"), hrAnnotation(AnnotationRequestedAt, "req-2")), want: ConclusionTrigger, request: "req-3",
 		},
 		{
 			name: "a suspended helmrelease is not triggered",
-			in:   observation(func(in *Input) { in.Observation.HelmRelease.Suspended = true }), want: OutcomeSuspended, request: derived, reason: "flux resume hr",
+			in:   observation(func(in *Input) { in.Observation.HelmRelease.Suspended = true }), want: ConclusionSuspended, request: derived, reason: "flux resume hr",
 		},
 		{
 			name: "a suspended helmrelease with a stale ready is not triggered",
@@ -131,83 +131,83 @@ func TestDecide(t *testing.T) {
 				hr := in.Observation.HelmRelease
 				hr.Suspended, hr.Generation = true, 6
 			}),
-			want: OutcomeSuspended,
+			want: ConclusionSuspended,
 		},
 		{
 			name: "a kustomization that is not ready makes the pass wait",
 			in: observation(func(in *Input) {
 				in.Observation.Kustomization.Ready = &status.Condition{Status: "False", Reason: "DependencyNotReady"}
 			}),
-			want: OutcomeWaiting, request: derived, reason: "Kustomization sylva-units-status is not Ready (DependencyNotReady)",
+			want: ConclusionWaiting, request: derived, reason: "Kustomization sylva-units-status is not Ready (DependencyNotReady)",
 		},
 		{
 			name: "a kustomization ready at an older generation makes the pass wait",
-			in:   observation(func(in *Input) { in.Observation.Kustomization.Generation = 4 }), want: OutcomeWaiting, reason: "current generation 4",
+			in:   observation(func(in *Input) { in.Observation.Kustomization.Generation = 4 }), want: ConclusionWaiting, reason: "current generation 4",
 		},
 		{
 			name: "a helmrelease that is not ready makes the pass wait",
 			in: observation(func(in *Input) {
 				in.Observation.HelmRelease.Ready = &status.Condition{Status: "False", Reason: "UpgradeFailed", Message: "timeout"}
 			}),
-			want: OutcomeWaiting, reason: "HelmRelease sylva-units is not Ready (UpgradeFailed: timeout)",
+			want: ConclusionWaiting, reason: "HelmRelease sylva-units is not Ready (UpgradeFailed: timeout)",
 		},
 		{
 			name: "a helmrelease without conditions makes the pass wait",
-			in:   observation(func(in *Input) { in.Observation.HelmRelease.Ready = nil }), want: OutcomeWaiting, reason: "no Ready condition",
+			in:   observation(func(in *Input) { in.Observation.HelmRelease.Ready = nil }), want: ConclusionWaiting, reason: "no Ready condition",
 		},
 		{
 			name: "a helmrelease ready at an older generation makes the pass wait",
 			in: observation(func(in *Input) {
 				in.Observation.HelmRelease.Generation = 6
 			}),
-			want: OutcomeWaiting, reason: "current generation 6",
+			want: ConclusionWaiting, reason: "current generation 6",
 		},
 		{
 			name: "a ready condition computed for an older generation makes the pass wait",
 			in: observation(func(in *Input) {
 				in.Observation.HelmRelease.Ready.ObservedGeneration = 4
 			}),
-			want: OutcomeWaiting, reason: "Ready=True is for generation 4",
+			want: ConclusionWaiting, reason: "Ready=True is for generation 4",
 		},
 		{
 			name: "a reconciling helmrelease makes the pass wait",
 			in: observation(func(in *Input) {
 				in.Observation.HelmRelease.Reconciling = &status.Condition{Status: "True", Reason: "Progressing"}
 			}),
-			want: OutcomeWaiting, reason: "reconciling (Progressing)",
+			want: ConclusionWaiting, reason: "reconciling (Progressing)",
 		},
 		{
 			name: "a stalled helmrelease makes the pass wait",
 			in: observation(func(in *Input) {
 				in.Observation.HelmRelease.Stalled = &status.Condition{Status: "True", Reason: "RetriesExceeded"}
 			}),
-			want: OutcomeWaiting, reason: "stalled (RetriesExceeded)",
+			want: ConclusionWaiting, reason: "stalled (RetriesExceeded)",
 		},
 		{
 			name: "a release still being applied makes the pass wait",
 			in: observation(func(in *Input) {
 				in.Observation.Kustomization.Annotations[status.AnnotationTargetReleaseRevision] = "8"
 			}),
-			want: OutcomeWaiting, reason: "a release is being applied",
+			want: ConclusionWaiting, reason: "a release is being applied",
 		},
 		{
 			name: "a missing helmrelease is reported",
-			in:   observation(func(in *Input) { in.Observation.HelmRelease = nil }), want: OutcomeMissing, reason: "HelmRelease sylva-units was not found in namespace sylva-system",
+			in:   observation(func(in *Input) { in.Observation.HelmRelease = nil }), want: ConclusionMissing, reason: "HelmRelease sylva-units was not found in namespace sylva-system",
 		},
 		{
 			name: "a missing kustomization is reported",
-			in:   observation(func(in *Input) { in.Observation.Kustomization = nil }), want: OutcomeMissing, reason: "Kustomization sylva-units-status was not found",
+			in:   observation(func(in *Input) { in.Observation.Kustomization = nil }), want: ConclusionMissing, reason: "Kustomization sylva-units-status was not found",
 		},
 		{
 			name: "a malformed status is reported and never triggered",
-			in:   observation(func(in *Input) { in.Invalid = `data key "sylva_release": value "x": bad` }), want: OutcomeInvalid, reason: "sylva_release",
+			in:   observation(func(in *Input) { in.Invalid = `data key "sylva_release": value "x": bad` }), want: ConclusionInvalid, reason: "sylva_release",
 		},
 		{
 			name: "a status asking for a pass without revision nor checksum is invalid",
 			in: observation(func(in *Input) {
 				in.Observation.ConfigMap.ReleaseRevision, in.Observation.ConfigMap.ValuesChecksum = "", ""
 			}),
-			want: OutcomeInvalid, reason: "neither release-revision nor values-checksum",
+			want: ConclusionInvalid, reason: "neither release-revision nor values-checksum",
 		},
 	}
 	for _, tt := range tests {
@@ -225,7 +225,7 @@ func TestDecide(t *testing.T) {
 			if again := Decide(tt.in); again != got {
 				t.Errorf("Decide() is not deterministic: %+v then %+v", got, again)
 			}
-			if got.Trigger() != (tt.want == OutcomeTrigger) {
+			if got.Trigger() != (tt.want == ConclusionTrigger) {
 				t.Errorf("Decide().Trigger() = %v for outcome %s", got.Trigger(), got.Outcome)
 			}
 		})
@@ -302,13 +302,13 @@ func TestDecideBindsADerivedRequestToTheStatusWrite(t *testing.T) {
 	foreign := func(in *Input) {
 		in.Observation.ConfigMap.DataWriters = map[string][]string{status.KeyAdditionalReconciliationRequired: {"kubectl-edit"}}
 	}
-	if d := Decide(observation(written, foreign)); d.Outcome != OutcomeNotFromChart || d.Trigger() || !strings.Contains(d.Reason, "kubectl-edit") {
-		t.Errorf("Decide() of a status whose request kubectl-edit wrote = %s, want %s naming the writer", d, OutcomeNotFromChart)
+	if d := Decide(observation(written, foreign)); d.Outcome != ConclusionNotFromChart || d.Trigger() || !strings.Contains(d.Reason, "kubectl-edit") {
+		t.Errorf("Decide() of a status whose request kubectl-edit wrote = %s, want %s naming the writer", d, ConclusionNotFromChart)
 	}
 	tests := []struct {
 		name    string
 		in      Input
-		want    Outcome
+		want    Conclusion
 		request string
 		reason  string
 	}{
@@ -316,35 +316,35 @@ func TestDecideBindsADerivedRequestToTheStatusWrite(t *testing.T) {
 			name: "the derived value written in advance in every annotation does not hide the pass",
 			in: observation(written, hrAnnotation(AnnotationRequestedAt, v), hrAnnotation(AnnotationForceAt, v), hrAnnotation(AnnotationHandledRequest, v),
 				func(in *Input) { in.Observation.HelmRelease.LastHandledReconcileAt = v }),
-			want: OutcomeTrigger, request: token,
+			want: ConclusionTrigger, request: token,
 		},
 		{
 			name: "the tracking annotation alone written in advance does not make the pass wait",
-			in:   observation(written, hrAnnotation(AnnotationHandledRequest, v)), want: OutcomeTrigger, request: token,
+			in:   observation(written, hrAnnotation(AnnotationHandledRequest, v)), want: ConclusionTrigger, request: token,
 		},
 		{
 			name: "the token passed on after the status write is handled",
 			in:   observation(written, hrAnnotation(AnnotationRequestedAt, token), hrAnnotation(AnnotationForceAt, token), hrAnnotation(AnnotationHandledRequest, v)),
-			want: OutcomeAlreadyHandled, request: token, reason: AnnotationHandledRequest,
+			want: ConclusionAlreadyHandled, request: token, reason: AnnotationHandledRequest,
 		},
 		{
 			name: "the token helm-controller saw is handled",
 			in: observation(written, hrAnnotation(AnnotationRequestedAt, "later"), func(in *Input) {
 				in.Observation.HelmRelease.LastHandledReconcileAt = token
 			}),
-			want: OutcomeAlreadyHandled, request: token, reason: "lastHandledReconcileAt",
+			want: ConclusionAlreadyHandled, request: token, reason: "lastHandledReconcileAt",
 		},
 		{
 			name: "sylva-units-operator's annotation, which the controller may not write, still counts",
-			in:   observation(written, hrAnnotation(AnnotationOperatorHandled, v)), want: OutcomeAlreadyHandled, reason: "sylva-units-operator",
+			in:   observation(written, hrAnnotation(AnnotationOperatorHandled, v)), want: ConclusionAlreadyHandled, reason: "sylva-units-operator",
 		},
 		{
 			name: "a request from the kustomization annotation is passed on as it is",
-			in:   observation(written, requestAnnotation("req-2")), want: OutcomeTrigger, request: "req-2",
+			in:   observation(written, requestAnnotation("req-2")), want: ConclusionTrigger, request: "req-2",
 		},
 		{
 			name: "a value the operator copied from the kustomization annotation is still handled",
-			in:   observation(written, requestAnnotation("req-2"), hrAnnotation(AnnotationRequestedAt, "req-2")), want: OutcomeAlreadyHandled, reason: AnnotationRequestedAt,
+			in:   observation(written, requestAnnotation("req-2"), hrAnnotation(AnnotationRequestedAt, "req-2")), want: ConclusionAlreadyHandled, reason: AnnotationRequestedAt,
 		},
 	}
 	for _, tt := range tests {

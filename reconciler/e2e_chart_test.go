@@ -98,7 +98,7 @@ func (r *chartRig) driveToTheEnd(t *testing.T, want ...string) {
 		t.Fatalf("Drive: %v\ndecisions:\n%s", err, strings.Join(decisions, "\n"))
 	}
 	t.Logf("decisions:\n%s", strings.Join(decisions, "\n"))
-	if res.Decision.Outcome != reconciler.OutcomeNothingRequested {
+	if res.Decision.Outcome != reconciler.ConclusionNothingRequested {
 		t.Errorf("Drive ended with %s, want nothing requested", res.Decision)
 	}
 	var got []string

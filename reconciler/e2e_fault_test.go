@@ -89,7 +89,7 @@ func TestAVanishedStatusNeverSkipsAMinorWithHelmController(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Drive: %v", err)
 	}
-	if res.Decision.Outcome != reconciler.OutcomeNothingRequested {
+	if res.Decision.Outcome != reconciler.ConclusionNothingRequested {
 		t.Errorf("Drive ended with %s, want nothing requested", res.Decision)
 	}
 	var got []string

@@ -230,7 +230,7 @@ func TestEndToEndWithFlux(t *testing.T) {
 		t.Fatalf("Drive: %v\ndecisions:\n%s", err, strings.Join(decisions, "\n"))
 	}
 	t.Logf("decisions:\n%s", strings.Join(decisions, "\n"))
-	if res.Decision.Outcome != OutcomeNothingRequested {
+	if res.Decision.Outcome != ConclusionNothingRequested {
 		t.Fatalf("Drive ended with %s, want nothing requested", res.Decision)
 	}
 	cm, err := c.core.CoreV1().ConfigMaps(ns).Get(ctx, status.ConfigMapName, metav1.GetOptions{})

@@ -249,7 +249,7 @@ func TestApplyTriggersExactlyOncePerRequestValue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if again.Triggered || again.Decision.Outcome != OutcomeAlreadyHandled {
+		if again.Triggered || again.Decision.Outcome != ConclusionAlreadyHandled {
 			t.Fatalf("Apply #%d = %s, want already handled", i+2, again.Decision)
 		}
 	}
@@ -311,7 +311,7 @@ func TestRacingAppliesTriggerOnce(t *testing.T) {
 				conflicts += res.Conflicts
 				if res.Triggered {
 					triggered++
-				} else if res.Decision.Outcome != OutcomeAlreadyHandled {
+				} else if res.Decision.Outcome != ConclusionAlreadyHandled {
 					t.Errorf("a racer decided %s, want already handled", res.Decision)
 				}
 			}()
@@ -333,24 +333,24 @@ func TestApplyReportsWithoutTriggering(t *testing.T) {
 	tests := []struct {
 		name string
 		f    fixture
-		want Outcome
+		want Conclusion
 	}{
-		{name: "a suspended helmrelease is reported", f: func() fixture { f := healthy(); f.suspended = true; return f }(), want: OutcomeSuspended},
-		{name: "a kustomization that is not ready makes it wait", f: func() fixture { f := healthy(); f.ksReady = false; return f }(), want: OutcomeWaiting},
-		{name: "a helmrelease that is not ready makes it wait", f: func() fixture { f := healthy(); f.hrReady = false; return f }(), want: OutcomeWaiting},
-		{name: "a missing helmrelease is reported", f: func() fixture { f := healthy(); f.helmRelease = false; return f }(), want: OutcomeMissing},
-		{name: "a missing kustomization is reported", f: func() fixture { f := healthy(); f.kustomization = false; return f }(), want: OutcomeMissing},
-		{name: "an empty namespace is reported", f: fixture{}, want: OutcomeMissing},
+		{name: "a suspended helmrelease is reported", f: func() fixture { f := healthy(); f.suspended = true; return f }(), want: ConclusionSuspended},
+		{name: "a kustomization that is not ready makes it wait", f: func() fixture { f := healthy(); f.ksReady = false; return f }(), want: ConclusionWaiting},
+		{name: "a helmrelease that is not ready makes it wait", f: func() fixture { f := healthy(); f.hrReady = false; return f }(), want: ConclusionWaiting},
+		{name: "a missing helmrelease is reported", f: func() fixture { f := healthy(); f.helmRelease = false; return f }(), want: ConclusionMissing},
+		{name: "a missing kustomization is reported", f: func() fixture { f := healthy(); f.kustomization = false; return f }(), want: ConclusionMissing},
+		{name: "an empty namespace is reported", f: fixture{}, want: ConclusionMissing},
 		{name: "a malformed status value is reported", f: func() fixture {
 			f := healthy()
 			f.configMapData = map[string]string{status.KeySylvaRelease: "banana"}
 			return f
-		}(), want: OutcomeInvalid},
+		}(), want: ConclusionInvalid},
 		{name: "a status without a pending pass asks nothing", f: func() fixture {
 			f := healthy()
 			f.configMapData = map[string]string{status.KeyAdditionalReconciliationRequired: "false"}
 			return f
-		}(), want: OutcomeNothingRequested},
+		}(), want: ConclusionNothingRequested},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -380,7 +380,7 @@ func TestDryRunChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Triggered || res.Decision.Outcome != OutcomeTrigger {
+	if res.Triggered || res.Decision.Outcome != ConclusionTrigger {
 		t.Fatalf("dry-run Apply = %s (triggered %v), want a trigger decided and not written", res.Decision, res.Triggered)
 	}
 	if after := c.helmRelease(t, ns).GetResourceVersion(); after != before {

@@ -110,7 +110,7 @@ func TestAReplyLostAfterThePatchIsResolvedByReadingTheHelmReleaseBack(t *testing
 	if p.patches.Load() != 1 {
 		t.Fatalf("%d patches reached the proxy, want 1", p.patches.Load())
 	}
-	if !res.Triggered || res.LostReply == nil || res.Decision.Outcome != OutcomeTrigger {
+	if !res.Triggered || res.LostReply == nil || res.Decision.Outcome != ConclusionTrigger {
 		t.Fatalf("Apply = %s (triggered %v, lost reply %v), want a trigger whose lost reply is reported", res.Decision, res.Triggered, res.LostReply)
 	}
 	if !strings.Contains(res.Decision.Reason, "read back") {
@@ -126,7 +126,7 @@ func TestAReplyLostAfterThePatchIsResolvedByReadingTheHelmReleaseBack(t *testing
 
 	p.drop.Store(false)
 	again, err := a.Apply(ctx, Target{Namespace: ns})
-	if err != nil || again.Triggered || again.Decision.Outcome != OutcomeAlreadyHandled {
+	if err != nil || again.Triggered || again.Decision.Outcome != ConclusionAlreadyHandled {
 		t.Fatalf("Apply again = %s (triggered %v), %v; want already handled", again.Decision, again.Triggered, err)
 	}
 }

@@ -44,9 +44,9 @@ func registerMetrics() {
 	registerOnce.Do(func() {
 		metrics.Registry.MustRegister(requestsTotal, pendingPasses, lastTrigger, gate)
 		for _, r := range []string{
-			string(OutcomeTrigger), string(OutcomeNothingRequested), string(OutcomeAlreadyHandled),
-			string(OutcomeWaiting), string(OutcomeSuspended), string(OutcomeMissing), string(OutcomeInvalid),
-			string(OutcomeFailed), string(OutcomeNotFromChart), ResultError,
+			string(ConclusionTrigger), string(ConclusionNothingRequested), string(ConclusionAlreadyHandled),
+			string(ConclusionWaiting), string(ConclusionSuspended), string(ConclusionMissing), string(ConclusionInvalid),
+			string(ConclusionFailed), string(ConclusionNotFromChart), ResultError,
 		} {
 			requestsTotal.WithLabelValues(r)
 		}

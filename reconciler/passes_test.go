@@ -71,8 +71,8 @@ func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
 			rec := &gateRecorder{in: in}
 			ctl, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns, Gate: rec.gate})
 
-			if want.Outcome == OutcomeTrigger {
-				settle(t, ctl, OutcomeTrigger, 1)
+			if want.Outcome == ConclusionTrigger {
+				settle(t, ctl, ConclusionTrigger, 1)
 				after := c.helmRelease(t, ns).GetAnnotations()[AnnotationHandledRequest]
 				if after == "" || after == before {
 					t.Errorf("the controller triggered but the HelmRelease's %s is %q (was %q)", AnnotationHandledRequest, after, before)
@@ -90,11 +90,11 @@ func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
 					t.Errorf("trigger Events %q, want one ending in %q (plan --status: %s)", msgs, suffix, wantPos.Summary)
 				}
 				// The pass it passed on is then handled: no second trigger.
-				settle(t, ctl, OutcomeAlreadyHandled, 1)
+				settle(t, ctl, ConclusionAlreadyHandled, 1)
 			} else {
 				settle(t, ctl, want.Outcome, 1)
 			}
-			if s := ctl.Stats(); (want.Outcome == OutcomeTrigger) != (s.Triggers == 1) || s.Triggers > 1 {
+			if s := ctl.Stats(); (want.Outcome == ConclusionTrigger) != (s.Triggers == 1) || s.Triggers > 1 {
 				t.Errorf("reconcile --dry-run on the file decides %s; the controller triggered %d times (%v)", want.Outcome, s.Triggers, s.Outcomes)
 			}
 			gated := rec.gated()

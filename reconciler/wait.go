@@ -127,14 +127,14 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 		}
 		d := res.Decision
 		switch d.Outcome {
-		case OutcomeNothingRequested, OutcomeMissing, OutcomeInvalid, OutcomeNotFromChart:
+		case ConclusionNothingRequested, ConclusionMissing, ConclusionInvalid, ConclusionNotFromChart:
 			report(res)
 			return res, nil
-		case OutcomeFailed:
+		case ConclusionFailed:
 			// helm-controller will not run it again: waiting cannot help.
 			report(res)
 			return res, fmt.Errorf("%s: %w", d.Reason, ErrPassFailed)
-		case OutcomeAlreadyHandled:
+		case ConclusionAlreadyHandled:
 			if d.Request == waited {
 				// The pass just followed is done and nothing new is asked.
 				return res, nil
@@ -144,8 +144,8 @@ func (a *Applier) Drive(ctx context.Context, t Target, o DriveOptions) (Result, 
 				return res, nil
 			}
 			fallthrough
-		case OutcomeTrigger:
-			if d.Outcome == OutcomeTrigger {
+		case ConclusionTrigger:
+			if d.Outcome == ConclusionTrigger {
 				report(res)
 			}
 			if err := a.waitPass(ctx, t, d.Request, chartWrite(res.Snapshot), interval, p); err != nil {

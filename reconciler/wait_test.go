@@ -117,7 +117,7 @@ func TestDriveCarriesAClusterThroughEveryPass(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Drive: %v (decisions %v)", err, decisions)
 	}
-	if res.Decision.Outcome != OutcomeNothingRequested {
+	if res.Decision.Outcome != ConclusionNothingRequested {
 		t.Fatalf("Drive ended with %s, want nothing requested", res.Decision)
 	}
 	if n := c.triggers(t, ns); n != 2 {

@@ -39,7 +39,7 @@ func TestTheControllerAndReconcileReadAWorkloadClustersMinors(t *testing.T) {
 	// The controller's gate.
 	rec := &gateRecorder{in: planner.Input{Catalog: cat, To: to, AsOf: asOf}}
 	ctl, _ := runController(t, c.cfg, ControllerOptions{Namespace: ns, Gate: rec.gate})
-	settle(t, ctl, OutcomeNothingRequested, 1)
+	settle(t, ctl, ConclusionNothingRequested, 1)
 	gated := rec.gated()
 	if len(gated) == 0 {
 		t.Fatal("the controller's gate never planned")

@@ -121,7 +121,7 @@ func TestReconcileCommandOnARealAPIServer(t *testing.T) {
 		t.Fatalf("reconcile --dry-run -o json: exit %d, %v\nstdout: %s\nstderr: %s", code, err, out, errOut)
 	}
 	if doc.Kind != "Reconciliation" || doc.Metadata.CatalogVersion == "" || doc.Metadata.AsOf == "" || !doc.DryRun ||
-		len(doc.Decisions) != 1 || doc.Decisions[0].Outcome != reconciler.OutcomeWouldTrigger {
+		len(doc.Decisions) != 1 || doc.Decisions[0].Outcome != reconciler.ConclusionWouldTrigger {
 		t.Fatalf("reconcile --dry-run -o json = %+v, want one would-trigger decision, dry run, with metadata", doc)
 	}
 	code, out, errOut = runReconcileCLI(kubeconfig, "reconcile", "-n", ns, "--dry-run", "-o", "yaml")

@@ -112,7 +112,7 @@ func (e *InvalidError) Unwrap() error { return e.Err }
 //   - a status ConfigMap whose values do not decode (the one object whose
 //     content no schema checks) is Snapshot.Invalid, not an error: the
 //     caller says what it means (status and verify refuse it, reconcile and
-//     the controller decide OutcomeInvalid, ReadAll makes it its
+//     the controller decide ConclusionInvalid, ReadAll makes it its
 //     namespace's error);
 //   - Cluster API objects the reader may not list leave the cluster's
 //     minors unread (Observation.ClusterAPIUnread says why), not an error:
