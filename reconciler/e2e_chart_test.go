@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -27,7 +26,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
-	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -55,7 +54,7 @@ import (
 // hack/build-flux.sh; it renders the whole chart three times, which takes
 // minutes (run it with -timeout 30m).
 func TestRealChartTransitionWithHelmController(t *testing.T) {
-	in := planner.Input{Catalog: catalogWith12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: catalogtest.With12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	rig := newChartRig(t, in, from12, managementValues)
 	rig.wantMinors(t, "1.30 1.31")
 	rig.waitPasses(t, 1)
@@ -434,33 +433,6 @@ func configMapYAML(t *testing.T, cm *corev1.ConfigMap) []byte {
 		t.Fatal(err)
 	}
 	return append([]byte("apiVersion: v1\nkind: ConfigMap\n"), b...)
-}
-
-// catalogWith12To14 is the embedded catalog in which 1.4 also supports
-// upgrades from 1.2, so that main's chart (the 1.4 line) runs two passes.
-func catalogWith12To14(t *testing.T) *catalog.Catalog {
-	t.Helper()
-	return catalogEdited(t, "  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.2\", \"1.3\"]\n")
-}
-
-// catalogEdited is the embedded catalog with releases.yaml's from replaced
-// by to (once).
-func catalogEdited(t *testing.T, from, to string) *catalog.Catalog {
-	t.Helper()
-	fsys := fstest.MapFS{}
-	for _, name := range []string{"components.yaml", "releases.yaml"} {
-		fsys[name] = &fstest.MapFile{Data: mustRead(t, filepath.Join("..", "catalog", "data", name))}
-	}
-	rel := string(fsys["releases.yaml"].Data)
-	if !strings.Contains(rel, from) {
-		t.Fatalf("releases.yaml has no %q to widen", from)
-	}
-	fsys["releases.yaml"].Data = []byte(strings.Replace(rel, from, to, 1))
-	cat, err := catalog.Load(fsys)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat
 }
 
 // serveChart packs the chart directory as Helm does (its .helmignore

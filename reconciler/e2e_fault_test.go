@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
@@ -26,7 +27,7 @@ import (
 // Kubernetes 1.28 → 1.29 → 1.30 → 1.31.
 func catalogWith11To14(t *testing.T) *catalog.Catalog {
 	t.Helper()
-	return catalogEdited(t, "  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.1\", \"1.3\"]\n")
+	return catalogtest.Edited(t, [2]string{"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.1\", \"1.3\"]\n"})
 }
 
 // TestAVanishedStatusNeverSkipsAMinorWithHelmController: on real Flux,

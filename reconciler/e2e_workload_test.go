@@ -7,6 +7,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
@@ -23,7 +24,7 @@ import (
 // pass once.
 func TestRealChartWorkloadTransitionWithHelmController(t *testing.T) {
 	in := planner.Input{
-		Catalog: catalogWith12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test",
+		Catalog: catalogtest.With12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test",
 		Cluster: planner.ClusterWorkload, Kubernetes: skew.MustParse("1.29"),
 	}
 	rig := newChartRig(t, in, from12, workloadValues("1.29"))
