@@ -146,87 +146,23 @@ func GenerateFromPlan(in planner.Input, plan *planner.Plan, ch *TargetChart) (*G
 // earlier hop of the plan that takes several passes, in the chart of that
 // hop's release (Hops).
 func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops bool) (*Generated, error) {
-	if in.Catalog == nil {
-		return nil, errors.New("generate values: no catalog")
+	rel, err := targetRelease(in)
+	if err != nil {
+		return nil, err
 	}
-	rel, ok := in.Catalog.Release(in.To.MinorOnly())
-	switch {
-	case !ok && in.Catalog.IsPastNewest(in.To):
-		return nil, fmt.Errorf("generate values: %w", in.Catalog.RefusePastNewest("--to", in.To, "values generate needs its Kubernetes minors and Longhorn versions"))
-	case !ok:
-		return nil, fmt.Errorf("generate values: --to: %s; give one of them, or a newer catalog with --catalog", in.Catalog.Unknown(in.To))
-	}
-	target := rel.Release.Short()
-	var err error
 	if plan == nil {
 		if plan, err = planner.Compute(in); err != nil {
 			return nil, fmt.Errorf("generate values for %s → %s: %w", in.From, in.To, err)
 		}
 	}
-	sources := map[string]bool{}
-	for _, s := range rel.UpgradeFrom {
-		sources[s.Short()] = true
+	sources := sourcesOf(rel, plan)
+	states, direct, final, err := passStates(in, plan, rel, sources)
+	if err != nil {
+		return nil, err
 	}
-	if hs := HopSource(plan); hs != "" && hs != target {
-		sources[hs] = true
-	}
-	states := map[string]map[string]string{}
-	// direct are the plans of each source, by source.
-	direct := map[string]*planner.Plan{}
-	var final map[string]string
-	for _, src := range sortedKeys(sources) {
-		sin := in
-		sin.From, err = skew.Parse(src)
-		if err != nil {
-			return nil, fmt.Errorf("generate values: source %q: %w", src, err)
-		}
-		if src == HopSource(plan) && in.From.Short() == src {
-			sin.From = in.From
-		}
-		if in.Cluster == planner.ClusterWorkload {
-			sin.Kubernetes = sourceMinor(in, plan, src)
-		}
-		p := plan
-		if !sameInput(sin, in) || len(plan.Route) != 2 {
-			if p, err = planner.Compute(sin); err != nil {
-				return nil, fmt.Errorf("generate values for %s → %s: %w", src, target, err)
-			}
-		}
-		direct[src] = p
-		for _, pass := range LastHop(p) {
-			vals, err := passValues(pass)
-			if err != nil {
-				return nil, err
-			}
-			vals[KeyTransitionFrom] = src
-			vals[KeyTransitionPass] = strconv.Itoa(pass.HopPass)
-			states[passState(src, pass.HopPass)] = vals
-			if pass.HopPass == pass.HopPasses && (final == nil || src == HopSource(plan)) {
-				final = clone(vals)
-			}
-		}
-	}
-	if final == nil {
-		final = settledValues(rel)
-	}
-	// A fresh install or a settled cluster records no transition.
-	final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
-	final[KeyTransitionFromN2], final[KeyAdditionalReconciliationRequired] = "false", "false"
-	if rel.HoldsWorkers() {
-		final[KeyMachineDeploymentsPaused] = "false"
-	}
-
 	g := &Generated{
 		From: in.From.String(), To: in.To.String(), CatalogVersion: in.Catalog.Version,
-		Sources: sortedKeys(sources), Legacy: LegacyRelease, Final: final,
-	}
-	// A status naming no release was written by LegacyRelease or older;
-	// for a target at or below it, by the plan's own source.
-	if rel.Release.CompareMinor(skew.MustParse(LegacyRelease)) <= 0 {
-		g.Legacy = in.From.Short()
-		if hs := HopSource(plan); hs != "" {
-			g.Legacy = hs
-		}
+		Sources: sortedKeys(sources), Legacy: legacyRelease(in, plan, rel), Final: settled(final, rel),
 	}
 	for _, name := range sortedKeys(states) {
 		g.States = append(g.States, PassState{Name: name, Values: states[name]})
@@ -244,30 +180,145 @@ func generateFor(in planner.Input, plan *planner.Plan, ch *TargetChart, hops boo
 			return nil, err
 		}
 	}
-	force := slices.ContainsFunc(g.Hops, func(h *Generated) bool { return h.Longhorn })
-	if err := g.wireLonghorn(in.Catalog, rel, ch, HopSource(plan), force); err != nil {
+	if err := g.setLonghorn(in.Catalog, rel, ch, HopSource(plan)); err != nil {
 		return nil, err
 	}
-	for _, h := range g.Hops {
-		// Every state the longhorn units read carries a chart version once
-		// the overlay sets Longhorn.
-		if g.Longhorn && !h.Longhorn {
-			hrel, _ := in.Catalog.Release(skew.MustParse(h.To).MinorOnly())
-			if err := h.wireLonghorn(in.Catalog, hrel, nil, h.source, true); err != nil {
-				return nil, fmt.Errorf("generate values for the hop to %s (the overlay sets Longhorn's chart version in every chart, for the passes into %s): %w", h.To, g.To, err)
+	g.identifyCharts(in.Catalog, rel, ch)
+	g.noteWorkers(rel)
+	return g, nil
+}
+
+// targetRelease is the catalog's release of in.To, or why values cannot
+// be generated for it.
+func targetRelease(in planner.Input) (*catalog.Release, error) {
+	if in.Catalog == nil {
+		return nil, errors.New("generate values: no catalog")
+	}
+	rel, ok := in.Catalog.Release(in.To.MinorOnly())
+	switch {
+	case !ok && in.Catalog.IsPastNewest(in.To):
+		return nil, fmt.Errorf("generate values: %w", in.Catalog.RefusePastNewest("--to", in.To, "values generate needs its Kubernetes minors and Longhorn versions"))
+	case !ok:
+		return nil, fmt.Errorf("generate values: --to: %s; give one of them, or a newer catalog with --catalog", in.Catalog.Unknown(in.To))
+	}
+	return rel, nil
+}
+
+// sourcesOf are the releases the overlay serves: the target's upgrade
+// sources, and the source of the hop the plan is in.
+func sourcesOf(rel *catalog.Release, plan *planner.Plan) map[string]bool {
+	sources := map[string]bool{}
+	for _, s := range rel.UpgradeFrom {
+		sources[s.Short()] = true
+	}
+	if hs := HopSource(plan); hs != "" && hs != rel.Release.Short() {
+		sources[hs] = true
+	}
+	return sources
+}
+
+// passStates are the values of each pass state of the last hop from each
+// source (by state name), the plan of each source (by source), and the
+// values of the last pass of the plan's own hop (or of any source's, nil
+// when none has a pass).
+func passStates(in planner.Input, plan *planner.Plan, rel *catalog.Release, sources map[string]bool) (states map[string]map[string]string, direct map[string]*planner.Plan, final map[string]string, err error) {
+	states = map[string]map[string]string{}
+	direct = map[string]*planner.Plan{}
+	target := rel.Release.Short()
+	for _, src := range sortedKeys(sources) {
+		sin := in
+		sin.From, err = skew.Parse(src)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("generate values: source %q: %w", src, err)
+		}
+		if src == HopSource(plan) && in.From.Short() == src {
+			sin.From = in.From
+		}
+		if in.Cluster == planner.ClusterWorkload {
+			sin.Kubernetes = sourceMinor(in, plan, src)
+		}
+		p := plan
+		if !sameInput(sin, in) || len(plan.Route) != 2 {
+			if p, err = planner.Compute(sin); err != nil {
+				return nil, nil, nil, fmt.Errorf("generate values for %s → %s: %w", src, target, err)
+			}
+		}
+		direct[src] = p
+		for _, pass := range LastHop(p) {
+			vals, err := passValues(pass)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			vals[KeyTransitionFrom] = src
+			vals[KeyTransitionPass] = strconv.Itoa(pass.HopPass)
+			states[passState(src, pass.HopPass)] = vals
+			if pass.HopPass == pass.HopPasses && (final == nil || src == HopSource(plan)) {
+				final = clone(vals)
 			}
 		}
 	}
-	g.identifyCharts(in.Catalog, rel, ch)
-	if !rel.HoldsWorkers() {
-		hold := "unknown, assumed absent"
-		if c := rel.Capabilities; c != nil && c.HoldWorkers != nil {
-			hold = "false"
-		}
-		g.Notes = append(g.Notes, fmt.Sprintf("MachineDeployments: the %s chart does not hold them back (catalog capability hold_workers: %s), so the overlay sets no "+
-			"machine_deployments_paused and the workers follow cluster.k8s_version: they roll on every pass that changes it, as the plan counts.", target, hold))
+	return states, direct, final, nil
+}
+
+// settled are the values of a fresh install or a settled cluster: those of
+// the last pass (final; the release's settled values without one), with
+// no transition recorded and the workers not held.
+func settled(final map[string]string, rel *catalog.Release) map[string]string {
+	if final == nil {
+		final = settledValues(rel)
 	}
-	return g, nil
+	final[KeyTransitionFrom], final[KeyTransitionPass] = "", ""
+	final[KeyTransitionFromN2], final[KeyAdditionalReconciliationRequired] = "false", "false"
+	if rel.HoldsWorkers() {
+		final[KeyMachineDeploymentsPaused] = "false"
+	}
+	return final
+}
+
+// legacyRelease is the release a status naming no release was written by:
+// LegacyRelease or older; for a target at or below it, the plan's own
+// source.
+func legacyRelease(in planner.Input, plan *planner.Plan, rel *catalog.Release) string {
+	if rel.Release.CompareMinor(skew.MustParse(LegacyRelease)) > 0 {
+		return LegacyRelease
+	}
+	if hs := HopSource(plan); hs != "" {
+		return hs
+	}
+	return in.From.Short()
+}
+
+// setLonghorn wires Longhorn's chart version into the overlay (forced when
+// a hop sets it) and, once the overlay sets it, into every hop: every state
+// the longhorn units read carries a chart version.
+func (g *Generated) setLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *TargetChart, source string) error {
+	force := slices.ContainsFunc(g.Hops, func(h *Generated) bool { return h.Longhorn })
+	if err := g.wireLonghorn(cat, rel, ch, source, force); err != nil {
+		return err
+	}
+	for _, h := range g.Hops {
+		if g.Longhorn && !h.Longhorn {
+			hrel, _ := cat.Release(skew.MustParse(h.To).MinorOnly())
+			if err := h.wireLonghorn(cat, hrel, nil, h.source, true); err != nil {
+				return fmt.Errorf("generate values for the hop to %s (the overlay sets Longhorn's chart version in every chart, for the passes into %s): %w", h.To, g.To, err)
+			}
+		}
+	}
+	return nil
+}
+
+// noteWorkers says, for a chart that does not hold the MachineDeployments
+// back, that the workers follow every change of Kubernetes version.
+func (g *Generated) noteWorkers(rel *catalog.Release) {
+	if rel.HoldsWorkers() {
+		return
+	}
+	hold := "unknown, assumed absent"
+	if c := rel.Capabilities; c != nil && c.HoldWorkers != nil {
+		hold = "false"
+	}
+	g.Notes = append(g.Notes, fmt.Sprintf("MachineDeployments: the %s chart does not hold them back (catalog capability hold_workers: %s), so the overlay sets no "+
+		"machine_deployments_paused and the workers follow cluster.k8s_version: they roll on every pass that changes it, as the plan counts.", rel.Release.Short(), hold))
 }
 
 // readUnkeyed sets how the overlay reads a status of its release that asks
