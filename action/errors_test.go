@@ -26,7 +26,7 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 	_, noValues := PruneAuditRequest{}.Run(context.Background())
 	_, noChartDir := PruneAuditRequest{Chart: "chart.tgz", ChartPath: chartArchive(t)}.Run(context.Background())
 	_, badMinor := KubernetesMinor("1.x")
-	fromAndStatus := (&PlanRequest{From: "1.4", To: "1.6"}).SetSources(PlanInputs{Sources: Sources{File: "s.yaml"}})
+	fromAndStatus := (&PlanRequest{From: "1.4", To: "1.6", Sources: Sources{File: "s.yaml"}}).readSources()
 	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)

@@ -111,6 +111,8 @@ type FleetPlanRequest struct {
 	// Plan is the request of every release; Status, Rerun and Selection
 	// are set per release. Cluster, when set, is read once, for the
 	// release of FactsNamespace only (PlanRequest.ClusterNamespace).
+	// Plan.Sources names the fleet's status (--status, else the
+	// cluster) when Source is nil.
 	Plan   PlanRequest
 	Source FleetSource
 	// FactsNamespace is the namespace of the release that runs in the
@@ -136,6 +138,9 @@ type FleetPlanRequest struct {
 // does not know, or facts of the cluster that cannot be read, are errors.
 // It also returns each plan computed, by namespace, for the gauges.
 func (r FleetPlanRequest) Run(ctx context.Context) (planner.FleetPlan, []gatemetrics.NamespacedPlan, error) {
+	if err := r.readSources(); err != nil {
+		return planner.FleetPlan{}, nil, err
+	}
 	req := r.Plan
 	req.overlays = &overlayMemo{}
 	factsNS := ""

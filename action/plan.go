@@ -73,6 +73,14 @@ type PlanRequest struct {
 	Rerun     string
 	Selection envelope.Selection
 
+	// Sources are the inputs the command line names (--status as File,
+	// --inventory, the cluster when Live), and SuppressionsFile and
+	// BaselineFile the files of --suppressions and --baseline: Run reads
+	// each named one first, into Status, Inventory, Cluster, Suppressions
+	// and Baseline. Nothing named, those are used as given.
+	Sources                        Sources
+	SuppressionsFile, BaselineFile string
+
 	// overlays, when set, answers the plan's Overlay once per distinct
 	// input across the releases of one plan -A run.
 	overlays *overlayMemo
@@ -81,6 +89,9 @@ type PlanRequest struct {
 // Run reads the sources of r, each once, and computes the plan once.
 // Errors name the flag to fix.
 func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
+	if err := r.readSources(); err != nil {
+		return nil, err
+	}
 	if r.To == "" {
 		// The example adds --to to what was given: --from, or a status
 		// (which --from beside it would contradict).

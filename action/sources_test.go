@@ -72,8 +72,8 @@ func TestSourcesChooseWhatTheFlagsName(t *testing.T) {
 		{name: "plan --inventory", inventory: "dump", inv: "inventory dump"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var r PlanRequest
-			if err := r.SetSources(PlanInputs{Sources: testSources(tt.file, tt.inventory, tt.live)}); err != nil {
+			r := PlanRequest{Sources: testSources(tt.file, tt.inventory, tt.live)}
+			if err := r.readSources(); err != nil {
 				t.Fatal(err)
 			}
 			if got := [4]string{input(r.Status), input(r.Inventory), input(r.Cluster), r.ClusterNamespace}; got != [4]string{tt.status, tt.inv, tt.cluster, tt.ns} {
@@ -93,8 +93,8 @@ func TestSourcesChooseWhatTheFlagsName(t *testing.T) {
 		{name: "plan -A --status --kubeconfig", file: "all.yaml", live: true, fleet: "status all.yaml", cluster: "facts kc/ctx", fromFile: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			var r FleetPlanRequest
-			if err := r.SetSources(PlanInputs{Sources: testSources(tt.file, "", tt.live)}); err != nil {
+			r := FleetPlanRequest{Plan: PlanRequest{Sources: testSources(tt.file, "", tt.live)}}
+			if err := r.readSources(); err != nil {
 				t.Fatal(err)
 			}
 			if input(r.Source) != tt.fleet || input(r.Plan.Cluster) != tt.cluster || r.FromFile != tt.fromFile || r.Plan.Status != nil {

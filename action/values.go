@@ -34,6 +34,13 @@ type Releases struct {
 	ToolVersion string
 }
 
+// SetReleases sets the releases, cluster, catalog and date of r from rel:
+// the flags plan shares with values and verify.
+func (r *PlanRequest) SetReleases(rel Releases) {
+	r.Catalog, r.From, r.To, r.Workers, r.Provider = rel.Catalog, rel.From, rel.To, rel.Workers, rel.Provider
+	r.ClusterFlags, r.AsOf, r.ToolVersion = rel.ClusterFlags, rel.AsOf, rel.ToolVersion
+}
+
 // input is the planner's input of the flags.
 func (r Releases) input() (planner.Input, error) {
 	in, err := Input(r.Catalog, r.From, r.To, r.Workers, r.Provider)

@@ -65,11 +65,44 @@ func KubeconfigFlag() *cli.StringFlag {
 	return &cli.StringFlag{Name: "kubeconfig", Usage: "kubeconfig `FILE` (default: the files in KUBECONFIG, then ~/.kube/config, then in-cluster); it and the files it names must be regular files of at most 16 MiB, and an exec plugin must answer within --request-timeout", EnvVars: []string{"SYLVA_PLANNER_KUBECONFIG"}, TakesFile: true}
 }
 
+// contextFlag is --context, the kubeconfig context.
+func contextFlag() *cli.StringFlag {
+	return &cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}}
+}
+
+// Connection is the cluster a command reads, as its flags name it:
+// --kubeconfig and --context (Flags binds them), and --live where the
+// command stays offline unless asked (LiveFlags binds it too).
+type Connection struct {
+	Live                bool
+	Kubeconfig, Context string
+}
+
+// Flags are --kubeconfig and --context, bound to k (WithConnectionFlags
+// moves --context among the other connection flags it adds).
+func (k *Connection) Flags() []cli.Flag {
+	kc, ctx := KubeconfigFlag(), contextFlag()
+	kc.Destination, ctx.Destination = &k.Kubeconfig, &k.Context
+	return []cli.Flag{kc, ctx}
+}
+
+// LiveFlags are Flags and --live (LiveFlag of reads), bound to k.
+func (k *Connection) LiveFlags(reads string) []cli.Flag {
+	live := LiveFlag(reads)
+	live.Destination = &k.Live
+	return append([]cli.Flag{live}, k.Flags()...)
+}
+
+// Asked reports whether a command that stays offline unless asked reads a
+// cluster: --live, --kubeconfig or --context. KUBECONFIG alone does not
+// make it live.
+func (k Connection) Asked() bool { return k.Live || k.Kubeconfig != "" || k.Context != "" }
+
 // connectionFlags are the connection flags beside --kubeconfig: --context,
 // --as, --as-group and --request-timeout.
 func connectionFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "context", Usage: "kubeconfig `CONTEXT` (default: the current context)", EnvVars: []string{"SYLVA_PLANNER_CONTEXT"}},
+		contextFlag(),
 		&cli.StringFlag{Name: "as", Usage: "`USER` every request impersonates, as kubectl --as"},
 		&cli.StringSliceFlag{Name: "as-group", Usage: "`GROUP` every request impersonates, as kubectl --as-group (repeat for several)"},
 		&cli.DurationFlag{Name: "request-timeout", Usage: "`DURATION` after which one API request fails (an unreachable or silent cluster is an error, exit 1)", Value: DefaultRequestTimeout, EnvVars: []string{"SYLVA_PLANNER_REQUEST_TIMEOUT"}},
@@ -85,13 +118,6 @@ const DefaultRequestTimeout = 30 * time.Second
 // of the connection flags.
 func LiveFlag(reads string) *cli.BoolFlag {
 	return &cli.BoolFlag{Name: "live", Usage: "read " + reads + " from the cluster of the kubeconfig rule (implied by --kubeconfig or --context)"}
-}
-
-// LiveAsked reports whether a command that stays offline unless asked
-// reads a cluster: --live, --kubeconfig or --context. KUBECONFIG alone
-// does not make it live.
-func LiveAsked(c *cli.Context) bool {
-	return c.Bool("live") || c.String("kubeconfig") != "" || c.String("context") != ""
 }
 
 // NamespaceEnv is the environment variable that sets -n.
@@ -123,7 +149,15 @@ func WithConnectionFlags(cmds []*cli.Command) {
 		if !slices.ContainsFunc(cmd.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "kubeconfig") }) {
 			continue
 		}
-		cmd.Flags = append(cmd.Flags, connectionFlags()...)
+		for _, f := range connectionFlags() {
+			// One the command declares (bound, by Connection.Flags) takes
+			// the place of the default, after the command's own flags.
+			if i := slices.IndexFunc(cmd.Flags, func(g cli.Flag) bool { return slices.Contains(g.Names(), f.Names()[0]) }); i >= 0 {
+				f = cmd.Flags[i]
+				cmd.Flags = slices.Delete(cmd.Flags, i, i+1)
+			}
+			cmd.Flags = append(cmd.Flags, f)
+		}
 		AddBefore(cmd, func(c *cli.Context) error {
 			d := c.Duration("request-timeout")
 			if d <= 0 {

@@ -12,6 +12,7 @@ import (
 )
 
 func drainCheckCommand() *cli.Command {
+	o := &drainOptions{}
 	return &cli.Command{
 		Name:  "drain-check",
 		Usage: "check that nodes can be drained: blocking PodDisruptionBudgets, single replicas, preStop, spread",
@@ -36,22 +37,28 @@ func drainCheckCommand() *cli.Command {
 		Flags: []cli.Flag{
 			cliapp.KubeconfigFlag(),
 			&cli.StringFlag{Name: "inventory", Usage: "read manifests from `DIR` instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
-			prodNamespacesFlag(),
-			&cli.StringFlag{Name: "kubernetes", Usage: "also report API versions removed at or before Kubernetes `MINOR` (for example 1.32)"},
-			&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed"},
+			prodNamespacesFlag(&o.prodNamespaces),
+			&cli.StringFlag{Name: "kubernetes", Usage: "also report API versions removed at or before Kubernetes `MINOR` (for example 1.32)", Destination: &o.kubernetes},
+			&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed", Destination: &o.allowIncomplete},
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
 			cliapp.AsOfFlag(),
 		},
-		Action: drainCheckAction,
+		Action: o.run,
 	}
 }
 
-func drainCheckAction(c *cli.Context) error {
+// drainOptions are the flags of drain-check, bound.
+type drainOptions struct {
+	prodNamespaces, kubernetes string
+	allowIncomplete            bool
+}
+
+func (o *drainOptions) run(c *cli.Context) error {
 	get, err := cliapp.OneSource(c, []string{"inventory"}, []string{"kubeconfig", "context"}, "give either --inventory or --kubeconfig/--context, not both")
 	if err != nil {
 		return err
 	}
-	target, err := action.KubernetesMinor(c.String("kubernetes"))
+	target, err := action.KubernetesMinor(o.kubernetes)
 	if err != nil {
 		return err
 	}
@@ -60,7 +67,7 @@ func drainCheckAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	prod, err := prodNamespaces(c)
+	prod, err := parseProdNamespaces(c, o.prodNamespaces)
 	if err != nil {
 		return err
 	}
@@ -81,5 +88,5 @@ func drainCheckAction(c *cli.Context) error {
 	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: rep.WriteTable, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML}); err != nil {
 		return err
 	}
-	return outcomeExit(action.DrainOutcome(rep, c.Bool("allow-incomplete")))
+	return outcomeExit(action.DrainOutcome(rep, o.allowIncomplete))
 }

@@ -16,19 +16,20 @@ import (
 // sylva-units release of a management cluster (each kind listed once
 // across the cluster) and show one line per release.
 
-// allNamespacesFlag is -A/--all-namespaces, spelled as kubectl's.
-func allNamespacesFlag(usage string) *cli.BoolFlag {
-	return &cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: usage}
+// allNamespacesFlag is -A/--all-namespaces, spelled as kubectl's, bound
+// to dest.
+func allNamespacesFlag(dest *bool, usage string) *cli.BoolFlag {
+	return &cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: usage, Destination: dest}
 }
 
 // statusAllNamespacesFlag is status's -A.
-func statusAllNamespacesFlag() *cli.BoolFlag {
-	return allNamespacesFlag("list every sylva-units release of the cluster, one line each (namespace, release, chart, pass state, whether a pass may start, what is next), reading each kind once across all namespaces; with --file, from a List of every namespace's objects")
+func statusAllNamespacesFlag(dest *bool) *cli.BoolFlag {
+	return allNamespacesFlag(dest, "list every sylva-units release of the cluster, one line each (namespace, release, chart, pass state, whether a pass may start, what is next), reading each kind once across all namespaces; with --file, from a List of every namespace's objects")
 }
 
 // planAllNamespacesFlag is plan's -A.
-func planAllNamespacesFlag() *cli.BoolFlag {
-	return allNamespacesFlag("plan every sylva-units release of the cluster to --to (live, or from the List of --status), one line each, those that can start now first; --metrics-file labels the gauges by namespace")
+func planAllNamespacesFlag(dest *bool) *cli.BoolFlag {
+	return allNamespacesFlag(dest, "plan every sylva-units release of the cluster to --to (live, or from the List of --status), one line each, those that can start now first; --metrics-file labels the gauges by namespace")
 }
 
 // refuseNamespace refuses -n beside -A: one reads a namespace, the other
@@ -40,16 +41,16 @@ func refuseNamespace(c *cli.Context) error {
 	return nil
 }
 
-// statusFleetAction is status -A.
-func statusFleetAction(c *cli.Context) error {
+// runFleet is status -A.
+func (o *releaseOptions) runFleet(c *cli.Context) error {
 	if err := refuseNamespace(c); err != nil {
 		return err
 	}
-	s, err := statusSources(c)
+	s, err := o.sources(c)
 	if err != nil {
 		return err
 	}
-	st, err := statusRequest(c, nil)
+	st, err := o.statusRequest(c, nil)
 	if err != nil {
 		return err
 	}
@@ -64,24 +65,21 @@ func statusFleetAction(c *cli.Context) error {
 	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: fleet.WriteTable, cliapp.FormatJSON: fleet.WriteJSON, cliapp.FormatYAML: fleet.WriteYAML})
 }
 
-// planFleetAction is plan -A: each release found planned as plan --live
-// plans one namespace, the cluster's facts read once for all.
-func planFleetAction(c *cli.Context) error {
+// runFleet is plan -A: each release found planned as plan --live plans
+// one namespace, the cluster's facts read once for all.
+func (o *planOptions) runFleet(c *cli.Context) error {
 	if err := refuseNamespace(c); err != nil {
 		return err
 	}
 	if out := cliapp.OutputOf(c); out != cliapp.FormatTable && out != cliapp.FormatJSON && out != cliapp.FormatYAML {
 		return cliapp.FlagError(c, fmt.Errorf("--output %s does not go with --all-namespaces: give table, json or yaml", out))
 	}
-	req, in, err := planRequest(c)
+	req, err := o.request(c)
 	if err != nil {
 		return err
 	}
 	fleet := action.FleetPlanRequest{Plan: req, Rerun: req.Rerun, Selection: req.Selection}
 	if err := fleet.Validate(); err != nil {
-		return err
-	}
-	if err := fleet.SetSources(in); err != nil {
 		return err
 	}
 	fp, plans, err := fleet.Run(c.Context)
@@ -91,7 +89,7 @@ func planFleetAction(c *cli.Context) error {
 	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: fp.WriteTable, cliapp.FormatJSON: fp.WriteJSON, cliapp.FormatYAML: fp.WriteYAML}); err != nil {
 		return err
 	}
-	if err := writeMetrics(c, func(w io.Writer) error { return gatemetrics.WriteFleet(w, plans) }); err != nil {
+	if err := writeMetrics(c, o.metricsFile, func(w io.Writer) error { return gatemetrics.WriteFleet(w, plans) }); err != nil {
 		return err
 	}
 	return outcomeExit(action.FleetOutcome(fp))

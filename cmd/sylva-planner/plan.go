@@ -47,22 +47,24 @@ const planHelp = "Prints the route, each reconciliation pass of the sylva-units 
 	"and 3 when a release that has a status could not be planned."
 
 func planCommand() *cli.Command {
+	o := &planOptions{}
 	return &cli.Command{
 		Name:        "plan",
 		Usage:       "compute the reconciliation passes that take a cluster from one Sylva release to another",
 		Description: planHelp,
 		ArgsUsage:   " ",
-		Flags:       append(gateFlags(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown), planAllNamespacesFlag()),
+		Flags:       append(o.flags(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown), planAllNamespacesFlag(&o.allNamespaces)),
 		Action: func(c *cli.Context) error {
-			if c.Bool("all-namespaces") {
-				return planFleetAction(c)
+			if o.allNamespaces {
+				return o.runFleet(c)
 			}
-			return gateAction(c, false)
+			return o.run(c, false)
 		},
 	}
 }
 
 func reportCommand() *cli.Command {
+	o := &planOptions{}
 	return &cli.Command{
 		Name:  "report",
 		Usage: "write the nightly upgrade report: headline, then reasons grouped by what to do",
@@ -85,55 +87,66 @@ func reportCommand() *cli.Command {
 			"  3 the gate could not evaluate: treat it as blocked\n" +
 			"  4 held: every blocker waits on upstream or is pinned on purpose",
 		ArgsUsage: " ",
-		Flags:     append(gateFlags(), cliapp.OutputFlag(cliapp.FormatMarkdown, cliapp.FormatHTML, cliapp.FormatJSON, cliapp.FormatYAML)),
-		Action:    func(c *cli.Context) error { return gateAction(c, true) },
+		Flags:     append(o.flags(), cliapp.OutputFlag(cliapp.FormatMarkdown, cliapp.FormatHTML, cliapp.FormatJSON, cliapp.FormatYAML)),
+		Action:    func(c *cli.Context) error { return o.run(c, true) },
 	}
 }
 
-// planFlags define a plan without a cluster: the flags every command that
-// computes a plan takes.
-func planFlags() []cli.Flag {
-	return planFlagsFrom("Sylva release the cluster runs, for example `1.4`", "Kubernetes `MINOR` the workers run, when it differs from the management minor of --from")
+// planFlags define a plan without a cluster, bound to r: the flags every
+// command that computes a plan takes.
+func planFlags(r *action.Releases) []cli.Flag {
+	return planFlagsFrom(r, "Sylva release the cluster runs, for example `1.4`", "Kubernetes `MINOR` the workers run, when it differs from the management minor of --from")
 }
 
 // planFlagsFrom are planFlags with the help of --from and --workers, which
 // say where the transition starts (verify runs once it is done).
-func planFlagsFrom(from, workers string) []cli.Flag {
+func planFlagsFrom(r *action.Releases, from, workers string) []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "from", Usage: from, EnvVars: []string{"SYLVA_PLANNER_FROM"}},
-		&cli.StringFlag{Name: "to", Usage: "Sylva release to go to, for example `1.6`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
-		&cli.StringFlag{Name: "bootstrap-provider", Usage: "Cluster API bootstrap provider: `kubeadm` or rke2 (default: kubeadm, or rke2 when an inventory's nodes run RKE2)", EnvVars: []string{"SYLVA_PLANNER_BOOTSTRAP_PROVIDER"}},
-		&cli.StringFlag{Name: "workers", Usage: workers},
-		&cli.StringFlag{Name: "cluster", Usage: "which cluster of the fleet: `management` (the release in sylva-system, on each release's management minor) or workload (its own minor, inside each release's window; implied by --kubernetes)"},
-		&cli.StringFlag{Name: "kubernetes", Usage: "Kubernetes `MINOR` a workload cluster's control plane runs (its values' k8s_version_short), when it differs from the management minor of --from"},
-		&cli.StringFlag{Name: "kubernetes-to", Usage: "Kubernetes `MINOR` a workload cluster ends on, in --to's window (default: its own minor when the window holds it, else the window's nearest)"},
+		&cli.StringFlag{Name: "from", Usage: from, EnvVars: []string{"SYLVA_PLANNER_FROM"}, Destination: &r.From},
+		&cli.StringFlag{Name: "to", Usage: "Sylva release to go to, for example `1.6`", EnvVars: []string{"SYLVA_PLANNER_TO"}, Destination: &r.To},
+		&cli.StringFlag{Name: "bootstrap-provider", Usage: "Cluster API bootstrap provider: `kubeadm` or rke2 (default: kubeadm, or rke2 when an inventory's nodes run RKE2)", EnvVars: []string{"SYLVA_PLANNER_BOOTSTRAP_PROVIDER"}, Destination: &r.Provider},
+		&cli.StringFlag{Name: "workers", Usage: workers, Destination: &r.Workers},
+		&cli.StringFlag{Name: "cluster", Usage: "which cluster of the fleet: `management` (the release in sylva-system, on each release's management minor) or workload (its own minor, inside each release's window; implied by --kubernetes)", Destination: &r.Cluster},
+		&cli.StringFlag{Name: "kubernetes", Usage: "Kubernetes `MINOR` a workload cluster's control plane runs (its values' k8s_version_short), when it differs from the management minor of --from", Destination: &r.Kubernetes},
+		&cli.StringFlag{Name: "kubernetes-to", Usage: "Kubernetes `MINOR` a workload cluster ends on, in --to's window (default: its own minor when the window holds it, else the window's nearest)", Destination: &r.KubernetesTo},
 		cliapp.AsOfFlag(),
 		catalogFlag(),
 	}
 }
 
-// gateFlags are the flags plan and report share.
-func gateFlags() []cli.Flag {
-	return append(append(planFlags(), liveFlags()...),
-		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets): component versions, and drains as drain-check judges them", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true},
-		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (instead of --from); a further pass it asks for is planned from where its hop started, with the passes done marked", TakesFile: true},
-		cliapp.LiveFlag("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
-		cliapp.KubeconfigFlag(),
-		cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace),
-		severityFailOnFlag(),
-		&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}},
-		&cli.StringFlag{Name: "baseline", Usage: "a previous JSON report (`FILE`): findings it already had do not fail the gate again", EnvVars: []string{"SYLVA_PLANNER_BASELINE"}, TakesFile: true},
-		&cli.StringFlag{Name: "suppressions", Usage: "a YAML `FILE` of suppression rules (code, subject glob, reason, expires)", EnvVars: []string{"SYLVA_PLANNER_SUPPRESSIONS"}, TakesFile: true},
-		&cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true},
-	)
+// planOptions are the flags of plan and report, each bound to the field
+// of the request it sets; run completes the request with what is parsed
+// from the command line as a whole (catalog, date, selection).
+type planOptions struct {
+	rel            action.Releases
+	req            action.PlanRequest
+	conn           cliapp.Connection
+	prodNamespaces string
+	metricsFile    string
+	allNamespaces  bool
 }
 
-func gateAction(c *cli.Context, report bool) error {
-	req, in, err := planRequest(c)
+// flags are the flags plan and report share.
+func (o *planOptions) flags() []cli.Flag {
+	src := &o.req.Sources
+	return append(append(planFlags(&o.rel), prodNamespacesFlag(&o.prodNamespaces),
+		&cli.StringFlag{Name: "inventory", Usage: "judge what runs: read manifests from `DIR` (kubectl get -A -o yaml dumps, Helm release Secrets): component versions, and drains as drain-check judges them", EnvVars: []string{"SYLVA_PLANNER_INVENTORY"}, TakesFile: true, Destination: &src.Inventory},
+		&cli.StringFlag{Name: "status", Usage: "read the installed release from the sylva-units-status ConfigMap in `FILE` (instead of --from); a further pass it asks for is planned from where its hop started, with the passes done marked", TakesFile: true, Destination: &src.File}),
+		append(o.conn.LiveFlags("the installed release (without --from or --status), the running components and the drain and removed-API checks"),
+			bound(cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units for the live read", status.DefaultNamespace), &src.Namespace),
+			severityFailOnFlag(),
+			&cli.BoolFlag{Name: "allow-incomplete", Usage: "do not fail when a required check was not assessed (verdict unknown)", EnvVars: []string{"SYLVA_PLANNER_ALLOW_INCOMPLETE"}, Destination: &o.req.Gate.AllowIncomplete},
+			&cli.StringFlag{Name: "baseline", Usage: "a previous JSON report (`FILE`): findings it already had do not fail the gate again", EnvVars: []string{"SYLVA_PLANNER_BASELINE"}, TakesFile: true, Destination: &o.req.BaselineFile},
+			&cli.StringFlag{Name: "suppressions", Usage: "a YAML `FILE` of suppression rules (code, subject glob, reason, expires)", EnvVars: []string{"SYLVA_PLANNER_SUPPRESSIONS"}, TakesFile: true, Destination: &o.req.SuppressionsFile},
+			&cli.StringFlag{Name: "metrics-file", Usage: "also write the verdict gauges to `PATH` (Prometheus text format, written atomically) for node-exporter's textfile collector", EnvVars: []string{"SYLVA_PLANNER_METRICS_FILE"}, TakesFile: true, Destination: &o.metricsFile},
+		)...)
+}
+
+// run is plan, or report: the plan computed once, written, its gauges
+// to --metrics-file, and the gate's exit code.
+func (o *planOptions) run(c *cli.Context, report bool) error {
+	req, err := o.request(c)
 	if err != nil {
-		return err
-	}
-	if err := req.SetSources(in); err != nil {
 		return err
 	}
 	p, err := req.Run(c.Context)
@@ -143,17 +156,16 @@ func gateAction(c *cli.Context, report bool) error {
 	if err := cliapp.WriteOutput(c, planWriters(p, report)); err != nil {
 		return err
 	}
-	if err := writeMetrics(c, func(w io.Writer) error { return gatemetrics.Write(w, p) }); err != nil {
+	if err := writeMetrics(c, o.metricsFile, func(w io.Writer) error { return gatemetrics.Write(w, p) }); err != nil {
 		return err
 	}
 	return outcomeExit(action.Outcome(p.Gate.Outcome))
 }
 
-// writeMetrics writes the gauges write gives to --metrics-file (none
-// without it), atomically, once the result is on stdout: a failed write
-// leaves the previous metrics in place.
-func writeMetrics(c *cli.Context, write func(io.Writer) error) error {
-	name := c.String("metrics-file")
+// writeMetrics writes the gauges write gives to the --metrics-file name
+// (none without it), atomically, once the result is on stdout: a failed
+// write leaves the previous metrics in place.
+func writeMetrics(c *cli.Context, name string, write func(io.Writer) error) error {
 	if name == "" {
 		return nil
 	}
@@ -167,39 +179,32 @@ func writeMetrics(c *cli.Context, write func(io.Writer) error) error {
 	return nil
 }
 
-// planRequest turns the flags of plan and report into the request of
-// action.PlanRequest.Run but for the sources they name, which
-// SetSources sets from the inputs returned, after refusing a
-// --metrics-file that cannot be written (before any work; the file is
-// written after stdout). Errors name the flag.
-func planRequest(c *cli.Context) (action.PlanRequest, action.PlanInputs, error) {
-	req := action.PlanRequest{
-		From: c.String("from"), To: c.String("to"), Workers: c.String("workers"), Provider: c.String("bootstrap-provider"),
-		ClusterFlags: clusterFlagsOf(c),
-		CatalogInput: catalogFile(c).Input(), ToolVersion: version, Rerun: rerunCommand(c), Selection: selectionOf(c),
-		Gate: planner.GateOptions{FailOn: failOnOf(c), AllowIncomplete: c.Bool("allow-incomplete")},
-	}
-	in := action.PlanInputs{
-		Sources: action.Sources{
-			Inputs: inputsOf(cliapp.EnvOf(c)), File: c.String("status"), Inventory: c.String("inventory"),
-			// Offline unless asked: KUBECONFIG alone does not make plan live.
-			Live: cliapp.LiveAsked(c), Kubeconfig: c.String("kubeconfig"), Context: c.String("context"),
-			Namespace: c.String("namespace"), HelmRelease: status.DefaultHelmRelease,
-		},
-		Suppressions: c.String("suppressions"), Baseline: c.String("baseline"),
-	}
-	if name := c.String("metrics-file"); name != "" {
-		if err := fileio.CheckOutput(cliapp.EnvOf(c).Path(name)); err != nil {
-			return req, in, fmt.Errorf("--metrics-file: %w", err)
+// request completes the request the flags of plan and report bound: the
+// catalog, the date, the command line and the inputs it names, after
+// refusing a --metrics-file that cannot be written (before any work; the
+// file is written after stdout). Errors name the flag.
+func (o *planOptions) request(c *cli.Context) (action.PlanRequest, error) {
+	req := o.req
+	e := cliapp.EnvOf(c)
+	req.CatalogInput, req.ToolVersion, req.Rerun, req.Selection = catalogFile(c).Input(), version, rerunCommand(c), selectionOf(c)
+	req.Gate.FailOn = failOnOf(c)
+	// Offline unless asked: KUBECONFIG alone does not make plan live.
+	req.Sources.Inputs, req.Sources.HelmRelease = inputsOf(e), status.DefaultHelmRelease
+	req.Sources.Live, req.Sources.Kubeconfig, req.Sources.Context = o.conn.Asked(), o.conn.Kubeconfig, o.conn.Context
+	if o.metricsFile != "" {
+		if err := fileio.CheckOutput(e.Path(o.metricsFile)); err != nil {
+			return req, fmt.Errorf("--metrics-file: %w", err)
 		}
 	}
 	cin, err := commandInputsOf(c)
 	if err != nil {
-		return req, in, err
+		return req, err
 	}
-	req.Catalog, req.AsOf = cin.cat, cin.asOf
-	req.ProdNamespaces, err = prodNamespaces(c)
-	return req, in, err
+	rel := o.rel
+	rel.Catalog, rel.AsOf, rel.ToolVersion = cin.cat, cin.asOf, version
+	req.SetReleases(rel)
+	req.ProdNamespaces, err = parseProdNamespaces(c, o.prodNamespaces)
+	return req, err
 }
 
 // planWriters write a plan in each format of plan, or of report: the same
@@ -209,9 +214,4 @@ func planWriters(p *planner.Plan, report bool) cliapp.Writers {
 		return cliapp.Writers{cliapp.FormatMarkdown: p.WriteReportMarkdown, cliapp.FormatHTML: p.WriteReportHTML, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML}
 	}
 	return cliapp.Writers{cliapp.FormatTable: p.WriteTable, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML, cliapp.FormatMarkdown: p.WriteMarkdown}
-}
-
-// clusterFlagsOf are the flags that say which cluster a plan is for.
-func clusterFlagsOf(c *cli.Context) action.ClusterFlags {
-	return action.ClusterFlags{Cluster: c.String("cluster"), Kubernetes: c.String("kubernetes"), KubernetesTo: c.String("kubernetes-to")}
 }

@@ -9,10 +9,16 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
-	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
+// reconcileOptions are the flags of reconcile, bound.
+type reconcileOptions struct {
+	releaseOptions
+	req action.ReconcileRequest
+}
+
 func reconcileCommand() *cli.Command {
+	o := &reconcileOptions{}
 	return &cli.Command{
 		Name:  "reconcile",
 		Usage: "request the next reconciliation pass of the sylva-units HelmRelease, once per request",
@@ -40,41 +46,36 @@ func reconcileCommand() *cli.Command {
 			"    answered within --request-timeout, also while waiting\n" +
 			"  2 helm-controller ended the pass failed, or --wait ran out of --timeout",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
-			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
-			helmReleaseFlag(),
-			&cli.BoolFlag{Name: "dry-run", Usage: "decide and say what would be done, change nothing"},
+		Flags: append(o.flags("release `NAMESPACE` of sylva-units"),
+			&cli.BoolFlag{Name: "dry-run", Usage: "decide and say what would be done, change nothing", Destination: &o.req.DryRun},
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "decide from the ConfigMap, Kustomization and HelmRelease in `FILE` (a List; - for standard input) instead of a cluster; needs --dry-run", TakesFile: true},
-			&cli.StringFlag{Name: "to", Usage: "also say which pass of the plan to `RELEASE` is requested (as status --to)", EnvVars: []string{"SYLVA_PLANNER_TO"}},
+			o.toFlag("also say which pass of the plan to `RELEASE` is requested (as status --to)"),
 			cliapp.AsOfFlag(),
 			catalogFlag(),
-			&cli.BoolFlag{Name: "wait", Usage: "follow each requested pass to its end, and the passes after it"},
-			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DURATION` (exit 2)", Value: 2 * time.Hour},
-			&cli.DurationFlag{Name: "poll-interval", Usage: "time between two reads while waiting", Value: reconciler.DefaultInterval, Hidden: true},
+			&cli.BoolFlag{Name: "wait", Usage: "follow each requested pass to its end, and the passes after it", Destination: &o.req.Wait},
+			&cli.DurationFlag{Name: "timeout", Usage: "give up waiting after `DURATION` (exit 2)", Value: 2 * time.Hour, Destination: &o.req.Timeout},
+			&cli.DurationFlag{Name: "poll-interval", Usage: "time between two reads while waiting", Value: reconciler.DefaultInterval, Hidden: true, Destination: &o.req.Interval},
 			cliapp.KubeconfigFlag(),
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
-		},
-		Action: reconcileAction,
+		),
+		Action: o.run,
 	}
 }
 
-func reconcileAction(c *cli.Context) error {
-	src, err := statusSources(c)
+func (o *reconcileOptions) run(c *cli.Context) error {
+	src, err := o.sources(c)
 	if err != nil {
 		return err
 	}
 	output := cliapp.OutputOf(c)
-	req := action.ReconcileRequest{
-		Target: reconciler.Target{Namespace: src.Namespace, HelmRelease: src.HelmRelease},
-		DryRun: c.Bool("dry-run"), Wait: c.Bool("wait"),
-		Timeout: c.Duration("timeout"), Interval: c.Duration("poll-interval"),
-		Document: output == cliapp.FormatJSON || output == cliapp.FormatYAML,
-	}
+	req := o.req
+	req.Target = reconciler.Target{Namespace: src.Namespace, HelmRelease: src.HelmRelease}
+	req.Document = output == cliapp.FormatJSON || output == cliapp.FormatYAML
 	req.File = src.File
 	if err := req.Validate(); err != nil {
 		return err
 	}
-	st, err := statusRequest(c, nil)
+	st, err := o.statusRequest(c, nil)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,25 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
+// releaseOptions name a sylva-units release and, with --to, the plan to
+// place it in: the flags status and reconcile share, bound.
+type releaseOptions struct {
+	namespace, helmRelease, to string
+}
+
+// flags are -n and --helmrelease, bound to o.
+func (o *releaseOptions) flags(namespaceUsage string) []cli.Flag {
+	return []cli.Flag{bound(cliapp.NamespaceFlag(namespaceUsage, status.DefaultNamespace), &o.namespace), bound(helmReleaseFlag(), &o.helmRelease)}
+}
+
+// toFlag is --to, bound to o.
+func (o *releaseOptions) toFlag(usage string) *cli.StringFlag {
+	return &cli.StringFlag{Name: "to", Usage: usage, EnvVars: []string{"SYLVA_PLANNER_TO"}, Destination: &o.to}
+}
+
 func statusCommand() *cli.Command {
+	o := &releaseOptions{}
+	var allNamespaces bool
 	return &cli.Command{
 		Name:  "status",
 		Usage: "say which Sylva release a cluster runs and whether another reconciliation pass is pending",
@@ -37,32 +55,36 @@ func statusCommand() *cli.Command {
 			"  1 bad input: not a ConfigMap or List, not YAML, a malformed value (the message names the\n" +
 			"    key); a cluster that cannot be read",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
+		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "file", Aliases: []string{"f"}, Usage: "read the ConfigMap (or a List with the Kustomization and HelmRelease) from `FILE` (- for standard input) instead of a cluster", EnvVars: []string{"SYLVA_PLANNER_STATUS_FILE"}, TakesFile: true},
 			cliapp.KubeconfigFlag(),
-			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
-			helmReleaseFlag(),
-			&cli.StringFlag{Name: "to", Usage: "also say where the cluster stands in the plan to `RELEASE` (pass k of n) and what the next pass does", EnvVars: []string{"SYLVA_PLANNER_TO"}},
+		}, o.flags("release `NAMESPACE` of sylva-units")...),
+			o.toFlag("also say where the cluster stands in the plan to `RELEASE` (pass k of n) and what the next pass does"),
 			cliapp.AsOfFlag(),
 			catalogFlag(),
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
-			statusAllNamespacesFlag(),
+			statusAllNamespacesFlag(&allNamespaces),
+		),
+		Action: func(c *cli.Context) error {
+			if allNamespaces {
+				return o.runFleet(c)
+			}
+			return o.runStatus(c)
 		},
-		Action: statusAction,
 	}
 }
 
-// statusSources are the sources of status and reconcile: --file, else the
+// sources are the sources of status and reconcile: --file, else the
 // cluster of --kubeconfig/--context, for the release of -n and
 // --helmrelease.
-func statusSources(c *cli.Context) (action.Sources, error) {
+func (o *releaseOptions) sources(c *cli.Context) (action.Sources, error) {
 	get, err := cliapp.OneSource(c, []string{"file"}, []string{"kubeconfig", "context"}, "give either --file or --kubeconfig/--context, not both")
 	if err != nil {
 		return action.Sources{}, err
 	}
 	s := action.Sources{
 		Inputs: inputsOf(cliapp.EnvOf(c)), File: get("file"), Kubeconfig: get("kubeconfig"), Context: get("context"),
-		Namespace: c.String("namespace"), HelmRelease: c.String("helmrelease"),
+		Namespace: o.namespace, HelmRelease: o.helmRelease,
 	}
 	switch {
 	case s.Namespace == "":
@@ -73,15 +95,13 @@ func statusSources(c *cli.Context) (action.Sources, error) {
 	return s, nil
 }
 
-func statusAction(c *cli.Context) error {
-	if c.Bool("all-namespaces") {
-		return statusFleetAction(c)
-	}
-	s, err := statusSources(c)
+// runStatus is status of one release.
+func (o *releaseOptions) runStatus(c *cli.Context) error {
+	s, err := o.sources(c)
 	if err != nil {
 		return err
 	}
-	req, err := statusRequest(c, s.Status())
+	req, err := o.statusRequest(c, s.Status())
 	if err != nil {
 		return err
 	}
@@ -94,10 +114,10 @@ func statusAction(c *cli.Context) error {
 
 // statusRequest is the request of status (and the placing in the plan of
 // reconcile --to) over src: the catalog, --to, --as-of.
-func statusRequest(c *cli.Context, src action.StatusSource) (action.StatusRequest, error) {
+func (o *releaseOptions) statusRequest(c *cli.Context, src action.StatusSource) (action.StatusRequest, error) {
 	in, err := commandInputsOf(c)
 	return action.StatusRequest{
-		Source: src, To: c.String("to"), Selection: selectionOf(c), ToolVersion: version,
+		Source: src, To: o.to, Selection: selectionOf(c), ToolVersion: version,
 		Catalog: in.cat, AsOf: in.asOf, Metadata: in.md,
 	}, err
 }

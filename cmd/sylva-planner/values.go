@@ -14,9 +14,40 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
+// valuesFilesFlag is -f/--values, bound to dest.
+func valuesFilesFlag(dest *cli.StringSlice) *cli.StringSliceFlag {
+	return &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does; - for standard input)", TakesFile: true, Destination: dest}
+}
+
+// valuesNamespaceFlag is -n of values render and check.
+func valuesNamespaceFlag() *cli.StringFlag {
+	return cliapp.NamespaceFlag("release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", helmengine.DefaultNamespace)
+}
+
+// valuesGenerateOptions are the flags of values generate, bound.
+type valuesGenerateOptions struct {
+	req                  action.ValuesGenerateRequest
+	kustomize, namespace string
+	force                bool
+}
+
+// valuesRenderOptions are the flags of values render, bound.
+type valuesRenderOptions struct {
+	req                    action.ValuesRenderRequest
+	values, allow, objects cli.StringSlice
+	status                 string
+	conn                   cliapp.Connection
+}
+
+// valuesCheckOptions are the flags of values check, bound.
+type valuesCheckOptions struct {
+	req     action.ValuesCheckRequest
+	values  cli.StringSlice
+	overlay string
+}
+
 func valuesCommand() *cli.Command {
-	valuesFlag := &cli.StringSliceFlag{Name: "values", Aliases: []string{"f"}, Usage: "values `FILE` (repeatable; merged in order, as helm -f does; - for standard input)", TakesFile: true}
-	nsFlag := cliapp.NamespaceFlag("release `NAMESPACE` (.Release.Namespace, where the status ConfigMap lives)", helmengine.DefaultNamespace)
+	gen, render, check := &valuesGenerateOptions{}, &valuesRenderOptions{}, &valuesCheckOptions{}
 	return &cli.Command{
 		Name:  "values",
 		Usage: "generate, render and check the sylva-units helper values that implement a plan",
@@ -69,12 +100,12 @@ func valuesCommand() *cli.Command {
 					"    Longhorn chart version the catalog lacks, a --kustomize DIR that may not be replaced; nothing\n" +
 					"    is written",
 				ArgsUsage: " ",
-				Flags: append(planFlags(), cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
-					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true},
-					&cli.StringFlag{Name: "kustomize", Usage: "write the overlay as a kustomize Component into `DIR` (created if needed, else replaced whole: new, empty, or holding only its two files): the overlay, a ConfigMap generator and a patch appending it last to the sylva-units HelmRelease's valuesFrom", TakesFile: true},
-					cliapp.NamespaceFlag("with --kustomize: the `NAMESPACE` of the ConfigMap it generates, the sylva-units HelmRelease's", helmengine.DefaultNamespace),
-					&cli.BoolFlag{Name: "force", Usage: "with --kustomize: replace its files even when values generate did not write them or they were changed since (they are refused otherwise)"}),
-				Action: valuesGenerateAction,
+				Flags: append(planFlags(&gen.req.Releases), cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
+					&cli.StringFlag{Name: "chart", Usage: "check the overlay against the sylva-units chart `DIR` (or .tgz) of --to", TakesFile: true, Destination: &gen.req.Chart},
+					&cli.StringFlag{Name: "kustomize", Usage: "write the overlay as a kustomize Component into `DIR` (created if needed, else replaced whole: new, empty, or holding only its two files): the overlay, a ConfigMap generator and a patch appending it last to the sylva-units HelmRelease's valuesFrom", TakesFile: true, Destination: &gen.kustomize},
+					bound(cliapp.NamespaceFlag("with --kustomize: the `NAMESPACE` of the ConfigMap it generates, the sylva-units HelmRelease's", helmengine.DefaultNamespace), &gen.namespace),
+					&cli.BoolFlag{Name: "force", Usage: "with --kustomize: replace its files even when values generate did not write them or they were changed since (they are refused otherwise)", Destination: &gen.force}),
+				Action: gen.run,
 			},
 			{
 				Name:  "render",
@@ -97,24 +128,23 @@ func valuesCommand() *cli.Command {
 					"  1 bad input: a template or schema error (naming the values path), an unreadable file, a\n" +
 					"    malformed --allow-lookup, a render beyond its budget",
 				ArgsUsage: " ",
-				Flags: append([]cli.Flag{
-					valuesFlag,
-					&cli.StringFlag{Name: "chart", Usage: "render with the sylva-units chart in `DIR` or archive (.tgz), as helm template does", TakesFile: true},
-					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json (as helm template --skip-schema-validation)"},
-					&cli.BoolFlag{Name: "validate", Usage: "with --chart: render every template of the chart, as helm template does, so that the checks the chart makes while rendering the units run too (slow)"},
-					&cli.StringFlag{Name: "status", Usage: "the sylva-units-status ConfigMap as a YAML `FILE`", TakesFile: true},
-					&cli.StringSliceFlag{Name: "object", Usage: "Kubernetes objects (YAML, also kind: List) served to lookup, `FILE` (repeatable)", TakesFile: true},
-					cliapp.LiveFlag("lookups (read-only)"),
-					cliapp.KubeconfigFlag(),
-					nsFlag,
-					&cli.StringFlag{Name: "kube-version", Usage: "Kubernetes `VERSION` for .Capabilities.KubeVersion (default: the management minor of --to)"},
-					&cli.StringFlag{Name: "to", Usage: "Sylva `RELEASE` whose management Kubernetes minor is the default --kube-version (default: the newest)"},
-					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * is the only wildcard, in any segment; an empty segment is an error; repeatable)"},
+				Flags: append(append(append([]cli.Flag{
+					valuesFilesFlag(&render.values),
+					&cli.StringFlag{Name: "chart", Usage: "render with the sylva-units chart in `DIR` or archive (.tgz), as helm template does", TakesFile: true, Destination: &render.req.Chart},
+					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json (as helm template --skip-schema-validation)", Destination: &render.req.SkipSchemaValidation},
+					&cli.BoolFlag{Name: "validate", Usage: "with --chart: render every template of the chart, as helm template does, so that the checks the chart makes while rendering the units run too (slow)", Destination: &render.req.ValidateChart},
+					&cli.StringFlag{Name: "status", Usage: "the sylva-units-status ConfigMap as a YAML `FILE`", TakesFile: true, Destination: &render.status},
+					&cli.StringSliceFlag{Name: "object", Usage: "Kubernetes objects (YAML, also kind: List) served to lookup, `FILE` (repeatable)", TakesFile: true, Destination: &render.objects},
+				}, render.conn.LiveFlags("lookups (read-only)")...),
+					valuesNamespaceFlag(),
+					&cli.StringFlag{Name: "kube-version", Usage: "Kubernetes `VERSION` for .Capabilities.KubeVersion (default: the management minor of --to)", Destination: &render.req.KubeVersion},
+					&cli.StringFlag{Name: "to", Usage: "Sylva `RELEASE` whose management Kubernetes minor is the default --kube-version (default: the newest)", Destination: &render.req.To},
+					&cli.StringSliceFlag{Name: "allow-lookup", Usage: "also allow lookups of `GROUP/VERSION/KIND[/NAMESPACE/NAME]` (core group: core/v1/Secret; * is the only wildcard, in any segment; an empty segment is an error; repeatable)", Destination: &render.allow},
 					cliapp.OutputFlag(cliapp.FormatYAML, cliapp.FormatJSON),
 					catalogFlag(),
-				}, cliapp.RenderFlags()...),
+				), cliapp.RenderFlags()...),
 				// The values' gotpl and the chart's templates.
-				Action: cliapp.Budgeted(valuesRenderAction, nil),
+				Action: cliapp.Budgeted(render.run, nil),
 			},
 			{
 				Name:  "check",
@@ -144,43 +174,45 @@ func valuesCommand() *cli.Command {
 					"  1 bad input\n" +
 					"  2 a finding at or above --fail-on (default blocker)",
 				ArgsUsage: " ",
-				Flags: append(append(planFlags(), valuesFlag, nsFlag, cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML), severityFailOnFlag(),
-					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does"},
-					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)"},
-					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json"},
+				Flags: append(append(planFlags(&check.req.Releases), valuesFilesFlag(&check.values), valuesNamespaceFlag(), cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML), severityFailOnFlag(),
+					&cli.StringFlag{Name: "chart", TakesFile: true, Usage: "render the sylva-units chart in `DIR` (or .tgz) for every pass, as helm-controller does", Destination: &check.req.Chart},
+					&cli.StringFlag{Name: "overlay", TakesFile: true, Usage: "with --chart: the helper values `FILE` laid over the -f files (default: the values generate gives for the plan)", Destination: &check.overlay},
+					&cli.BoolFlag{Name: "skip-schema-validation", Usage: "with --chart: do not check the values against the chart's values.schema.json", Destination: &check.req.SkipSchemaValidation},
 				), cliapp.RenderFlags()...),
 				// The helper values' gotpl, or with --chart the chart's templates.
-				Action: cliapp.Budgeted(valuesCheckAction, nil),
+				Action: cliapp.Budgeted(check.run, nil),
 			},
 		},
 	}
 }
 
-// releasesOf are the release flags of a command that plans offline.
-func releasesOf(c *cli.Context) (action.Releases, error) {
-	r := action.Releases{From: c.String("from"), To: c.String("to"), Workers: c.String("workers"), Provider: c.String("bootstrap-provider"), ClusterFlags: clusterFlagsOf(c), ToolVersion: version}
+// completeReleases completes the release flags bound to r of a command
+// that plans offline: the catalog, the tool's version and the date, after
+// refusing the release flags that do not parse.
+func completeReleases(c *cli.Context, r *action.Releases) error {
+	r.ToolVersion = version
 	var err error
 	if r.Catalog, err = loadCatalog(c); err != nil {
-		return r, err
+		return err
 	}
 	// The release flags are refused before --as-of, as every command
 	// that plans refuses them.
 	if err := r.Check(); err != nil {
-		return r, err
+		return err
 	}
 	r.AsOf, err = cliapp.AsOfOf(c)
-	return r, err
+	return err
 }
 
-func valuesGenerateAction(c *cli.Context) error {
-	dir := c.String("kustomize")
+func (o *valuesGenerateOptions) run(c *cli.Context) error {
+	dir := o.kustomize
 	kustomize := c.IsSet("kustomize")
 	switch {
 	case kustomize && dir == "":
 		return cliapp.FlagError(c, errors.New("--kustomize needs a directory, such as --kustomize my-env/transition"))
 	case kustomize && c.IsSet("output"):
 		return cliapp.FlagError(c, errors.New("--kustomize writes files; it takes no -o"))
-	case !kustomize && c.Bool("force"):
+	case !kustomize && o.force:
 		return cliapp.FlagError(c, errors.New("--force goes with --kustomize (it replaces the files of its directory); values generate alone writes no file"))
 	case !kustomize && cliapp.Typed(c, "namespace"):
 		// The overlay reads the status of the namespace Helm installs it
@@ -189,15 +221,14 @@ func valuesGenerateAction(c *cli.Context) error {
 	}
 	if kustomize {
 		// The directory is refused before any work.
-		if err := action.CheckKustomizeDir(dir, cliapp.EnvOf(c).Path(dir), c.Bool("force")); err != nil {
+		if err := action.CheckKustomizeDir(dir, cliapp.EnvOf(c).Path(dir), o.force); err != nil {
 			return err
 		}
 	}
-	rel, err := releasesOf(c)
-	if err != nil {
+	req := o.req
+	if err := completeReleases(c, &req.Releases); err != nil {
 		return err
 	}
-	req := action.ValuesGenerateRequest{Releases: rel, Chart: c.String("chart")}
 	if req.Chart != "" {
 		req.ChartPath = cliapp.EnvOf(c).Path(req.Chart)
 	}
@@ -206,15 +237,15 @@ func valuesGenerateAction(c *cli.Context) error {
 		return err
 	}
 	if kustomize {
-		return writeKustomize(c, g, dir)
+		return o.writeKustomize(c, g, dir)
 	}
 	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatYAML: g.WriteYAML, cliapp.FormatJSON: g.WriteJSON})
 }
 
 // writeKustomize writes the overlay's kustomize Component into dir and
 // says on stdout what was written and how to wire it.
-func writeKustomize(c *cli.Context, g *overlay.Generated, dir string) error {
-	res, err := action.Kustomize{Generated: g, Dir: dir, Root: cliapp.EnvOf(c).Path(dir), Namespace: c.String("namespace"), Selection: selectionOf(c), Force: c.Bool("force")}.Run()
+func (o *valuesGenerateOptions) writeKustomize(c *cli.Context, g *overlay.Generated, dir string) error {
+	res, err := action.Kustomize{Generated: g, Dir: dir, Root: cliapp.EnvOf(c).Path(dir), Namespace: o.namespace, Selection: selectionOf(c), Force: o.force}.Run()
 	if err != nil {
 		return err
 	}
@@ -222,19 +253,17 @@ func writeKustomize(c *cli.Context, g *overlay.Generated, dir string) error {
 }
 
 // readValuesFiles reads the -f files.
-func readValuesFiles(c *cli.Context) ([]helmengine.File, error) {
-	return inputsOf(cliapp.EnvOf(c)).ValuesFiles("-f", c.StringSlice("values"))
+func readValuesFiles(c *cli.Context, names cli.StringSlice) ([]helmengine.File, error) {
+	return inputsOf(cliapp.EnvOf(c)).ValuesFiles("-f", names.Value())
 }
 
-func valuesRenderAction(c *cli.Context) error {
-	files, err := readValuesFiles(c)
+func (o *valuesRenderOptions) run(c *cli.Context) error {
+	files, err := readValuesFiles(c, o.values)
 	if err != nil {
 		return err
 	}
-	req := action.ValuesRenderRequest{
-		Files: files, Chart: c.String("chart"), KubeVersion: c.String("kube-version"), To: c.String("to"),
-		AllowLookup: c.StringSlice("allow-lookup"), SkipSchemaValidation: c.Bool("skip-schema-validation"), ValidateChart: c.Bool("validate"),
-	}
+	req := o.req
+	req.Files, req.AllowLookup = files, o.allow.Value()
 	if err := req.Validate(); err != nil {
 		return err
 	}
@@ -248,9 +277,9 @@ func valuesRenderAction(c *cli.Context) error {
 		return err
 	}
 	req.Lookup = action.Sources{
-		Inputs: inputsOf(cliapp.EnvOf(c)), File: c.String("status"), Namespace: req.Namespace,
-		Live: cliapp.LiveAsked(c), Kubeconfig: c.String("kubeconfig"), Context: c.String("context"),
-	}.Lookup(c.StringSlice("object"))
+		Inputs: inputsOf(cliapp.EnvOf(c)), File: o.status, Namespace: req.Namespace,
+		Live: o.conn.Asked(), Kubeconfig: o.conn.Kubeconfig, Context: o.conn.Context,
+	}.Lookup(o.objects.Value())
 	if req.Chart != "" {
 		req.ChartPath = cliapp.EnvOf(c).Path(req.Chart)
 		// The chart's interpretation allocates heavily and briefly: a
@@ -278,20 +307,21 @@ func valuesRenderAction(c *cli.Context) error {
 	})
 }
 
-func valuesCheckAction(c *cli.Context) error {
+func (o *valuesCheckOptions) run(c *cli.Context) error {
 	e := cliapp.EnvOf(c)
-	rel, err := releasesOf(c)
-	if err != nil {
+	req := o.req
+	if err := completeReleases(c, &req.Releases); err != nil {
 		return err
 	}
-	req := action.ValuesCheckRequest{Releases: rel, Chart: c.String("chart"), SkipSchemaValidation: c.Bool("skip-schema-validation"), Selection: selectionOf(c)}
+	req.Selection = selectionOf(c)
+	var err error
 	if req.Namespace, err = cliapp.NamespaceOf(c); err != nil {
 		return err
 	}
-	if req.Files, err = readValuesFiles(c); err != nil {
+	if req.Files, err = readValuesFiles(c, o.values); err != nil {
 		return err
 	}
-	if req.Chart == "" && (c.String("overlay") != "" || req.SkipSchemaValidation) {
+	if req.Chart == "" && (o.overlay != "" || req.SkipSchemaValidation) {
 		return cliapp.FlagError(c, errors.New("--overlay and --skip-schema-validation go with --chart"))
 	}
 	if req.Chart != "" {
@@ -303,7 +333,7 @@ func valuesCheckAction(c *cli.Context) error {
 		// template's memory (200 came within a few MiB of half).
 		defer debug.SetGCPercent(debug.SetGCPercent(150))
 		req.Progress = progress(c, "values check --chart")
-		if name := c.String("overlay"); name != "" {
+		if name := o.overlay; name != "" {
 			overlay, err := inputsOf(e).ValuesFiles("--overlay", []string{name})
 			if err != nil {
 				return err

@@ -8,7 +8,14 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
+// verifyOptions are the flags of verify, bound.
+type verifyOptions struct {
+	req       action.VerifyRequest
+	namespace string
+}
+
 func verifyCommand() *cli.Command {
+	o := &verifyOptions{}
 	return &cli.Command{
 		Name:  "verify",
 		Usage: "check that a cluster reached the final state of a transition's plan",
@@ -27,20 +34,20 @@ func verifyCommand() *cli.Command {
 			"  1 bad input or a cluster that cannot be read\n" +
 			"  2 a check failed",
 		ArgsUsage: " ",
-		Flags: append(planFlagsFrom("Sylva release the cluster ran before the transition, for example `1.4`",
+		Flags: append(planFlagsFrom(&o.req.Releases, "Sylva release the cluster ran before the transition, for example `1.4`",
 			"Kubernetes `MINOR` the workers ran before the transition, when it differed from the management minor of --from"),
 			cliapp.KubeconfigFlag(),
-			cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace),
+			bound(cliapp.NamespaceFlag("release `NAMESPACE` of sylva-units", status.DefaultNamespace), &o.namespace),
 			&cli.StringFlag{Name: "status", Usage: "offline: the sylva-units-status ConfigMap `FILE`", TakesFile: true},
 			&cli.StringFlag{Name: "inventory", Usage: "offline: a `DIR` of manifests with the Nodes and the Longhorn workloads", TakesFile: true},
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
 		),
-		Action: verifyAction,
+		Action: o.run,
 	}
 }
 
-func verifyAction(c *cli.Context) error {
-	req, err := verifyRequest(c)
+func (o *verifyOptions) run(c *cli.Context) error {
+	req, err := o.request(c)
 	if err != nil {
 		return err
 	}
@@ -56,10 +63,9 @@ func verifyAction(c *cli.Context) error {
 
 // verifyRequest turns the flags into the request of verify: offline the
 // status file and the manifests, else the cluster.
-func verifyRequest(c *cli.Context) (action.VerifyRequest, error) {
-	rel, err := releasesOf(c)
-	req := action.VerifyRequest{Releases: rel}
-	if err != nil {
+func (o *verifyOptions) request(c *cli.Context) (action.VerifyRequest, error) {
+	req := o.req
+	if err := completeReleases(c, &req.Releases); err != nil {
 		return req, err
 	}
 	get, err := cliapp.OneSource(c, []string{"status", "inventory"}, []string{"kubeconfig", "context"}, "give either --status and --inventory (offline) or --kubeconfig/--context, not both")
@@ -68,6 +74,6 @@ func verifyRequest(c *cli.Context) (action.VerifyRequest, error) {
 	}
 	return req, req.SetSources(action.Sources{
 		Inputs: inputsOf(cliapp.EnvOf(c)), File: get("status"), Inventory: get("inventory"),
-		Kubeconfig: get("kubeconfig"), Context: get("context"), Namespace: c.String("namespace"), HelmRelease: status.DefaultHelmRelease,
+		Kubeconfig: get("kubeconfig"), Context: get("context"), Namespace: o.namespace, HelmRelease: status.DefaultHelmRelease,
 	})
 }
