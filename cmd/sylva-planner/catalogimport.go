@@ -17,6 +17,7 @@ import (
 )
 
 func catalogImportCommand() *cli.Command {
+	o := &catalogImportOptions{}
 	return &cli.Command{
 		Name:  "import",
 		Usage: "read what sylva-core's release tags and branches prove about each release",
@@ -46,19 +47,26 @@ func catalogImportCommand() *cli.Command {
 			"    --update FILE that may not be replaced or whose catalog would not load (it is not touched)",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "sylva-core", Usage: "the top `DIR` of a sylva-core git checkout or clone (required; git does not search its parents)", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},
-			&cli.StringSliceFlag{Name: "ref", Usage: "a tag or branch to read, as `REF` or REF=RELEASE (repeatable; default: every release tag and branch, and main)"},
-			&cli.StringFlag{Name: "update", Usage: "rewrite the imported blocks of this ReleaseCatalog `FILE`", TakesFile: true},
+			&cli.StringFlag{Name: "sylva-core", Usage: "the top `DIR` of a sylva-core git checkout or clone (required; git does not search its parents)", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true, Destination: &o.req.SylvaCore},
+			&cli.StringSliceFlag{Name: "ref", Usage: "a tag or branch to read, as `REF` or REF=RELEASE (repeatable; default: every release tag and branch, and main)", Destination: &o.refs},
+			&cli.StringFlag{Name: "update", Usage: "rewrite the imported blocks of this ReleaseCatalog `FILE`", TakesFile: true, Destination: &o.req.Update},
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML),
 			catalogFlag(),
 			cliapp.AsOfFlag(),
 		},
-		Action: catalogImport,
+		Action: o.run,
 	}
 }
 
-func catalogImport(c *cli.Context) error {
-	if c.String("sylva-core") == "" {
+// catalogImportOptions are the flags of catalog import, bound.
+type catalogImportOptions struct {
+	req  action.CatalogImportRequest
+	refs cli.StringSlice
+}
+
+func (o *catalogImportOptions) run(c *cli.Context) error {
+	req := o.req
+	if req.SylvaCore == "" {
 		// Checked here, not by urfave/cli's Required, which prints the
 		// whole help: a usage error is one line.
 		return cliapp.FlagError(c, errors.New("--sylva-core is required: give a sylva-core git checkout, for example --sylva-core ../sylva-core"))
@@ -66,12 +74,9 @@ func catalogImport(c *cli.Context) error {
 	e := cliapp.EnvOf(c)
 	// Before git runs: git would search the parents of a directory that
 	// is no checkout.
-	if err := checkSylvaCore(c.Context, c.String("sylva-core"), e.Path(c.String("sylva-core"))); err != nil {
+	req.SylvaCorePath, req.Refs = e.Path(req.SylvaCore), o.refs.Value()
+	if err := checkSylvaCore(c.Context, req.SylvaCore, req.SylvaCorePath); err != nil {
 		return err
-	}
-	req := action.CatalogImportRequest{
-		SylvaCore: c.String("sylva-core"), SylvaCorePath: e.Path(c.String("sylva-core")),
-		Refs: c.StringSlice("ref"), Update: c.String("update"),
 	}
 	if req.Update != "" {
 		req.UpdatePath = e.Path(req.Update)

@@ -11,6 +11,7 @@ import (
 )
 
 func ciMatrixCommand() *cli.Command {
+	o := &action.CIMatrixRequest{}
 	return &cli.Command{
 		Name:  "ci-matrix",
 		Usage: "list the migration tests CI must run to a branch or release, one per supported source release",
@@ -42,28 +43,24 @@ func ciMatrixCommand() *cli.Command {
 			"    where it cannot apply",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "target", Usage: "`BRANCH` or release to test migrations to: main, release-1.6, 1.6, 1.7-pre", Value: "main", EnvVars: []string{"SYLVA_PLANNER_TARGET"}},
-			&cli.StringFlag{Name: "sylva-core", Usage: "a sylva-core git checkout `DIR` to read release branches from", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true},
-			&cli.StringFlag{Name: "extends", Usage: "the CI job `TEMPLATE` each generated job extends, without the CI templates of --sylva-core", Value: ".sylva-upgrade-test"},
-			&cli.StringFlag{Name: "infra", Usage: "with --sylva-core: the infrastructure template the jobs extend (.`NAME`) and name: one that starts a deployment pipeline and upgrades (capo, capm3; not capd, which never upgrades)", Value: "capo"},
-			&cli.StringFlag{Name: "bootstrap", Usage: "with --sylva-core: the bootstrap provider the jobs name (`NAME`: kadm, rke2, ck8s); the default, kadm, is kubeadm, the bootstrap provider every command plans for by default", Value: "kadm"},
-			&cli.StringFlag{Name: "os", Usage: "with --sylva-core: the node OS the jobs name (`NAME`: ubuntu, suse)", Value: "ubuntu"},
+			&cli.StringFlag{Name: "target", Usage: "`BRANCH` or release to test migrations to: main, release-1.6, 1.6, 1.7-pre", Value: "main", EnvVars: []string{"SYLVA_PLANNER_TARGET"}, Destination: &o.Target},
+			&cli.StringFlag{Name: "sylva-core", Usage: "a sylva-core git checkout `DIR` to read release branches from", EnvVars: []string{"SYLVA_PLANNER_SYLVA_CORE"}, TakesFile: true, Destination: &o.SylvaCore},
+			&cli.StringFlag{Name: "extends", Usage: "the CI job `TEMPLATE` each generated job extends, without the CI templates of --sylva-core", Value: ".sylva-upgrade-test", Destination: &o.Extends},
+			&cli.StringFlag{Name: "infra", Usage: "with --sylva-core: the infrastructure template the jobs extend (.`NAME`) and name: one that starts a deployment pipeline and upgrades (capo, capm3; not capd, which never upgrades)", Value: "capo", Destination: &o.Infra},
+			&cli.StringFlag{Name: "bootstrap", Usage: "with --sylva-core: the bootstrap provider the jobs name (`NAME`: kadm, rke2, ck8s); the default, kadm, is kubeadm, the bootstrap provider every command plans for by default", Value: "kadm", Destination: &o.Bootstrap},
+			&cli.StringFlag{Name: "os", Usage: "with --sylva-core: the node OS the jobs name (`NAME`: ubuntu, suse)", Value: "ubuntu", Destination: &o.OS},
 			cliapp.OutputFlag(cliapp.FormatGitLabCI, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown),
 			cliapp.AsOfFlag(),
 			catalogFlag(),
 		},
-		Action: ciMatrixAction,
+		Action: func(c *cli.Context) error { return ciMatrixAction(c, *o) },
 	}
 }
 
-func ciMatrixAction(c *cli.Context) error {
+// ciMatrixAction runs req, the request its flags were bound to.
+func ciMatrixAction(c *cli.Context, req action.CIMatrixRequest) error {
 	e := cliapp.EnvOf(c)
-	req := action.CIMatrixRequest{
-		Target: c.String("target"), SylvaCore: c.String("sylva-core"),
-		Extends: c.String("extends"), Infra: c.String("infra"), Bootstrap: c.String("bootstrap"), OS: c.String("os"),
-		Given:       map[string]bool{},
-		ToolVersion: version,
-	}
+	req.Given, req.ToolVersion = map[string]bool{}, version
 	for _, name := range []string{"extends", "infra", "bootstrap", "os"} {
 		req.Given[name] = c.IsSet(name)
 	}

@@ -11,6 +11,8 @@ import (
 )
 
 func controllerCommand() *cli.Command {
+	o := &controllerOptions{}
+	opts, gate := &o.req.Controller, &o.req.Gate
 	return &cli.Command{
 		Name:  "controller",
 		Usage: "run the controller that requests each sylva-units pass once, driven by watches",
@@ -28,41 +30,39 @@ func controllerCommand() *cli.Command {
 			"  1 it could not start: a bad flag, a cluster that cannot be read, a signal during start-up\n\n" +
 			"Once started it runs until stopped: SIGTERM stops it gracefully (see docs/reconcile.md).",
 		ArgsUsage: " ",
-		Flags: []cli.Flag{
-			cliapp.NamespaceFlag("watch only the release `NAMESPACES` (comma-separated; each needs a RoleBinding, see docs/deploy.md)", ""),
-			&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "watch every namespace"},
-			helmReleaseFlag(),
-			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}},
-			&cli.StringFlag{Name: "leader-election-namespace", Usage: "`NAMESPACE` of the Lease (default: the pod's namespace)"},
-			&cli.StringFlag{Name: "leader-election-id", Usage: "`NAME` of the Lease", Value: reconciler.DefaultLeaderElectionID},
-			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables (default: :8443 with --metrics-secure, else 127.0.0.1:8080)", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}},
-			&cli.BoolFlag{Name: "metrics-secure", Usage: "serve /metrics over HTTPS to callers the API server authenticates and authorizes (get on /metrics); false serves plain HTTP", Value: true, EnvVars: []string{"SYLVA_PLANNER_METRICS_SECURE"}},
-			&cli.StringFlag{Name: "health-probe-bind-address", Usage: "`ADDRESS` serving /healthz and /readyz; 0 disables (loopback by default: give :8081 in a pod, where the kubelet calls them on the pod IP)", Value: "127.0.0.1:8081", EnvVars: []string{"SYLVA_PLANNER_HEALTH_PROBE_BIND_ADDRESS"}},
-			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}},
-			&cli.StringFlag{Name: "to", Usage: "also export the upgrade gate's gauges (sylva_planner_upgrade_blocked, …) per namespace for an upgrade from its installed release to `RELEASE`", EnvVars: []string{"SYLVA_PLANNER_TO"}},
+		Flags: append([]cli.Flag{
+			bound(cliapp.NamespaceFlag("watch only the release `NAMESPACES` (comma-separated; each needs a RoleBinding, see docs/deploy.md)", ""), &opts.Namespace),
+			&cli.BoolFlag{Name: "all-namespaces", Aliases: []string{"A"}, Usage: "watch every namespace", Destination: &o.req.AllNamespaces},
+			bound(helmReleaseFlag(), &opts.HelmRelease),
+			&cli.BoolFlag{Name: "leader-elect", Usage: "elect one active replica on a Lease", EnvVars: []string{"SYLVA_PLANNER_LEADER_ELECT"}, Destination: &opts.LeaderElection},
+			&cli.StringFlag{Name: "leader-election-namespace", Usage: "`NAMESPACE` of the Lease (default: the pod's namespace)", Destination: &opts.LeaderElectionNamespace},
+			&cli.StringFlag{Name: "leader-election-id", Usage: "`NAME` of the Lease", Value: reconciler.DefaultLeaderElectionID, Destination: &opts.LeaderElectionID},
+			&cli.StringFlag{Name: "metrics-bind-address", Usage: "`ADDRESS` serving /metrics; 0 disables (default: :8443 with --metrics-secure, else 127.0.0.1:8080)", EnvVars: []string{"SYLVA_PLANNER_METRICS_BIND_ADDRESS"}, Destination: &opts.MetricsBindAddress},
+			&cli.BoolFlag{Name: "metrics-secure", Usage: "serve /metrics over HTTPS to callers the API server authenticates and authorizes (get on /metrics); false serves plain HTTP", Value: true, EnvVars: []string{"SYLVA_PLANNER_METRICS_SECURE"}, Destination: &opts.MetricsSecure},
+			&cli.StringFlag{Name: "health-probe-bind-address", Usage: "`ADDRESS` serving /healthz and /readyz; 0 disables (loopback by default: give :8081 in a pod, where the kubelet calls them on the pod IP)", Value: "127.0.0.1:8081", EnvVars: []string{"SYLVA_PLANNER_HEALTH_PROBE_BIND_ADDRESS"}, Destination: &opts.HealthProbeBindAddress},
+			&cli.StringFlag{Name: "log-level", Usage: "`LEVEL` of the JSON logs: debug, info, warn, error", Value: "info", EnvVars: []string{"SYLVA_PLANNER_LOG_LEVEL"}, Destination: &o.req.LogLevel},
+			&cli.StringFlag{Name: "to", Usage: "also export the upgrade gate's gauges (sylva_planner_upgrade_blocked, …) per namespace for an upgrade from its installed release to `RELEASE`", EnvVars: []string{"SYLVA_PLANNER_TO"}, Destination: &gate.To},
 			catalogFlag(),
-			cliapp.KubeconfigFlag(),
-		},
-		Action: controllerAction,
+		}, o.conn.Flags()...),
+		Action: o.run,
 	}
 }
 
-func controllerAction(c *cli.Context) error {
+// controllerOptions are the flags of controller, bound.
+type controllerOptions struct {
+	req  action.ControllerRequest
+	conn cliapp.Connection
+}
+
+func (o *controllerOptions) run(c *cli.Context) error {
 	e := cliapp.EnvOf(c)
-	req := action.ControllerRequest{
-		Controller: reconciler.ControllerOptions{
-			Namespace: c.String("namespace"), HelmRelease: c.String("helmrelease"),
-			LeaderElection: c.Bool("leader-elect"), LeaderElectionID: c.String("leader-election-id"), LeaderElectionNamespace: c.String("leader-election-namespace"),
-			MetricsBindAddress: c.String("metrics-bind-address"), MetricsSecure: c.Bool("metrics-secure"), HealthProbeBindAddress: c.String("health-probe-bind-address"),
-			Now: time.Now,
-		},
-		AllNamespaces: c.Bool("all-namespaces"), LogLevel: c.String("log-level"), Log: e.Stderr,
-		Gate: action.ControllerGate{To: c.String("to"), ToolVersion: version, Now: time.Now},
-	}
+	req := o.req
+	req.Controller.Now, req.Log = time.Now, e.Stderr
+	req.Gate.ToolVersion, req.Gate.Now = version, time.Now
 	if err := req.Validate(); err != nil {
 		return err
 	}
-	cfg, contextName, err := restConfig(e, c.String("kubeconfig"), c.String("context"))
+	cfg, contextName, err := restConfig(e, o.conn.Kubeconfig, o.conn.Context)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 )
 
 func pruneAuditCommand() *cli.Command {
+	o := &pruneAuditOptions{}
 	return &cli.Command{
 		Name:  "prune-audit",
 		Usage: "list the transitional units of sylva-units that a release may delete",
@@ -48,61 +49,68 @@ func pruneAuditCommand() *cli.Command {
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{
 				Name: "values", Aliases: []string{"f"}, TakesFile: true,
-				Usage: "sylva-units values `FILE`; repeat to merge several, later files win; - for standard input",
+				Usage:       "sylva-units values `FILE`; repeat to merge several, later files win; - for standard input",
+				Destination: &o.values,
 			},
-			&cli.BoolFlag{Name: "show-unresolved", Usage: "list each unresolved gotpl entry in the table and the Markdown (one line with their count otherwise; -o json and -o yaml always list them)"},
+			&cli.BoolFlag{Name: "show-unresolved", Usage: "list each unresolved gotpl entry in the table and the Markdown (one line with their count otherwise; -o json and -o yaml always list them)", Destination: &o.showUnresolved},
 			&cli.StringFlag{
-				Name: "release", EnvVars: []string{"SYLVA_PLANNER_RELEASE"},
+				Name: "release", EnvVars: []string{"SYLVA_PLANNER_RELEASE"}, Destination: &o.req.Release,
 				Usage: "Sylva release to audit for, for example `1.7` (default: read from the values)",
 			},
 			cliapp.OutputFlag(cliapp.FormatTable, cliapp.FormatJSON, cliapp.FormatYAML, cliapp.FormatMarkdown),
 			cliapp.FailOnFlag("exit 2 when a unit is at least in this `STATE`: prunable (also blocked and malformed), malformed, never", "SYLVA_PLANNER_PRUNE_FAIL_ON",
 				action.FailOnPrunable, action.FailOnMalformed, action.FailOnNever),
 			&cli.BoolFlag{
-				Name:  "print-schema-patch",
+				Name: "print-schema-patch", Destination: &o.printSchemaPatch,
 				Usage: "print the JSON Patch (RFC 6902) that lets values.schema.json accept info.transitional-unit, and exit",
 			},
 			&cli.StringFlag{
-				Name: "schema", TakesFile: true,
+				Name: "schema", TakesFile: true, Destination: &o.schema,
 				Usage: "with --print-schema-patch: print this values.schema.json `FILE` with the patch applied instead (the rest of the file unchanged)",
 			},
 			&cli.StringFlag{
-				Name: "chart", TakesFile: true,
+				Name: "chart", TakesFile: true, Destination: &o.req.Chart,
 				Usage: "resolve the units as the sylva-units chart in `DIR` (or .tgz) does: its unit templates and gotpl interpreted with its own helpers",
 			},
 			catalogFlag(),
 			cliapp.AsOfFlag(),
 		}, cliapp.RenderFlags()...),
 		// With --chart, the chart's templates resolve the units.
-		Action: cliapp.Budgeted(pruneAuditAction, func(c *cli.Context) bool { return c.String("chart") != "" }),
+		Action: cliapp.Budgeted(o.run, func(*cli.Context) bool { return o.req.Chart != "" }),
 	}
 }
 
-func pruneAuditAction(c *cli.Context) error {
+// pruneAuditOptions are the flags of prune-audit, bound.
+type pruneAuditOptions struct {
+	req                              action.PruneAuditRequest
+	values                           cli.StringSlice
+	schema                           string
+	showUnresolved, printSchemaPatch bool
+}
+
+func (o *pruneAuditOptions) run(c *cli.Context) error {
 	w := cliapp.EnvOf(c).Stdout
-	if c.Bool("print-schema-patch") {
+	if o.printSchemaPatch {
 		// It prints the schema patch and nothing of an audit.
 		for _, name := range []string{"values", "release", "chart", "output", "show-unresolved", "fail-on"} {
 			if cliapp.Typed(c, name) {
 				return cliapp.FlagError(c, fmt.Errorf("--print-schema-patch prints the schema patch and audits nothing: drop --%s", name))
 			}
 		}
-		return action.SchemaPatch{Schema: c.String("schema"), ReadFile: cliapp.EnvOf(c).ReadFile}.Write(w)
+		return action.SchemaPatch{Schema: o.schema, ReadFile: cliapp.EnvOf(c).ReadFile}.Write(w)
 	}
-	if c.String("schema") != "" {
+	if o.schema != "" {
 		return cliapp.FlagError(c, errors.New("--schema goes with --print-schema-patch"))
 	}
 	e := cliapp.EnvOf(c)
-	req := action.PruneAuditRequest{
-		Files: c.StringSlice("values"), Release: c.String("release"),
-		ReadFile: e.Read, ToolVersion: versionString(),
-	}
+	req := o.req
+	req.Files, req.ReadFile, req.ToolVersion = o.values.Value(), e.Read, versionString()
 	in, err := commandInputsOf(c)
 	if err != nil {
 		return err
 	}
 	req.Catalog, req.AsOf = in.cat, in.asOf
-	if req.Chart = c.String("chart"); req.Chart != "" {
+	if req.Chart != "" {
 		req.ChartPath = e.Path(req.Chart)
 		// As for values render --chart: the chart's interpretation
 		// allocates heavily and briefly; a larger heap between collections
@@ -114,7 +122,7 @@ func pruneAuditAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	report.Selection, report.ShowUnresolved = selectionOf(c), c.Bool("show-unresolved")
+	report.Selection, report.ShowUnresolved = selectionOf(c), o.showUnresolved
 	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: report.WriteTable, cliapp.FormatJSON: report.WriteJSON, cliapp.FormatYAML: report.WriteYAML, cliapp.FormatMarkdown: report.WriteMarkdown}); err != nil {
 		return err
 	}
