@@ -18,6 +18,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -266,7 +267,7 @@ func TestPlanTwiceGivesTheSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := p.WriteJSON(&b); err != nil {
+		if err := envelope.WriteJSON(&b, p.Document()); err != nil {
 			t.Fatal(err)
 		}
 		return b.Bytes()

@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
@@ -458,7 +459,7 @@ func TestReportIsDeterministicAndGroupedByNamespace(t *testing.T) {
 		if err := r.WriteTable(&b); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.WriteJSON(&b); err != nil {
+		if err := envelope.WriteJSON(&b, r.Document()); err != nil {
 			t.Fatal(err)
 		}
 		return b.String()

@@ -69,11 +69,9 @@ func Verdict(checks []planner.Check, findings []planner.Finding) planner.Verdict
 	return planner.VerdictReady
 }
 
-// WriteJSON writes the report as indented JSON.
-func (r Report) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, r.document()) }
-
-// WriteYAML writes the report as YAML with the JSON field names.
-func (r Report) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, r.document()) }
+// Document is the JSON and YAML form of r, with its apiVersion,
+// kind and metadata (envelope.WriteJSON and WriteYAML write it).
+func (r Report) Document() any { return r.document() }
 
 // document is r with an empty list of findings written as [].
 func (r Report) document() Report {

@@ -14,6 +14,7 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
@@ -66,7 +67,7 @@ func TestMatrixGoldens(t *testing.T) {
 			if err := m.WriteGitLabCI(&ci, ".sylva-upgrade-test"); err != nil {
 				t.Fatal(err)
 			}
-			if err := m.WriteJSON(&js); err != nil {
+			if err := envelope.WriteJSON(&js, m.Document()); err != nil {
 				t.Fatal(err)
 			}
 			if err := m.WriteMarkdown(&md); err != nil {

@@ -185,12 +185,9 @@ func Compute(cat *catalog.Catalog, target Target, opts Options) (*Matrix, error)
 	return m, nil
 }
 
-// WriteJSON writes the matrix as indented JSON.
-func (m *Matrix) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, m) }
-
-// WriteYAML writes the matrix document as YAML (not the CI file: that is
-// WriteGitLabCI).
-func (m *Matrix) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, m) }
+// Document is the JSON and YAML form of the matrix (not the CI file: that is WriteGitLabCI), with its apiVersion,
+// kind and metadata (envelope.WriteJSON and WriteYAML write it).
+func (m *Matrix) Document() any { return m }
 
 // WriteMarkdown writes the matrix as a table for a merge request. The
 // scenario names and initial revisions, which a checkout's CI files give,

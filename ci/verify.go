@@ -192,8 +192,6 @@ func (v *Verification) WriteTable(w io.Writer) error {
 	return bw.Flush()
 }
 
-// WriteJSON writes the verification as indented JSON.
-func (v *Verification) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, v) }
-
-// WriteYAML writes the verification as YAML with the JSON field names.
-func (v *Verification) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, v) }
+// Document is the JSON and YAML form of the verification, with its apiVersion,
+// kind and metadata (envelope.WriteJSON and WriteYAML write it).
+func (v *Verification) Document() any { return v }

@@ -100,13 +100,22 @@ func WithOutputEnv(cmds []*cli.Command) {
 type Writers map[Format]func(io.Writer) error
 
 // DocumentWriters write doc in JSON and YAML (with its envelope), and the
-// table with table.
+// table with table (none when nil); With adds the other text formats.
 func DocumentWriters(table func(io.Writer) error, doc any) Writers {
-	return Writers{
-		FormatTable: table,
-		FormatJSON:  func(w io.Writer) error { return envelope.WriteJSON(w, doc) },
-		FormatYAML:  func(w io.Writer) error { return envelope.WriteYAML(w, doc) },
+	ws := Writers{
+		FormatJSON: func(w io.Writer) error { return envelope.WriteJSON(w, doc) },
+		FormatYAML: func(w io.Writer) error { return envelope.WriteYAML(w, doc) },
 	}
+	if table != nil {
+		ws[FormatTable] = table
+	}
+	return ws
+}
+
+// With is ws with the writer of format f too.
+func (ws Writers) With(f Format, write func(io.Writer) error) Writers {
+	ws[f] = write
+	return ws
 }
 
 // WriteOutput writes the result in the format of -o to standard output; a

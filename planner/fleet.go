@@ -261,14 +261,10 @@ type fleetPlanDocument struct {
 	FleetPlan
 }
 
-// WriteJSON writes f as indented JSON, every plan in full.
-func (f FleetPlan) WriteJSON(w io.Writer) error {
-	return envelope.WriteJSON(w, fleetPlanDocument{envelope.NewHeader(FleetPlanKind, f.Metadata), f})
-}
-
-// WriteYAML writes f as YAML, every plan in full.
-func (f FleetPlan) WriteYAML(w io.Writer) error {
-	return envelope.WriteYAML(w, fleetPlanDocument{envelope.NewHeader(FleetPlanKind, f.Metadata), f})
+// Document is the JSON and YAML form of f, every plan in full, with its apiVersion,
+// kind and metadata (envelope.WriteJSON and WriteYAML write it).
+func (f FleetPlan) Document() any {
+	return fleetPlanDocument{envelope.NewHeader(FleetPlanKind, f.Metadata), f}
 }
 
 // WriteTable writes f for a person: one line per release in its order

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
@@ -102,8 +103,8 @@ var formats = []struct {
 	write func(*planner.Plan, *bytes.Buffer) error
 }{
 	{"txt", func(p *planner.Plan, b *bytes.Buffer) error { return p.WriteTable(b) }},
-	{"json", func(p *planner.Plan, b *bytes.Buffer) error { return p.WriteJSON(b) }},
-	{"yaml", func(p *planner.Plan, b *bytes.Buffer) error { return p.WriteYAML(b) }},
+	{"json", func(p *planner.Plan, b *bytes.Buffer) error { return envelope.WriteJSON(b, p.Document()) }},
+	{"yaml", func(p *planner.Plan, b *bytes.Buffer) error { return envelope.WriteYAML(b, p.Document()) }},
 	{"md", func(p *planner.Plan, b *bytes.Buffer) error { return p.WriteMarkdown(b) }},
 }
 

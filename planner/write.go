@@ -138,11 +138,9 @@ func parseBool(name, s string) (bool, error) {
 	return b, nil
 }
 
-// WriteJSON writes the plan as indented JSON.
-func (p *Plan) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, p) }
-
-// WriteYAML writes the plan as YAML with the JSON field names.
-func (p *Plan) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, p) }
+// Document is the JSON and YAML form of the plan, with its apiVersion,
+// kind and metadata (envelope.WriteJSON and WriteYAML write it).
+func (p *Plan) Document() any { return p }
 
 func (p *Plan) title() string {
 	return fmt.Sprintf("Sylva %s → %s", p.From.Release, p.To.Release)

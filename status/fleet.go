@@ -279,18 +279,9 @@ type fleetDocument struct {
 	Fleet
 }
 
-// WriteJSON writes f as indented JSON, with sorted map keys.
-func (f Fleet) WriteJSON(w io.Writer) error {
-	return envelope.WriteJSON(w, fleetDocument{envelope.NewHeader(FleetKind, f.Metadata), f})
-}
-
-// WriteYAML writes f as YAML, with sorted map keys.
-func (f Fleet) WriteYAML(w io.Writer) error {
-	if err := envelope.WriteYAML(w, fleetDocument{envelope.NewHeader(FleetKind, f.Metadata), f}); err != nil {
-		return fmt.Errorf("encode the fleet as YAML: %w", err)
-	}
-	return nil
-}
+// Document is the JSON and YAML form of f, with its apiVersion,
+// kind and metadata (envelope.WriteJSON and WriteYAML write it).
+func (f Fleet) Document() any { return fleetDocument{envelope.NewHeader(FleetKind, f.Metadata), f} }
 
 // WriteTable writes f for a person: one line per release (namespace,
 // cluster kind, release, chart version, Kubernetes minors, pass state,

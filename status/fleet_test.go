@@ -79,8 +79,8 @@ func TestFleetOutput(t *testing.T) {
 		write func(status.Fleet, *bytes.Buffer) error
 	}{
 		{"fleet.txt", false, func(f status.Fleet, b *bytes.Buffer) error { return f.WriteTable(b) }},
-		{"fleet.json", false, func(f status.Fleet, b *bytes.Buffer) error { return f.WriteJSON(b) }},
-		{"fleet.yaml", false, func(f status.Fleet, b *bytes.Buffer) error { return f.WriteYAML(b) }},
+		{"fleet.json", false, func(f status.Fleet, b *bytes.Buffer) error { return envelope.WriteJSON(b, f.Document()) }},
+		{"fleet.yaml", false, func(f status.Fleet, b *bytes.Buffer) error { return envelope.WriteYAML(b, f.Document()) }},
 		{"fleet-to-1.6.txt", true, func(f status.Fleet, b *bytes.Buffer) error { return f.WriteTable(b) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

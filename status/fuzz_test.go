@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -46,7 +47,7 @@ func FuzzDecode(f *testing.F) {
 		if err := r.WriteTable(&b); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.WriteJSON(&b); err != nil {
+		if err := envelope.WriteJSON(&b, r.Document()); err != nil {
 			t.Fatal(err)
 		}
 		if r.CanStartNow != (len(r.Reasons) == 0) {

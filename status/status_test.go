@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
@@ -150,8 +151,8 @@ func TestScenarios(t *testing.T) {
 				write func(status.Report, *bytes.Buffer) error
 			}{
 				{"report.txt", func(r status.Report, b *bytes.Buffer) error { return r.WriteTable(b) }},
-				{"report.json", func(r status.Report, b *bytes.Buffer) error { return r.WriteJSON(b) }},
-				{"report.yaml", func(r status.Report, b *bytes.Buffer) error { return r.WriteYAML(b) }},
+				{"report.json", func(r status.Report, b *bytes.Buffer) error { return envelope.WriteJSON(b, r.Document()) }},
+				{"report.yaml", func(r status.Report, b *bytes.Buffer) error { return envelope.WriteYAML(b, r.Document()) }},
 			} {
 				var first, second bytes.Buffer
 				if err := f.write(rep, &first); err != nil {

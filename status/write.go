@@ -36,16 +36,9 @@ func (r Report) document() document {
 	return document{APIVersion: APIVersion, Kind: Kind, Metadata: r.Metadata, Report: r}
 }
 
-// WriteJSON writes r as indented JSON, with sorted map keys.
-func (r Report) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, r.document()) }
-
-// WriteYAML writes r as YAML, with sorted map keys.
-func (r Report) WriteYAML(w io.Writer) error {
-	if err := envelope.WriteYAML(w, r.document()); err != nil {
-		return fmt.Errorf("encode status as YAML: %w", err)
-	}
-	return nil
-}
+// Document is the JSON and YAML form of r, with its apiVersion,
+// kind and metadata (envelope.WriteJSON and WriteYAML write it).
+func (r Report) Document() any { return r.document() }
 
 // WriteTable writes r for a person: the summary, the decoded ConfigMap, the
 // Flux objects, the findings and the next command.

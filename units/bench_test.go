@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
@@ -83,7 +84,7 @@ func BenchmarkAudit(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := r.WriteJSON(io.Discard); err != nil {
+		if err := envelope.WriteJSON(io.Discard, r.Document()); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -112,7 +113,7 @@ func BenchmarkAuditRealMain(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := r.WriteJSON(io.Discard); err != nil {
+		if err := envelope.WriteJSON(io.Discard, r.Document()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"testing"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
@@ -36,7 +37,7 @@ func FuzzParse(f *testing.F) {
 			if err != nil {
 				t.Fatalf("Audit() error = %v", err)
 			}
-			if err := r.WriteJSON(&out[i]); err != nil {
+			if err := envelope.WriteJSON(&out[i], r.Document()); err != nil {
 				t.Fatal(err)
 			}
 		}

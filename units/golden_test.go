@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
@@ -66,7 +67,7 @@ func TestAuditGoldenOutputsPerRelease(t *testing.T) {
 			ext   string
 			write func(*units.Report, *bytes.Buffer) error
 		}{
-			{"json", func(r *units.Report, b *bytes.Buffer) error { return r.WriteJSON(b) }},
+			{"json", func(r *units.Report, b *bytes.Buffer) error { return envelope.WriteJSON(b, r.Document()) }},
 			{"txt", func(r *units.Report, b *bytes.Buffer) error { return r.WriteTable(b) }},
 			{"md", func(r *units.Report, b *bytes.Buffer) error { return r.WriteMarkdown(b) }},
 		} {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/units"
@@ -100,7 +101,7 @@ func TestRealValuesAuditOnEveryRef(t *testing.T) {
 				}
 				_, r2 := auditTreeFresh(t, tree, set...)
 				for _, w := range []func(*units.Report, *bytes.Buffer) error{
-					func(r *units.Report, b *bytes.Buffer) error { return r.WriteJSON(b) },
+					func(r *units.Report, b *bytes.Buffer) error { return envelope.WriteJSON(b, r.Document()) },
 					func(r *units.Report, b *bytes.Buffer) error { return r.WriteTable(b) },
 					func(r *units.Report, b *bytes.Buffer) error { return r.WriteMarkdown(b) },
 				} {

@@ -12,12 +12,9 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 )
 
-// WriteJSON writes the report as indented JSON followed by a newline. The
-// same report gives the same bytes.
-func (r *Report) WriteJSON(w io.Writer) error { return envelope.WriteJSON(w, r) }
-
-// WriteYAML writes the report as YAML with the JSON field names.
-func (r *Report) WriteYAML(w io.Writer) error { return envelope.WriteYAML(w, r) }
+// Document is the JSON and YAML form of the report (the same report gives the same bytes), with its apiVersion,
+// kind and metadata (envelope.WriteJSON and WriteYAML write it).
+func (r *Report) Document() any { return r }
 
 // WriteTable writes the report as an aligned text table, a summary line and
 // the command to run next.

@@ -87,5 +87,5 @@ func ciMatrixAction(c *cli.Context, req action.CIMatrixRequest) error {
 	}
 	m := res.Matrix
 	gitlab := func(w io.Writer) error { return m.WriteGitLabCI(w, req.Extends) }
-	return cliapp.WriteAs(c, cliapp.Format(res.Output), cliapp.Writers{cliapp.FormatGitLabCI: gitlab, cliapp.FormatJSON: m.WriteJSON, cliapp.FormatYAML: m.WriteYAML, cliapp.FormatMarkdown: m.WriteMarkdown})
+	return cliapp.WriteAs(c, cliapp.Format(res.Output), cliapp.DocumentWriters(nil, m.Document()).With(cliapp.FormatGitLabCI, gitlab).With(cliapp.FormatMarkdown, m.WriteMarkdown))
 }

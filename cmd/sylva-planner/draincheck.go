@@ -85,7 +85,7 @@ func (o *drainOptions) run(c *cli.Context) error {
 		return err
 	}
 	rep.Metadata = in.md
-	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: rep.WriteTable, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.DocumentWriters(rep.WriteTable, rep.Document())); err != nil {
 		return err
 	}
 	return outcomeExit(action.DrainOutcome(rep, o.allowIncomplete))

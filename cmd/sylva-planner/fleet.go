@@ -62,7 +62,7 @@ func (o *releaseOptions) runFleet(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: fleet.WriteTable, cliapp.FormatJSON: fleet.WriteJSON, cliapp.FormatYAML: fleet.WriteYAML})
+	return cliapp.WriteOutput(c, cliapp.DocumentWriters(fleet.WriteTable, fleet.Document()))
 }
 
 // runFleet is plan -A: each release found planned as plan --live plans
@@ -86,7 +86,7 @@ func (o *planOptions) runFleet(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: fp.WriteTable, cliapp.FormatJSON: fp.WriteJSON, cliapp.FormatYAML: fp.WriteYAML}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.DocumentWriters(fp.WriteTable, fp.Document())); err != nil {
 		return err
 	}
 	if err := writeMetrics(c, o.metricsFile, func(w io.Writer) error { return gatemetrics.WriteFleet(w, plans) }); err != nil {

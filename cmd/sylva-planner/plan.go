@@ -211,7 +211,7 @@ func (o *planOptions) request(c *cli.Context) (action.PlanRequest, error) {
 // document in JSON and YAML, the report for people in Markdown and HTML.
 func planWriters(p *planner.Plan, report bool) cliapp.Writers {
 	if report {
-		return cliapp.Writers{cliapp.FormatMarkdown: p.WriteReportMarkdown, cliapp.FormatHTML: p.WriteReportHTML, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML}
+		return cliapp.DocumentWriters(nil, p.Document()).With(cliapp.FormatMarkdown, p.WriteReportMarkdown).With(cliapp.FormatHTML, p.WriteReportHTML)
 	}
-	return cliapp.Writers{cliapp.FormatTable: p.WriteTable, cliapp.FormatJSON: p.WriteJSON, cliapp.FormatYAML: p.WriteYAML, cliapp.FormatMarkdown: p.WriteMarkdown}
+	return cliapp.DocumentWriters(p.WriteTable, p.Document()).With(cliapp.FormatMarkdown, p.WriteMarkdown)
 }

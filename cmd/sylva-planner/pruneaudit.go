@@ -123,7 +123,7 @@ func (o *pruneAuditOptions) run(c *cli.Context) error {
 		return err
 	}
 	report.Selection, report.ShowUnresolved = selectionOf(c), o.showUnresolved
-	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: report.WriteTable, cliapp.FormatJSON: report.WriteJSON, cliapp.FormatYAML: report.WriteYAML, cliapp.FormatMarkdown: report.WriteMarkdown}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.DocumentWriters(report.WriteTable, report.Document()).With(cliapp.FormatMarkdown, report.WriteMarkdown)); err != nil {
 		return err
 	}
 	return outcomeExit(action.PruneOutcome(report, failOnOf(c)))

@@ -109,7 +109,7 @@ func (o *releaseOptions) runStatus(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: rep.WriteTable, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML})
+	return cliapp.WriteOutput(c, cliapp.DocumentWriters(rep.WriteTable, rep.Document()))
 }
 
 // statusRequest is the request of status (and the placing in the plan of

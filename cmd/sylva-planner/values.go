@@ -346,7 +346,7 @@ func (o *valuesCheckOptions) run(c *cli.Context) error {
 		return err
 	}
 	table := func(w io.Writer) error { return rep.WriteTableSelected(w, selectionOf(c)) }
-	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: table, cliapp.FormatJSON: rep.WriteJSON, cliapp.FormatYAML: rep.WriteYAML}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.DocumentWriters(table, rep.Document())); err != nil {
 		return err
 	}
 	return outcomeExit(action.SeverityOutcome(rep.Worst(), failOnOf(c)))

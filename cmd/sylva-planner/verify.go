@@ -55,7 +55,7 @@ func (o *verifyOptions) run(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := cliapp.WriteOutput(c, cliapp.Writers{cliapp.FormatTable: v.WriteTable, cliapp.FormatJSON: v.WriteJSON, cliapp.FormatYAML: v.WriteYAML}); err != nil {
+	if err := cliapp.WriteOutput(c, cliapp.DocumentWriters(v.WriteTable, v.Document())); err != nil {
 		return err
 	}
 	return outcomeExit(action.VerifyOutcome(v))

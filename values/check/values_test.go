@@ -238,7 +238,7 @@ func TestEpicIllustrationIsReported(t *testing.T) {
 		}
 	}
 	var j, tb bytes.Buffer
-	_ = rep.WriteJSON(&j)
+	_ = envelope.WriteJSON(&j, rep.Document())
 	_ = rep.WriteTable(&tb)
 	golden.Assert(t, j.Bytes(), "check/epic-illustration.json")
 	golden.Assert(t, tb.Bytes(), "check/epic-illustration.txt")

@@ -12,21 +12,9 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 )
 
-// WriteJSON writes the report as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
-	if err := envelope.WriteJSON(w, r); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
-}
-
-// WriteYAML writes the report as YAML with the JSON field names.
-func (r *Report) WriteYAML(w io.Writer) error {
-	if err := envelope.WriteYAML(w, r); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
-}
+// Document is the JSON and YAML form of the report, with its apiVersion,
+// kind and metadata (envelope.WriteJSON and WriteYAML write it).
+func (r *Report) Document() any { return r }
 
 // WriteTable writes the findings as a table, then a summary line and the
 // next command, then what was not checked.
