@@ -216,7 +216,7 @@ func TestPlanOnceEqualsPlanningTwice(t *testing.T) {
 		t.Errorf("cluster read %d times, want once", cluster.reads)
 	}
 
-	in, err := action.Input(cat, "1.4", "1.6", "", "")
+	in, err := action.PlannerInput(cat, "1.4", "1.6", "", "")
 	if err != nil {
 		t.Fatal(err)
 	}

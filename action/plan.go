@@ -146,7 +146,7 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 			r.Provider = string(catalog.ProviderRKE2)
 		}
 	}
-	in, err := Input(r.Catalog, r.From, r.To, r.Workers, r.Provider)
+	in, err := PlannerInput(r.Catalog, r.From, r.To, r.Workers, r.Provider)
 	if err != nil {
 		return nil, err
 	}
@@ -269,9 +269,9 @@ func components(inv *inventory.Inventory, rules []inventory.Rule) []planner.Obse
 	return out
 }
 
-// Input turns the release flags into a planner.Input, refusing what does
+// PlannerInput turns the release flags into a planner.PlannerInput, refusing what does
 // not parse with the flag's name and the fix.
-func Input(cat *catalog.Catalog, from, to, workers, provider string) (planner.Input, error) {
+func PlannerInput(cat *catalog.Catalog, from, to, workers, provider string) (planner.Input, error) {
 	in := planner.Input{Catalog: cat, FromSource: "flag"}
 	var err error
 	if from == "" {

@@ -49,12 +49,12 @@ func TestMissingFlagNamesNoCommand(t *testing.T) {
 		},
 		{
 			"the release flags without --from",
-			func() error { _, err := action.Input(cat, "", "1.6", "", ""); return err },
+			func() error { _, err := action.PlannerInput(cat, "", "1.6", "", ""); return err },
 			action.MissingFlagError{Flag: "--from", Example: "--from 1.4 --to 1.6"},
 		},
 		{
 			"the release flags without --to",
-			func() error { _, err := action.Input(cat, "1.5", "", "", ""); return err },
+			func() error { _, err := action.PlannerInput(cat, "1.5", "", "", ""); return err },
 			action.MissingFlagError{Flag: "--to", Example: "--from 1.5 --to " + newest},
 		},
 	}

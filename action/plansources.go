@@ -82,6 +82,6 @@ func (r FleetPlanRequest) Validate() error {
 	if r.Plan.To == "" {
 		return &MissingFlagError{Flag: "--to", Example: "--all-namespaces --to 1.6"}
 	}
-	_, err := Input(r.Plan.Catalog, r.Plan.To, r.Plan.To, "", r.Plan.Provider)
+	_, err := PlannerInput(r.Plan.Catalog, r.Plan.To, r.Plan.To, "", r.Plan.Provider)
 	return err
 }

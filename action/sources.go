@@ -129,11 +129,11 @@ type Cluster interface {
 	Objects() (helmengine.Source, error)
 }
 
-// Inputs is where the inputs a command line names are read: files and
+// Readers is where the inputs a command line names are read: files and
 // directories ("-" is standard input; relative names as the command line
 // resolves them), and the cluster of a kubeconfig and context. cmd
 // provides it.
-type Inputs struct {
+type Readers struct {
 	// ReadFile reads the file name given with flag; its errors name the
 	// flag. Read is ReadFile without the flag in its errors.
 	ReadFile func(flag, name string) ([]byte, error)
@@ -146,13 +146,13 @@ type Inputs struct {
 }
 
 // Sources are the inputs a command line names, as given, read through
-// Inputs: a file of the status objects (File, given with FileFlag:
+// Readers: a file of the status objects (File, given with FileFlag:
 // --file unless it says), a directory of manifests (Inventory, given with
 // --inventory), the cluster of Kubeconfig and Context, and the release
 // (Namespace, HelmRelease). Live says the cluster was asked for (--live,
 // --kubeconfig or --context) where a command is offline unless asked.
 type Sources struct {
-	Inputs
+	Readers
 	File, FileFlag         string
 	Inventory              string
 	Live                   bool
@@ -266,7 +266,7 @@ func (s Sources) Lookup(objects []string) func() (helmengine.Source, error) {
 
 // ValuesFiles reads the values files names, given with flag (-f), in
 // order.
-func (in Inputs) ValuesFiles(flag string, names []string) ([]helmengine.File, error) {
+func (in Readers) ValuesFiles(flag string, names []string) ([]helmengine.File, error) {
 	var out []helmengine.File
 	for _, name := range names {
 		data, err := in.ReadFile(flag, name)

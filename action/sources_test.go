@@ -36,7 +36,7 @@ func (c fakeCluster) Objects() (helmengine.Source, error) { return helmengine.Ne
 
 func testSources(file, inventory string, live bool) Sources {
 	return Sources{
-		Inputs: Inputs{
+		Readers: Readers{
 			ReadFile: func(string, string) ([]byte, error) { return nil, nil },
 			Read:     func(string) ([]byte, error) { return nil, nil },
 			DirFS:    func(string) fs.FS { return fstest.MapFS{"nodes.yaml": {Data: []byte("{}")}} },

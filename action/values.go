@@ -43,7 +43,7 @@ func (r *PlanRequest) SetReleases(rel Releases) {
 
 // input is the planner's input of the flags.
 func (r Releases) input() (planner.Input, error) {
-	in, err := Input(r.Catalog, r.From, r.To, r.Workers, r.Provider)
+	in, err := PlannerInput(r.Catalog, r.From, r.To, r.Workers, r.Provider)
 	in.ToolVersion, in.AsOf = r.ToolVersion, r.AsOf
 	if err != nil {
 		return in, err

@@ -73,7 +73,7 @@ func (o *drainOptions) run(c *cli.Context) error {
 	}
 	req := action.DrainRequest{ProdNamespaces: prod, Kubernetes: target, Kubectl: selectionOf(c).Kubectl()}
 	// Live unless --inventory: the kubeconfig rule finds the cluster.
-	if err := req.SetSources(action.Sources{Inputs: inputsOf(cliapp.EnvOf(c)), Inventory: get("inventory"), Kubeconfig: get("kubeconfig"), Context: get("context")}); err != nil {
+	if err := req.SetSources(action.Sources{Readers: readersOf(cliapp.EnvOf(c)), Inventory: get("inventory"), Kubeconfig: get("kubeconfig"), Context: get("context")}); err != nil {
 		return err
 	}
 	rep, err := req.Run(c.Context)

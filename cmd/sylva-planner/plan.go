@@ -189,7 +189,7 @@ func (o *planOptions) request(c *cli.Context) (action.PlanRequest, error) {
 	req.CatalogInput, req.ToolVersion, req.Rerun, req.Selection = catalogFile(c).Input(), version, rerunCommand(c), selectionOf(c)
 	req.Gate.FailOn = failOnOf(c)
 	// Offline unless asked: KUBECONFIG alone does not make plan live.
-	req.Sources.Inputs, req.Sources.HelmRelease = inputsOf(e), status.DefaultHelmRelease
+	req.Sources.Readers, req.Sources.HelmRelease = readersOf(e), status.DefaultHelmRelease
 	req.Sources.Live, req.Sources.Kubeconfig, req.Sources.Context = o.conn.Asked(), o.conn.Kubeconfig, o.conn.Context
 	if o.metricsFile != "" {
 		if err := fileio.CheckOutput(e.Path(o.metricsFile)); err != nil {

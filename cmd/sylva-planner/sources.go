@@ -9,13 +9,13 @@ import (
 )
 
 // This file holds where the inputs the command line names are read
-// (action.Inputs): files and directories, and a live cluster (package
+// (action.Readers): files and directories, and a live cluster (package
 // live). The actions choose among them (action.Sources).
 
-// inputsOf reads the files of e and connects to the clusters its
+// readersOf reads the files of e and connects to the clusters its
 // kubeconfig rule finds.
-func inputsOf(e *cliapp.Env) action.Inputs {
-	return action.Inputs{
+func readersOf(e *cliapp.Env) action.Readers {
+	return action.Readers{
 		ReadFile: e.ReadFile, Read: e.Read, DirFS: e.DirFS,
 		Cluster: func(kubeconfig, context string) action.Cluster {
 			return live.Sources{Cluster: cluster(e, kubeconfig, context)}

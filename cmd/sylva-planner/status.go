@@ -83,7 +83,7 @@ func (o *releaseOptions) sources(c *cli.Context) (action.Sources, error) {
 		return action.Sources{}, err
 	}
 	s := action.Sources{
-		Inputs: inputsOf(cliapp.EnvOf(c)), File: get("file"), Kubeconfig: get("kubeconfig"), Context: get("context"),
+		Readers: readersOf(cliapp.EnvOf(c)), File: get("file"), Kubeconfig: get("kubeconfig"), Context: get("context"),
 		Namespace: o.namespace, HelmRelease: o.helmRelease,
 	}
 	switch {

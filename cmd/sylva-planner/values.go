@@ -254,7 +254,7 @@ func (o *valuesGenerateOptions) writeKustomize(c *cli.Context, g *overlay.Genera
 
 // readValuesFiles reads the -f files.
 func readValuesFiles(c *cli.Context, names cli.StringSlice) ([]helmengine.File, error) {
-	return inputsOf(cliapp.EnvOf(c)).ValuesFiles("-f", names.Value())
+	return readersOf(cliapp.EnvOf(c)).ValuesFiles("-f", names.Value())
 }
 
 func (o *valuesRenderOptions) run(c *cli.Context) error {
@@ -277,7 +277,7 @@ func (o *valuesRenderOptions) run(c *cli.Context) error {
 		return err
 	}
 	req.Lookup = action.Sources{
-		Inputs: inputsOf(cliapp.EnvOf(c)), File: o.status, Namespace: req.Namespace,
+		Readers: readersOf(cliapp.EnvOf(c)), File: o.status, Namespace: req.Namespace,
 		Live: o.conn.Asked(), Kubeconfig: o.conn.Kubeconfig, Context: o.conn.Context,
 	}.Lookup(o.objects.Value())
 	if req.Chart != "" {
@@ -334,7 +334,7 @@ func (o *valuesCheckOptions) run(c *cli.Context) error {
 		defer debug.SetGCPercent(debug.SetGCPercent(150))
 		req.Progress = progress(c, "values check --chart")
 		if name := o.overlay; name != "" {
-			overlay, err := inputsOf(e).ValuesFiles("--overlay", []string{name})
+			overlay, err := readersOf(e).ValuesFiles("--overlay", []string{name})
 			if err != nil {
 				return err
 			}

@@ -73,7 +73,7 @@ func (o *verifyOptions) request(c *cli.Context) (action.VerifyRequest, error) {
 		return req, err
 	}
 	return req, req.SetSources(action.Sources{
-		Inputs: inputsOf(cliapp.EnvOf(c)), File: get("status"), Inventory: get("inventory"),
+		Readers: readersOf(cliapp.EnvOf(c)), File: get("status"), Inventory: get("inventory"),
 		Kubeconfig: get("kubeconfig"), Context: get("context"), Namespace: o.namespace, HelmRelease: status.DefaultHelmRelease,
 	})
 }
