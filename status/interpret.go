@@ -266,7 +266,49 @@ func Interpret(obs Observation) Report {
 	}
 	cm, ks, hr := obs.ConfigMap, obs.Kustomization, obs.HelmRelease
 
-	// Installed release.
+	r.judgeRelease(obs, ns)
+	r.judgeFluxObjects(obs, ns)
+
+	// Progress and whether a pass can start: the readiness rule, on the
+	// request as RequestOf reads it (bound to the status write).
+	req, reqErr := RequestOf(obs)
+	rd := assess(obs, req, reqErr)
+	r.Progress, r.InProgress = rd.Progress, rd.InProgress()
+	progressWhy := rd.ProgressWhy
+	if r.Progress == PhaseUnknown && ks != nil {
+		r.add(CodeNoTargets, SeverityInfo, ks.Name, "the Kustomization carries no target-* annotation to compare with the status")
+	}
+
+	// Requested pass.
+	pending, pendingWhy := r.judgeRequest(obs, req, reqErr)
+	// While a pass runs, the status still shows the request that started it.
+	r.PassPending = pending && !r.InProgress && req.Failed == ""
+	r.judgeFailure(obs, rd, req)
+
+	// Can a pass start now?
+	r.Reasons = rd.Blockers
+	r.CanStartNow = rd.MayStart()
+	if r.Reasons == nil {
+		r.Reasons = []string{}
+	}
+	if r.Findings == nil {
+		r.Findings = []Finding{}
+	}
+
+	r.Summary = r.summary(cm, progressWhy, pendingWhy, ns)
+	if reqErr == nil && req.Handled() && req.Failed == "" && hr != nil && hr.Suspended {
+		// helm-controller records a request it sees while suspended, and
+		// runs it only once resumed: the pass is neither pending nor done.
+		r.Summary[2] = fmt.Sprintf("The pass asked for (%q) was passed on to HelmRelease %s, which is suspended: it runs once the HelmRelease is resumed.", req.Token, hr.Name)
+	}
+	sortFindings(r.Findings)
+	return r
+}
+
+// judgeRelease says which release is installed, and what the status
+// ConfigMap (deleted, contradicting itself, absent) means for it.
+func (r *Report) judgeRelease(obs Observation, ns string) {
+	cm := obs.ConfigMap
 	r.InstalledRelease, r.ReleaseSource, _ = cm.Release()
 	r.Release = describeRelease(cm, r.InstalledRelease, r.ReleaseSource)
 	if r.StatusDeleted != "" {
@@ -281,8 +323,12 @@ func Interpret(obs Observation) Report {
 		r.add(CodeDigDefault, SeverityInfo, ConfigMapName,
 			`no status ConfigMap: a template that reads sylva_release with a dig default ("1.4") would take this fresh install for an upgrade from 1.4 and run an extra pass`)
 	}
+}
 
-	// Flux objects.
+// judgeFluxObjects says what is missing or wrong among the Flux objects
+// read (or that they were not), and the Cluster API objects.
+func (r *Report) judgeFluxObjects(obs Observation, ns string) {
+	ks, hr := obs.Kustomization, obs.HelmRelease
 	if !obs.FluxRead {
 		r.add(CodeFluxNotRead, SeverityInfo, "",
 			"the sylva-units-status Kustomization and the HelmRelease were not read (offline input): progress and whether a pass can start are unknown")
@@ -303,22 +349,15 @@ func Interpret(obs Observation) Report {
 	if hr != nil && hr.Ready.IsTrue() && !hr.ReadyAtGeneration() {
 		r.add(CodeStaleReady, SeverityWarning, hr.Name, fmt.Sprintf("HelmRelease %s shows Ready=True for an older generation (generation %d, observed %d)", hr.Name, hr.Generation, readyGen(hr)))
 	}
+}
 
-	// Progress and whether a pass can start: the readiness rule, on the
-	// request as RequestOf reads it (bound to the status write).
-	req, reqErr := RequestOf(obs)
-	rd := assess(obs, req, reqErr)
-	r.Progress, r.InProgress = rd.Progress, rd.InProgress()
-	progressWhy := rd.ProgressWhy
-	if r.Progress == PhaseUnknown && ks != nil {
-		r.add(CodeNoTargets, SeverityInfo, ks.Name, "the Kustomization carries no target-* annotation to compare with the status")
-	}
-
-	// Requested pass.
+// judgeRequest says whether a pass is pending on the request req (reqErr
+// when it does not read), and why, and what is wrong with the request.
+func (r *Report) judgeRequest(obs Observation, req Request, reqErr error) (pending bool, pendingWhy string) {
+	ks, hr := obs.Kustomization, obs.HelmRelease
 	if ks != nil {
 		r.PassRequest = ks.Annotations[AnnotationReconciliationRequested]
 	}
-	pending, pendingWhy := false, ""
 	switch {
 	case reqErr != nil:
 		pending, pendingWhy = true, KeyAdditionalReconciliationRequired+` is "true" in the status`
@@ -341,8 +380,13 @@ func Interpret(obs Observation) Report {
 	default:
 		pending, pendingWhy = true, KeyAdditionalReconciliationRequired+` is "true" in the status`
 	}
-	// While a pass runs, the status still shows the request that started it.
-	r.PassPending = pending && !r.InProgress && req.Failed == ""
+	return pending, pendingWhy
+}
+
+// judgeFailure says the last pass, or the requested one, failed, and how
+// to have helm-controller run it again.
+func (r *Report) judgeFailure(obs Observation, rd Readiness, req Request) {
+	hr := obs.HelmRelease
 	if rd.Failed != "" {
 		r.PassFailed = rd.Failed
 		what := "the last release"
@@ -352,25 +396,6 @@ func Interpret(obs Observation) Report {
 		r.add(CodePassFailed, SeverityWarning, hr.Name,
 			fmt.Sprintf("%s failed: %s; helm-controller does not run it again until the HelmRelease changes: %s", what, rd.Failed, FailedPassFix(hr.Name, cmp.Or(hr.Namespace, obs.Namespace))))
 	}
-
-	// Can a pass start now?
-	r.Reasons = rd.Blockers
-	r.CanStartNow = rd.MayStart()
-	if r.Reasons == nil {
-		r.Reasons = []string{}
-	}
-	if r.Findings == nil {
-		r.Findings = []Finding{}
-	}
-
-	r.Summary = r.summary(cm, progressWhy, pendingWhy, ns)
-	if reqErr == nil && req.Handled() && req.Failed == "" && hr != nil && hr.Suspended {
-		// helm-controller records a request it sees while suspended, and
-		// runs it only once resumed: the pass is neither pending nor done.
-		r.Summary[2] = fmt.Sprintf("The pass asked for (%q) was passed on to HelmRelease %s, which is suspended: it runs once the HelmRelease is resumed.", req.Token, hr.Name)
-	}
-	sortFindings(r.Findings)
-	return r
 }
 
 // Place puts the report in the plan to a target (status --to): its
