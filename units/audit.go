@@ -156,6 +156,54 @@ func (r *Report) Count(s State) int {
 	return n
 }
 
+// classify decides the state of the transitional unit name, marked t,
+// in the release rel of report r (known: the release is; sources: its
+// supported upgrade sources): malformed, undecided, kept, or prunable,
+// which makes it a candidate that a unit staying may still block.
+func classify(policy Policy, r *Report, name string, t *Transitional, known bool, sources []skew.Version, rel skew.Version) (e AuditedUnit, prunable bool) {
+	e = AuditedUnit{Name: name, TransitionalFrom: t.Raw}
+	switch {
+	case t.Problem != "":
+		e.State = StateMalformed
+		e.Reason = "transitional-unit " + t.Problem
+	case !known:
+		e.State = StateUndecided
+		e.Reason = fmt.Sprintf("needed by upgrades from %s or older; pass --release to decide", t.From.Short())
+		if p, _, ok := firstPrunable(policy, t.From, t.From.AddMinor(1)); ok {
+			e.PrunableIn = p.Short()
+			e.Reason += fmt.Sprintf(" (prunable from %s on)", e.PrunableIn)
+		}
+	default:
+		x := t.From
+		var needing []string
+		for _, s := range sources {
+			if s.CompareMinor(x) <= 0 {
+				needing = append(needing, s.Short())
+			}
+		}
+		if len(needing) > 0 {
+			e.State = StateKeep
+			e.Reason = fmt.Sprintf("%s still supports upgrades from %s, which need it", r.Release, andList(needing))
+			if p, pAssumed, ok := firstPrunable(policy, x, rel.AddMinor(1)); ok {
+				e.PrunableIn = p.Short()
+				if pAssumed {
+					e.Reason += fmt.Sprintf(" (prunable in %s if %s supports upgrades from %s only)", e.PrunableIn, e.PrunableIn, andList(shorts(mustSources(policy, p))))
+				}
+			}
+		} else {
+			e.State = StatePrunable
+			e.Reason = fmt.Sprintf("needed only by upgrades from %s or older; %s", x.Short(), supportsPhrase(r.Release, r.SupportedSources))
+			if p, _, ok := firstPrunable(policy, x, x.AddMinor(1)); ok && p.CompareMinor(rel) <= 0 {
+				e.PrunableIn = p.Short()
+			} else {
+				e.PrunableIn = r.Release
+			}
+			prunable = true
+		}
+	}
+	return e, prunable
+}
+
 // Audit classifies every transitional unit of in.Values for in.Release:
 // a unit marked from-X is needed while a supported upgrade source of the
 // release is X or older, so it becomes prunable in the first release whose
@@ -221,45 +269,9 @@ func Audit(in AuditInput) (*Report, error) {
 			}
 			continue
 		}
-		e := AuditedUnit{Name: u.Name, TransitionalFrom: t.Raw}
-		switch {
-		case t.Problem != "":
-			e.State = StateMalformed
-			e.Reason = "transitional-unit " + t.Problem
-		case !known:
-			e.State = StateUndecided
-			e.Reason = fmt.Sprintf("needed by upgrades from %s or older; pass --release to decide", t.From.Short())
-			if p, _, ok := firstPrunable(in.Policy, t.From, t.From.AddMinor(1)); ok {
-				e.PrunableIn = p.Short()
-				e.Reason += fmt.Sprintf(" (prunable from %s on)", e.PrunableIn)
-			}
-		default:
-			x := t.From
-			var needing []string
-			for _, s := range sources {
-				if s.CompareMinor(x) <= 0 {
-					needing = append(needing, s.Short())
-				}
-			}
-			if len(needing) > 0 {
-				e.State = StateKeep
-				e.Reason = fmt.Sprintf("%s still supports upgrades from %s, which need it", r.Release, andList(needing))
-				if p, pAssumed, ok := firstPrunable(in.Policy, x, rel.AddMinor(1)); ok {
-					e.PrunableIn = p.Short()
-					if pAssumed {
-						e.Reason += fmt.Sprintf(" (prunable in %s if %s supports upgrades from %s only)", e.PrunableIn, e.PrunableIn, andList(shorts(mustSources(in.Policy, p))))
-					}
-				}
-			} else {
-				e.State = StatePrunable
-				e.Reason = fmt.Sprintf("needed only by upgrades from %s or older; %s", x.Short(), supportsPhrase(r.Release, r.SupportedSources))
-				if p, _, ok := firstPrunable(in.Policy, x, x.AddMinor(1)); ok && p.CompareMinor(rel) <= 0 {
-					e.PrunableIn = p.Short()
-				} else {
-					e.PrunableIn = r.Release
-				}
-				candidates[u.Name] = true
-			}
+		e, prunable := classify(in.Policy, r, u.Name, t, known, sources, rel)
+		if prunable {
+			candidates[u.Name] = true
 		}
 		r.Units = append(r.Units, e)
 	}
