@@ -81,6 +81,9 @@ type PlanRequest struct {
 	Sources                        Sources
 	SuppressionsFile, BaselineFile string
 
+	// inputs name what Run read, for the plan's header.
+	inputs []string
+
 	// overlays, when set, answers the plan's Overlay once per distinct
 	// input across the releases of one plan -A run.
 	overlays *overlayMemo
@@ -93,58 +96,19 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 		return nil, err
 	}
 	if r.To == "" {
-		// The example adds --to to what was given: --from, or a status
-		// (which --from beside it would contradict).
-		example := "--from " + cmp.Or(r.From, "1.4") + " --to " + r.Catalog.Newest().String()
-		if r.From == "" && (r.Status != nil || r.Progress != nil) {
-			// With what selects the status (--status FILE, -n, the
-			// catalog), so that the example runs as printed.
-			example = "--to " + r.Catalog.Newest().String()
-			if full := r.Selection.Command("plan", "--to", r.Catalog.Newest().String()); strings.Contains(full, " plan ") {
-				example = full[strings.Index(full, " plan ")+len(" plan "):]
-			}
-		}
-		return nil, &MissingFlagError{Flag: "--to", Example: example}
+		return nil, r.missingTo()
 	}
-	inputs := []string{strings.TrimSpace(r.CatalogInput + " " + r.Catalog.Version)}
-	fromSource := "flag"
-	var progress *planner.TransitionState
-	if pr := r.Progress; pr != nil {
-		r.From, fromSource, progress = pr.Installed.String(), string(status.SourceSylvaRelease), pr
-	} else if r.From == "" {
-		v, src, pr, ns, err := installedRelease(ctx, r.Status)
-		if err != nil {
-			return nil, err
-		}
-		r.From, fromSource, progress = v.String(), src, &pr
-		inputs = append(inputs, r.Status.Input())
-		if r.ClusterNamespace != "" && ns != r.ClusterNamespace {
-			r.Cluster = nil
-		}
+	r.inputs = []string{strings.TrimSpace(r.CatalogInput + " " + r.Catalog.Version)}
+	fromSource, progress, err := r.readInstalled(ctx)
+	if err != nil {
+		return nil, err
 	}
 	// The detection rules are compiled when there are facts to detect
 	// components in: plan -A plans thousands of releases without any.
 	rules := sync.OnceValues(func() ([]inventory.Rule, error) { return DetectionRules(r.Catalog) })
-	var observed *planner.Observed
-	var manifests *inventory.Facts
-	var err error
-	if r.Inventory != nil {
-		if manifests, err = r.Inventory.Facts(ctx); err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, r.Inventory.Input())
-		rs, err := rules()
-		if err != nil {
-			return nil, err
-		}
-		observed = observedOf(manifests, rs)
-		oldest, _, rke2 := manifests.Inventory.Nodes()
-		if r.Workers == "" && !oldest.IsZero() {
-			r.Workers = oldest.Short()
-		}
-		if r.Provider == "" && rke2 {
-			r.Provider = string(catalog.ProviderRKE2)
-		}
+	manifests, observed, err := r.readManifests(ctx, rules)
+	if err != nil {
+		return nil, err
 	}
 	in, err := PlannerInput(r.Catalog, r.From, r.To, r.Workers, r.Provider)
 	if err != nil {
@@ -157,42 +121,10 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	in.AsOf, in.ToolVersion = r.AsOf, r.ToolVersion
 	in.Suppressions, in.Baseline = r.Suppressions, r.Baseline
 	in.Gate, in.Rerun, in.Selection = r.Gate, r.Rerun, r.Selection
-
-	// The removed-API check judges the facts of the cluster when there is
-	// one, else those of the manifests.
-	facts := manifests
-	if r.Cluster != nil {
-		if facts, err = r.Cluster.Facts(ctx); err != nil {
-			return nil, err
-		}
-		inputs = append(inputs, r.Cluster.Input())
-		if in.Observed == nil {
-			rs, err := rules()
-			if err != nil {
-				return nil, err
-			}
-			in.Observed = &planner.Observed{Source: facts.Source, Components: components(facts.Inventory, rs)}
-		}
-		in.Observed.Checks = append(in.Observed.Checks, facts.Checks...)
+	if err := r.judgeFacts(ctx, &in, manifests, rules); err != nil {
+		return nil, err
 	}
-	if facts != nil {
-		// The drain rules judge the cluster's facts, else the manifests'
-		// (their budgets' specs and workloads' pod templates, with
-		// statuses where the dumps carry them), as drain-check does: a
-		// budget that allows no eviction hangs the rollout either way.
-		items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: r.ProdNamespaces})
-		in.Observed.Findings = append(in.Observed.Findings, availability.Findings(items)...)
-		kb, err := removedapis.Default()
-		if err != nil {
-			return nil, err
-		}
-		uses := facts.Uses
-		in.Observed.JudgePasses = func(targets []planner.PassTarget) ([]planner.Finding, []planner.Check) {
-			findings, check := removedAPIFindings(kb, uses, apiTargets(targets))
-			return findings, []planner.Check{check}
-		}
-	}
-	in.Inputs = inputs
+	in.Inputs = r.inputs
 	// The plan's Next writes the helper values: it says when values
 	// generate cannot.
 	in.Overlay = r.overlays.overlayError
@@ -201,6 +133,114 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 		err = statusSourceError(err, in.From, r.To)
 	}
 	return p, err
+}
+
+// missingTo is the error of a request without --to: its example adds
+// --to to what was given, --from or a status (which --from beside it
+// would contradict).
+func (r PlanRequest) missingTo() error {
+	example := "--from " + cmp.Or(r.From, "1.4") + " --to " + r.Catalog.Newest().String()
+	if r.From == "" && (r.Status != nil || r.Progress != nil) {
+		// With what selects the status (--status FILE, -n, the
+		// catalog), so that the example runs as printed.
+		example = "--to " + r.Catalog.Newest().String()
+		if full := r.Selection.Command("plan", "--to", r.Catalog.Newest().String()); strings.Contains(full, " plan ") {
+			example = full[strings.Index(full, " plan ")+len(" plan "):]
+		}
+	}
+	return &MissingFlagError{Flag: "--to", Example: example}
+}
+
+// readInstalled sets From when it is not given: from the status already
+// read (Progress), else from Status; it returns where From came from and
+// the transition in flight. A status read from another namespace than
+// ClusterNamespace drops Cluster (a workload cluster's release).
+func (r *PlanRequest) readInstalled(ctx context.Context) (string, *planner.TransitionState, error) {
+	if pr := r.Progress; pr != nil {
+		r.From = pr.Installed.String()
+		return string(status.SourceSylvaRelease), pr, nil
+	}
+	if r.From != "" {
+		return "flag", nil, nil
+	}
+	v, src, pr, ns, err := installedRelease(ctx, r.Status)
+	if err != nil {
+		return "", nil, err
+	}
+	r.From = v.String()
+	r.inputs = append(r.inputs, r.Status.Input())
+	if r.ClusterNamespace != "" && ns != r.ClusterNamespace {
+		r.Cluster = nil
+	}
+	return src, &pr, nil
+}
+
+// readManifests reads the Inventory, when given: the components it runs
+// (with rules), and the workers' minor and the provider when the flags
+// do not say them.
+func (r *PlanRequest) readManifests(ctx context.Context, rules func() ([]inventory.Rule, error)) (*inventory.Facts, *planner.Observed, error) {
+	if r.Inventory == nil {
+		return nil, nil, nil
+	}
+	manifests, err := r.Inventory.Facts(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.inputs = append(r.inputs, r.Inventory.Input())
+	rs, err := rules()
+	if err != nil {
+		return nil, nil, err
+	}
+	oldest, _, rke2 := manifests.Inventory.Nodes()
+	if r.Workers == "" && !oldest.IsZero() {
+		r.Workers = oldest.Short()
+	}
+	if r.Provider == "" && rke2 {
+		r.Provider = string(catalog.ProviderRKE2)
+	}
+	return manifests, observedOf(manifests, rs), nil
+}
+
+// judgeFacts adds to in what the facts say: the cluster's when there is
+// one (read here), else the manifests': the components (when the
+// manifests did not give them), the drain findings and the removed-API
+// check of each pass.
+func (r *PlanRequest) judgeFacts(ctx context.Context, in *planner.Input, manifests *inventory.Facts, rules func() ([]inventory.Rule, error)) error {
+	facts := manifests
+	if r.Cluster != nil {
+		var err error
+		if facts, err = r.Cluster.Facts(ctx); err != nil {
+			return err
+		}
+		r.inputs = append(r.inputs, r.Cluster.Input())
+		if in.Observed == nil {
+			rs, err := rules()
+			if err != nil {
+				return err
+			}
+			in.Observed = &planner.Observed{Source: facts.Source, Components: components(facts.Inventory, rs)}
+		}
+		in.Observed.Checks = append(in.Observed.Checks, facts.Checks...)
+	}
+	if facts == nil {
+		return nil
+	}
+	// The drain rules judge the cluster's facts, else the manifests'
+	// (their budgets' specs and workloads' pod templates, with statuses
+	// where the dumps carry them), as drain-check does: a budget that
+	// allows no eviction hangs the rollout either way.
+	items := availability.Check(facts.Snapshot, availability.Options{ProdNamespaces: r.ProdNamespaces})
+	in.Observed.Findings = append(in.Observed.Findings, availability.Findings(items)...)
+	kb, err := removedapis.Default()
+	if err != nil {
+		return err
+	}
+	uses := facts.Uses
+	in.Observed.JudgePasses = func(targets []planner.PassTarget) ([]planner.Finding, []planner.Check) {
+		findings, check := removedAPIFindings(kb, uses, apiTargets(targets))
+		return findings, []planner.Check{check}
+	}
+	return nil
 }
 
 // installedRelease reads the installed release from the status ConfigMap,
