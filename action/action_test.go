@@ -23,7 +23,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -236,7 +236,7 @@ func TestPlanOnceEqualsPlanningTwice(t *testing.T) {
 	}
 	var targets []removedapis.Target
 	for _, ps := range first.Passes {
-		targets = append(targets, removedapis.Target{Pass: ps.Index, ControlPlane: skew.MustParse(ps.ControlPlane.To)})
+		targets = append(targets, removedapis.Target{Pass: ps.Index, ControlPlane: semver.MustParse(ps.ControlPlane.To)})
 	}
 	kb, err := removedapis.Default()
 	if err != nil {
@@ -283,7 +283,7 @@ func TestDrainCheckRewordsRemovedAPIsForOneTarget(t *testing.T) {
 		t.Fatal(err)
 	}
 	src := &fakeFacts{facts: facts}
-	rep, err := action.DrainRequest{Facts: src, Kubernetes: skew.MustParse("1.32.4")}.Run(context.Background())
+	rep, err := action.DrainRequest{Facts: src, Kubernetes: semver.MustParse("1.32.4")}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

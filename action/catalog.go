@@ -12,7 +12,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // CatalogList is `catalog list`: the whole catalog, whose document
@@ -60,7 +60,7 @@ type CatalogRelease struct {
 // Run finds the release; one not in the catalog is an error naming the
 // known ones.
 func (r CatalogShowRequest) Run() (*CatalogRelease, error) {
-	v, err := skew.Parse(r.Release)
+	v, err := semver.Parse(r.Release)
 	if err != nil {
 		return nil, fmt.Errorf("release %q: %w", r.Release, err)
 	}
@@ -158,7 +158,7 @@ func componentList(cs []catalog.ReleaseComponent) string {
 	return cell.OrDash(strings.Join(parts, ", "))
 }
 
-func versionList(vs []skew.Version) string {
+func versionList(vs []semver.Version) string {
 	parts := make([]string, len(vs))
 	for i, v := range vs {
 		parts[i] = v.String()

@@ -15,7 +15,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/ci"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // CatalogImportRequest is what catalog import is asked.
@@ -83,7 +83,7 @@ func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 	}
 	var all []string
 	for _, t := range tags {
-		if v, err := skew.Parse(t); err == nil && v.HasPatch && !strings.HasPrefix(t, "v") {
+		if v, err := semver.Parse(t); err == nil && v.HasPatch && !strings.HasPrefix(t, "v") {
 			all = append(all, t)
 		}
 	}
@@ -94,7 +94,7 @@ func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 	}
 	// The releases the checkout's tags and branches name: main's release
 	// counts from them when the refs read do not say it (--ref main).
-	var released []skew.Version
+	var released []semver.Version
 	for _, name := range all {
 		if v, ok := refRelease(name); ok {
 			released = append(released, v)
@@ -110,7 +110,7 @@ func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 		seen[name] = spec
 		ref := importer.Ref{Name: name}
 		if hasRel {
-			v, err := skew.Parse(rel)
+			v, err := semver.Parse(rel)
 			if err != nil || v.HasPatch {
 				return nil, fmt.Errorf("--ref %s: release %q: want X.Y", spec, rel)
 			}
@@ -155,7 +155,7 @@ func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 	return out, nil
 }
 
-func shortOrEmpty(v skew.Version) string {
+func shortOrEmpty(v semver.Version) string {
 	if v.IsZero() {
 		return ""
 	}
@@ -255,10 +255,10 @@ func ShortCommit(c string) string {
 
 // refRelease is the release a ref names by itself: a release tag (1.3.10)
 // or a release branch (release-1.3, origin/release-1.3).
-func refRelease(name string) (skew.Version, bool) {
+func refRelease(name string) (semver.Version, bool) {
 	base := name[strings.LastIndex(name, "/")+1:]
-	if v, err := skew.Parse(strings.TrimPrefix(base, "release-")); err == nil && (v.HasPatch || strings.HasPrefix(base, "release-")) {
+	if v, err := semver.Parse(strings.TrimPrefix(base, "release-")); err == nil && (v.HasPatch || strings.HasPrefix(base, "release-")) {
 		return v, true
 	}
-	return skew.Version{}, false
+	return semver.Version{}, false
 }

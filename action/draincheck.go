@@ -7,7 +7,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // DrainRequest is what drain-check is asked.
@@ -18,7 +18,7 @@ type DrainRequest struct {
 	ProdNamespaces []string
 	// Kubernetes, when set, also reports the API versions that minor no
 	// longer serves.
-	Kubernetes skew.Version
+	Kubernetes semver.Version
 	// Kubectl is how the report's kubectl commands (inspect, and the fix
 	// where it names one) reach the cluster read: kubectl with its
 	// --kubeconfig and --context (envelope.Selection.Kubectl); empty or
@@ -89,11 +89,11 @@ func (r *DrainRequest) SetSources(s Sources) error {
 // KubernetesMinor reads drain-check's --kubernetes: a Kubernetes minor (a
 // patch given is dropped); empty is none. A version that does not parse
 // is refused (BadRequestError).
-func KubernetesMinor(s string) (skew.Version, error) {
+func KubernetesMinor(s string) (semver.Version, error) {
 	if s == "" {
-		return skew.Version{}, nil
+		return semver.Version{}, nil
 	}
-	v, err := skew.Parse(s)
+	v, err := semver.Parse(s)
 	if err != nil {
 		return v, badRequest("--kubernetes: %v; give a Kubernetes minor such as 1.32", err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 )
 
@@ -77,12 +77,12 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 	}
 }
 
-// skewErr is skew.Parse's error for s.
+// skewErr is semver.Parse's error for s.
 func skewErr(t *testing.T, s string) string {
 	t.Helper()
-	_, err := skew.Parse(s)
+	_, err := semver.Parse(s)
 	if err == nil {
-		t.Fatalf("skew.Parse(%q) parsed", s)
+		t.Fatalf("semver.Parse(%q) parsed", s)
 	}
 	return err.Error()
 }

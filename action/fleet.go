@@ -16,7 +16,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -48,7 +48,7 @@ type FleetStatusRequest struct {
 // Run reads every release namespace once and interprets each, placing it
 // in the plan to To when given.
 func (r FleetStatusRequest) Run(ctx context.Context) (status.Fleet, error) {
-	var to skew.Version
+	var to semver.Version
 	if r.To != "" {
 		var err error
 		if to, err = parseTo(r.To); err != nil {
@@ -61,7 +61,7 @@ func (r FleetStatusRequest) Run(ctx context.Context) (status.Fleet, error) {
 	}
 	fleet := status.InterpretFleet(entries, r.Selection)
 	fleet.Metadata = r.Metadata
-	fleet.Suggest(func(installed skew.Version) skew.Version { return NewestFrom(r.Catalog, installed) })
+	fleet.Suggest(func(installed semver.Version) semver.Version { return NewestFrom(r.Catalog, installed) })
 	if !to.IsZero() {
 		if err := placeFleet(&fleet, planner.Input{Catalog: r.Catalog, To: to, AsOf: r.AsOf, ToolVersion: r.ToolVersion}); err != nil {
 			return status.Fleet{}, err
@@ -445,7 +445,7 @@ func namespaceRerun(rerun, ns string) string {
 // skewShort is the release v names ("1.6" for "1.6.0"), "" when it does
 // not parse.
 func skewShort(v string) string {
-	r, err := skew.Parse(v)
+	r, err := semver.Parse(v)
 	if err != nil {
 		return ""
 	}

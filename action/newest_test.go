@@ -7,7 +7,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // TestNewestFromIsTheNewestThatSupportsTheInstalledRelease checks the
@@ -37,9 +37,9 @@ func TestNewestFromIsTheNewestThatSupportsTheInstalledRelease(t *testing.T) {
 		{"no installed release", cat, "", ""},
 		{"no catalog", nil, "1.4", ""},
 	} {
-		var installed skew.Version
+		var installed semver.Version
 		if tc.installed != "" {
-			installed = skew.MustParse(tc.installed)
+			installed = semver.MustParse(tc.installed)
 		}
 		got := ""
 		if v := action.NewestFrom(tc.cat, installed); !v.IsZero() {

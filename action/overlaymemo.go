@@ -6,7 +6,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
@@ -29,7 +29,7 @@ type overlayMemo struct {
 // callback.
 type overlayKey struct {
 	cat                                   *catalog.Catalog
-	from, to, workers, kubernetes, kubeTo skew.Version
+	from, to, workers, kubernetes, kubeTo semver.Version
 	provider                              catalog.Provider
 	cluster                               planner.ClusterKind
 	asOf                                  time.Time

@@ -16,6 +16,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/inventory"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/removedapis"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
@@ -247,28 +248,28 @@ func (r *PlanRequest) judgeFacts(ctx context.Context, in *planner.Input, manifes
 // and what the status says of a transition in flight
 // (planner.TransitionStateOf): a further pass pending is planned from where the
 // hop started; and the namespace the status was read from.
-func installedRelease(ctx context.Context, src StatusSource) (skew.Version, string, planner.TransitionState, string, error) {
+func installedRelease(ctx context.Context, src StatusSource) (semver.Version, string, planner.TransitionState, string, error) {
 	if src == nil {
-		return skew.Version{}, "", planner.TransitionState{}, "", &MissingFlagError{
+		return semver.Version{}, "", planner.TransitionState{}, "", &MissingFlagError{
 			Flag: "--from", Alternatives: "--status FILE, or --live to read the installed release from the cluster",
 			Example: "--from 1.4 --to 1.6",
 		}
 	}
 	obs, err := src.Observation(ctx)
 	if err != nil {
-		return skew.Version{}, "", planner.TransitionState{}, "", err
+		return semver.Version{}, "", planner.TransitionState{}, "", err
 	}
 	if obs.ConfigMap == nil {
 		if rev := status.DeletedRevision(obs); rev != "" {
 			// The chart's status unit exists and targets a release past
 			// the first install: the ConfigMap was there, and is gone.
-			return skew.Version{}, "", planner.TransitionState{}, "", errors.New(status.DeletedMessage(obs.Namespace, rev))
+			return semver.Version{}, "", planner.TransitionState{}, "", errors.New(status.DeletedMessage(obs.Namespace, rev))
 		}
-		return skew.Version{}, "", planner.TransitionState{}, "", fmt.Errorf("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; %s to plan anyway", giveFrom(src))
+		return semver.Version{}, "", planner.TransitionState{}, "", fmt.Errorf("no sylva-units-status ConfigMap: this is a fresh install, there is nothing to upgrade from; %s to plan anyway", giveFrom(src))
 	}
 	v, key, ok := obs.ConfigMap.Release()
 	if !ok {
-		return skew.Version{}, "", planner.TransitionState{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); %s", key, giveFrom(src))
+		return semver.Version{}, "", planner.TransitionState{}, "", fmt.Errorf("the sylva-units-status ConfigMap does not say which release is installed (%s); %s", key, giveFrom(src))
 	}
 	return v, string(key), planner.TransitionStateOf(obs), obs.Namespace, nil
 }
@@ -320,14 +321,14 @@ func PlannerInput(cat *catalog.Catalog, from, to, workers, provider string) (pla
 	if to == "" {
 		return in, &MissingFlagError{Flag: "--to", Example: "--from " + from + " --to " + cat.Newest().String()}
 	}
-	if in.From, err = skew.Parse(from); err != nil {
+	if in.From, err = semver.Parse(from); err != nil {
 		return in, fmt.Errorf("--from: %w; give a Sylva release such as 1.4", err)
 	}
 	if in.To, err = parseTo(to); err != nil {
 		return in, err
 	}
 	if workers != "" {
-		if in.Workers, err = skew.Parse(workers); err != nil {
+		if in.Workers, err = semver.Parse(workers); err != nil {
 			return in, fmt.Errorf("--workers: %w; give a Kubernetes minor such as 1.30", err)
 		}
 		// The workers of a working cluster run within the skew policy of
@@ -412,13 +413,13 @@ type ClusterFlags struct {
 func (f ClusterFlags) apply(in *planner.Input) error {
 	var err error
 	if f.Kubernetes != "" {
-		if in.Kubernetes, err = skew.Parse(f.Kubernetes); err != nil {
+		if in.Kubernetes, err = semver.Parse(f.Kubernetes); err != nil {
 			return fmt.Errorf("--kubernetes: %w; give the Kubernetes minor the control plane runs, such as 1.30", err)
 		}
 		in.Kubernetes, in.KubernetesSource = in.Kubernetes.MinorOnly(), f.KubernetesSource
 	}
 	if f.KubernetesTo != "" {
-		if in.KubernetesTo, err = skew.Parse(f.KubernetesTo); err != nil {
+		if in.KubernetesTo, err = semver.Parse(f.KubernetesTo); err != nil {
 			return fmt.Errorf("--kubernetes-to: %w; give the Kubernetes minor to end on, such as 1.32", err)
 		}
 		in.KubernetesTo = in.KubernetesTo.MinorOnly()

@@ -14,7 +14,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
@@ -85,10 +85,10 @@ func (r PruneAuditRequest) Run(ctx context.Context) (*units.Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	var rel skew.Version
+	var rel semver.Version
 	var from, unknown, inferred, chartNote string
 	if r.Release != "" {
-		if rel, err = skew.Parse(r.Release); err != nil {
+		if rel, err = semver.Parse(r.Release); err != nil {
 			return nil, fmt.Errorf("--release %q: %w; use MAJOR.MINOR, for example --release 1.7", r.Release, err)
 		}
 		if chart != nil {
@@ -202,13 +202,13 @@ func (r PruneAuditRequest) chartResolver(ctx context.Context, c *helmengine.Char
 // chart maps the same newest Kubernetes minor. A development chart may be
 // audited as the release after that one too (the line it becomes, before
 // its chart maps a newer Kubernetes), which the returned note says.
-func (r PruneAuditRequest) chartIsOf(rel skew.Version, v *units.Values, merged map[string]any) (string, error) {
+func (r PruneAuditRequest) chartIsOf(rel semver.Version, v *units.Values, merged map[string]any) (string, error) {
 	own, how, next := "", "", ""
 	if d, err := units.ReleaseOf(v, chartVersion(r.Files[0], r.ReadFile), ""); err == nil {
 		own, how = d.Release.Short(), d.From
 	} else if _, inferred := releaseExample(merged, r.Catalog); inferred != "" {
 		own, how = inferred, "its _internal.k8s_version_map, whose newest Kubernetes minor is Sylva "+inferred+"'s"
-		if o, err := skew.Parse(inferred); err == nil {
+		if o, err := semver.Parse(inferred); err == nil {
 			next = o.AddMinor(1).Short()
 		}
 	}
@@ -240,7 +240,7 @@ func (r PruneAuditRequest) say(s string) {
 // _internal.k8s_version_map (as the overlay tells a chart taken from Git),
 // returned as inferred too, else the catalog's newest, as an example.
 func releaseExample(merged map[string]any, cat *catalog.Catalog) (example, inferred string) {
-	if newest, err := skew.Parse(overlay.NewestMappedMinor(merged)); err == nil {
+	if newest, err := semver.Parse(overlay.NewestMappedMinor(merged)); err == nil {
 		if rel, ok := cat.ReleaseMappingNewest(newest); ok {
 			return fmt.Sprintf("its _internal.k8s_version_map goes up to Kubernetes %s, as Sylva %s's does: --release %s", newest.Short(), rel.Short(), rel.Short()), rel.Short()
 		}

@@ -8,7 +8,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -74,13 +74,13 @@ func (r StatusRequest) Locate(obs status.Observation) (*status.Transition, error
 // advises to take it one hop at a time). It is installed's own release
 // when no newer one supports it, and zero when cat is nil, installed is
 // zero or cat does not hold it.
-func NewestFrom(cat *catalog.Catalog, installed skew.Version) skew.Version {
+func NewestFrom(cat *catalog.Catalog, installed semver.Version) semver.Version {
 	if cat == nil || installed.IsZero() {
-		return skew.Version{}
+		return semver.Version{}
 	}
 	from, ok := cat.Release(installed)
 	if !ok {
-		return skew.Version{}
+		return semver.Version{}
 	}
 	newest := from.Release
 	for _, rel := range cat.Releases {
@@ -92,8 +92,8 @@ func NewestFrom(cat *catalog.Catalog, installed skew.Version) skew.Version {
 }
 
 // parseTo parses --to; the error names it.
-func parseTo(to string) (skew.Version, error) {
-	v, err := skew.Parse(to)
+func parseTo(to string) (semver.Version, error) {
+	v, err := semver.Parse(to)
 	if err != nil {
 		return v, fmt.Errorf("--to: %w; give a Sylva release such as 1.6", err)
 	}

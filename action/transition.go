@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
@@ -71,7 +71,7 @@ func pastCatalog(p *planner.Plan) (planner.Finding, bool) {
 // (releaseErrorText); a downgrade blames --to (the target given as to) and
 // says the fix. The planner's error stays wrapped, so that a fleet still
 // tells one release's error from the whole command's.
-func statusSourceError(err error, release skew.Version, to string) error {
+func statusSourceError(err error, release semver.Version, to string) error {
 	msg := releaseErrorText(err, release.Short())
 	if msg == err.Error() {
 		return err

@@ -9,7 +9,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/ci"
 	"gitlab.com/sylva-projects/sylva-planner/fileio"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -58,7 +58,7 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := ci.Facts{Source: facts.Source, Components: map[string]skew.Version{}}
+	f := ci.Facts{Source: facts.Source, Components: map[string]semver.Version{}}
 	if r.StatusFile != "" {
 		name := filepath.ToSlash(r.StatusFile)
 		if r.StatusFile == fileio.StdinName {
@@ -78,7 +78,7 @@ func (r VerifyRequest) Run(ctx context.Context) (*ci.Verification, error) {
 		if o.Kind != "Node" {
 			continue
 		}
-		v, err := skew.Parse(o.KubeletVersion)
+		v, err := semver.Parse(o.KubeletVersion)
 		if err != nil {
 			return nil, fmt.Errorf("%snode %s: kubelet version: %w", where, o.Name, err)
 		}

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
@@ -76,12 +77,12 @@ type Catalog struct {
 
 // KubeLifecycle is the end of life of one Kubernetes minor.
 type KubeLifecycle struct {
-	Minor     skew.Version `json:"minor"`
-	EndOfLife Date         `json:"end_of_life"`
+	Minor     semver.Version `json:"minor"`
+	EndOfLife Date           `json:"end_of_life"`
 }
 
 // KubeEndOfLife returns the end-of-life date of the Kubernetes minor of v.
-func (c *Catalog) KubeEndOfLife(v skew.Version) (Date, bool) {
+func (c *Catalog) KubeEndOfLife(v semver.Version) (Date, bool) {
 	for _, k := range c.Kubernetes {
 		if k.Minor.CompareMinor(v) == 0 {
 			return k.EndOfLife, true
@@ -119,8 +120,8 @@ func (d Date) IsZero() bool { return d.Time.IsZero() }
 
 // Release is one Sylva minor release.
 type Release struct {
-	Release     skew.Version   `json:"release"`
-	UpgradeFrom []skew.Version `json:"upgrade_from,omitempty"`
+	Release     semver.Version   `json:"release"`
+	UpgradeFrom []semver.Version `json:"upgrade_from,omitempty"`
 	// Development marks a release still developed on main: its data is
 	// what main said when it was imported, not a tagged release.
 	Development bool `json:"development,omitempty"`
@@ -149,14 +150,14 @@ type Release struct {
 // Managed is a workload-cluster release a management release manages, and
 // where that is known from.
 type Managed struct {
-	Release skew.Version `json:"release"`
-	Source  string       `json:"source"`
+	Release semver.Version `json:"release"`
+	Source  string         `json:"source"`
 }
 
 // ManagesWorkload reports whether a management cluster on r manages a
 // workload cluster on w, and why: r itself, the release just before it
 // (the catalog's previous release), or an entry of Manages (its source).
-func (c *Catalog) ManagesWorkload(r *Release, w skew.Version) (bool, string) {
+func (c *Catalog) ManagesWorkload(r *Release, w semver.Version) (bool, string) {
 	switch ok, src := c.manages(r, w); {
 	case r.Release.CompareMinor(w) < 0:
 		return false, "a newer release than the management cluster's"
@@ -187,7 +188,7 @@ func (c *Catalog) managedList(r *Release) []string {
 
 // manages reports whether r manages w (ManagesWorkload), and the source
 // of a Manages entry that says so.
-func (c *Catalog) manages(r *Release, w skew.Version) (bool, string) {
+func (c *Catalog) manages(r *Release, w semver.Version) (bool, string) {
 	if r.Release.CompareMinor(w) == 0 {
 		return true, ""
 	}
@@ -253,7 +254,7 @@ type UnitVersion struct {
 // Kubernetes is what a release ships of Kubernetes.
 type Kubernetes struct {
 	// Management is the minor the management cluster runs.
-	Management skew.Version `json:"management"`
+	Management semver.Version `json:"management"`
 	// ManagementSource is where Management was read (REF:PATH#KEY), for
 	// an imported entry.
 	ManagementSource string `json:"management_source,omitempty"`
@@ -264,16 +265,16 @@ type Kubernetes struct {
 
 // KubeVersion maps a Kubernetes minor to its full version per provider.
 type KubeVersion struct {
-	Minor   skew.Version `json:"minor"`
-	Kubeadm skew.Version `json:"kubeadm"`
-	RKE2    skew.Version `json:"rke2"`
+	Minor   semver.Version `json:"minor"`
+	Kubeadm semver.Version `json:"kubeadm"`
+	RKE2    semver.Version `json:"rke2"`
 	// Source is where the mapping was read (REF:PATH#KEY), for an imported
 	// entry.
 	Source string `json:"source,omitempty"`
 }
 
 // For returns the full version for provider p.
-func (k KubeVersion) For(p Provider) skew.Version {
+func (k KubeVersion) For(p Provider) semver.Version {
 	if p == ProviderRKE2 {
 		return k.RKE2
 	}
@@ -282,8 +283,8 @@ func (k KubeVersion) For(p Provider) skew.Version {
 
 // ReleaseComponent is a component version a release ships or passes through.
 type ReleaseComponent struct {
-	Name    string       `json:"name"`
-	Version skew.Version `json:"version"`
+	Name    string         `json:"name"`
+	Version semver.Version `json:"version"`
 	// Chart is the Helm chart version, when it differs from Version.
 	Chart string `json:"chart,omitempty"`
 	// Source is where the version was read (REF:PATH#KEY), for an
@@ -318,15 +319,15 @@ type LabelRule struct {
 // it supports. A version written MAJOR.MINOR stands for every patch of that
 // minor.
 type ComponentVersion struct {
-	Version   skew.Version `json:"version"`
-	MinK8s    skew.Version `json:"min_k8s,omitzero"`
-	MaxK8s    skew.Version `json:"max_k8s,omitzero"`
-	EndOfLife Date         `json:"end_of_life,omitzero"`
+	Version   semver.Version `json:"version"`
+	MinK8s    semver.Version `json:"min_k8s,omitzero"`
+	MaxK8s    semver.Version `json:"max_k8s,omitzero"`
+	EndOfLife Date           `json:"end_of_life,omitzero"`
 }
 
 // Matches reports whether the catalog entry v stands for the version x:
 // the same version, or any patch of a MAJOR.MINOR entry.
-func (v ComponentVersion) Matches(x skew.Version) bool {
+func (v ComponentVersion) Matches(x semver.Version) bool {
 	if !v.Version.HasPatch {
 		return v.Version.CompareMinor(x) == 0
 	}
@@ -338,7 +339,7 @@ func (v ComponentVersion) Kubernetes() skew.Range { return skew.Range{Min: v.Min
 
 // Release returns the release whose minor is v ("1.6", "1.6.2" and
 // "1.6-pre" all find 1.6).
-func (c *Catalog) Release(v skew.Version) (*Release, bool) {
+func (c *Catalog) Release(v semver.Version) (*Release, bool) {
 	for i := range c.Releases {
 		if c.Releases[i].Release.CompareMinor(v) == 0 {
 			return &c.Releases[i], true
@@ -358,10 +359,10 @@ func (c *Catalog) Component(name string) (*Component, bool) {
 }
 
 // Oldest and Newest return the first and last release of the catalog.
-func (c *Catalog) Oldest() skew.Version { return c.Releases[0].Release }
+func (c *Catalog) Oldest() semver.Version { return c.Releases[0].Release }
 
 // Newest returns the last release of the catalog.
-func (c *Catalog) Newest() skew.Version { return c.Releases[len(c.Releases)-1].Release }
+func (c *Catalog) Newest() semver.Version { return c.Releases[len(c.Releases)-1].Release }
 
 // A release the catalog does not know is of one of two kinds, and every
 // command says which in the same words (docs/catalog.md, "Releases the
@@ -374,12 +375,12 @@ const PastNewestFix = "update sylva-planner or pass a newer catalog with --catal
 
 // IsPastNewest reports whether v is newer than the catalog's newest
 // release.
-func (c *Catalog) IsPastNewest(v skew.Version) bool {
+func (c *Catalog) IsPastNewest(v semver.Version) bool {
 	return !v.IsZero() && v.MinorOnly().Compare(c.Newest()) > 0
 }
 
 // PastNewest says that release v is newer than the catalog's newest.
-func (c *Catalog) PastNewest(v skew.Version) string {
+func (c *Catalog) PastNewest(v semver.Version) string {
 	return fmt.Sprintf("catalog %s (updated %s) ends at release %s; release %s cannot be judged", c.Version, c.Updated.Format(time.DateOnly), c.Newest(), v)
 }
 
@@ -387,7 +388,7 @@ func (c *Catalog) PastNewest(v skew.Version) string {
 // says of release v, given with flag, when v is newer than the catalog:
 // needs says what ("values generate needs its Kubernetes minors"). An
 // empty flag leaves the flag to the caller's own prefix.
-func (c *Catalog) RefusePastNewest(flag string, v skew.Version, needs string) error {
+func (c *Catalog) RefusePastNewest(flag string, v semver.Version, needs string) error {
 	msg := fmt.Sprintf("%s, and %s (kb-stale); %s", c.PastNewest(v), needs, PastNewestFix)
 	if flag == "" {
 		return errors.New(msg)
@@ -396,7 +397,7 @@ func (c *Catalog) RefusePastNewest(flag string, v skew.Version, needs string) er
 }
 
 // Unknown says that release v, not newer than the catalog, is not in it.
-func (c *Catalog) Unknown(v skew.Version) string {
+func (c *Catalog) Unknown(v semver.Version) string {
 	return fmt.Sprintf("release %s is not in the catalog (known: %s … %s)", v, c.Oldest(), c.Newest())
 }
 
@@ -412,13 +413,13 @@ func (c *Catalog) ReleaseNames() []string {
 // KubernetesMinors are the Kubernetes minors the releases run, oldest
 // first, each once ("1.30", "1.31", ...).
 func (c *Catalog) KubernetesMinors() []string {
-	var minors []skew.Version
+	var minors []semver.Version
 	for _, r := range c.Releases {
 		for _, v := range r.Kubernetes.Versions {
 			minors = append(minors, v.Minor)
 		}
 	}
-	slices.SortFunc(minors, skew.Version.Compare)
+	slices.SortFunc(minors, semver.Version.Compare)
 	out := make([]string, len(minors))
 	for i, m := range minors {
 		out[i] = m.Short()
@@ -430,8 +431,8 @@ func (c *Catalog) KubernetesMinors() []string {
 // Kubernetes (the last of its Kubernetes versions), the newest such
 // release when several do: how a chart taken from Git, whose version
 // names no release, is told by its _internal.k8s_version_map.
-func (c *Catalog) ReleaseMappingNewest(minor skew.Version) (skew.Version, bool) {
-	var out skew.Version
+func (c *Catalog) ReleaseMappingNewest(minor semver.Version) (semver.Version, bool) {
+	var out semver.Version
 	found := false
 	for i := range c.Releases {
 		r := &c.Releases[i]
@@ -445,20 +446,20 @@ func (c *Catalog) ReleaseMappingNewest(minor skew.Version) (skew.Version, bool) 
 // NewestKubernetes is the newest Kubernetes minor the release maps (the
 // last of its Kubernetes versions), the one its chart's
 // _internal.k8s_version_map ends on.
-func (r *Release) NewestKubernetes() (skew.Version, bool) {
+func (r *Release) NewestKubernetes() (semver.Version, bool) {
 	if n := len(r.Kubernetes.Versions); n > 0 {
 		return r.Kubernetes.Versions[n-1].Minor, true
 	}
-	return skew.Version{}, false
+	return semver.Version{}, false
 }
 
 // Supports reports whether r lists from as a supported upgrade source.
-func (r *Release) Supports(from skew.Version) bool {
-	return slices.ContainsFunc(r.UpgradeFrom, func(v skew.Version) bool { return v.CompareMinor(from) == 0 })
+func (r *Release) Supports(from semver.Version) bool {
+	return slices.ContainsFunc(r.UpgradeFrom, func(v semver.Version) bool { return v.CompareMinor(from) == 0 })
 }
 
 // KubeVersion returns the full-version mapping of minor in r.
-func (r *Release) KubeVersion(minor skew.Version) (KubeVersion, bool) {
+func (r *Release) KubeVersion(minor semver.Version) (KubeVersion, bool) {
 	for _, k := range r.Kubernetes.Versions {
 		if k.Minor.CompareMinor(minor) == 0 {
 			return k, true
@@ -481,7 +482,7 @@ func (r *Release) Component(name string) (ReleaseComponent, bool) {
 // version v of component name: the chart of the first release (oldest
 // first) that ships v or passes through it with a chart given. ok is false
 // when no release gives one.
-func (c *Catalog) ChartVersion(name string, v skew.Version) (string, bool) {
+func (c *Catalog) ChartVersion(name string, v semver.Version) (string, bool) {
 	for _, r := range c.Releases {
 		for _, list := range [][]ReleaseComponent{r.Components, r.PassThrough} {
 			for _, rc := range list {
@@ -496,7 +497,7 @@ func (c *Catalog) ChartVersion(name string, v skew.Version) (string, bool) {
 
 // Version returns the entry of c for exactly v, or for the highest patch of
 // v's minor when v has no exact entry.
-func (c *Component) Version(v skew.Version) (ComponentVersion, bool) {
+func (c *Component) Version(v semver.Version) (ComponentVersion, bool) {
 	var best ComponentVersion
 	found := false
 	for _, cv := range c.Versions {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 func TestDefaultCatalogLoadsAndCoversSylva10To17(t *testing.T) {
@@ -39,7 +39,7 @@ func TestDefaultCatalogHoldsTheDomainFacts(t *testing.T) {
 		{"1.7", "1.35", "1.11.3", []string{"1.5", "1.6"}},
 	}
 	for _, tt := range tests {
-		r, ok := c.Release(skew.MustParse(tt.release))
+		r, ok := c.Release(semver.MustParse(tt.release))
 		if !ok {
 			t.Fatalf("release %s missing", tt.release)
 		}
@@ -77,7 +77,7 @@ func TestChartVersionsOfLonghornComeFromTheReleases(t *testing.T) {
 		{"1.9.2", ""},
 	}
 	for _, tt := range tests {
-		got, ok := c.ChartVersion("longhorn", skew.MustParse(tt.version))
+		got, ok := c.ChartVersion("longhorn", semver.MustParse(tt.version))
 		if got != tt.want || ok != (tt.want != "") {
 			t.Errorf("ChartVersion(longhorn, %s) = %q, %t; want %q", tt.version, got, ok, tt.want)
 		}
@@ -189,12 +189,12 @@ func TestReleaseMappingNewestNamesTheReleaseWhoseChartEndsThere(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct{ minor, want string }{{"1.27", "1.0"}, {"1.29", "1.2"}, {"1.31", "1.4"}, {"1.35", "1.7"}} {
-		got, ok := c.ReleaseMappingNewest(skew.MustParse(tt.minor))
+		got, ok := c.ReleaseMappingNewest(semver.MustParse(tt.minor))
 		if !ok || got.Short() != tt.want {
 			t.Errorf("ReleaseMappingNewest(%s) = %s, %v; want %s", tt.minor, got, ok, tt.want)
 		}
 	}
-	if got, ok := c.ReleaseMappingNewest(skew.MustParse("1.20")); ok {
+	if got, ok := c.ReleaseMappingNewest(semver.MustParse("1.20")); ok {
 		t.Errorf("ReleaseMappingNewest(1.20) = %s, want none", got)
 	}
 }
@@ -221,7 +221,7 @@ func TestKubernetesMinorsListsEachMinorOnceInOrder(t *testing.T) {
 		if !want[m] {
 			t.Errorf("KubernetesMinors() lists %s, which no release runs", m)
 		}
-		if i > 0 && skew.MustParse(got[i-1]).Compare(skew.MustParse(m)) >= 0 {
+		if i > 0 && semver.MustParse(got[i-1]).Compare(semver.MustParse(m)) >= 0 {
 			t.Errorf("KubernetesMinors() = %v: %s before %s", got, got[i-1], m)
 		}
 	}

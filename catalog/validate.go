@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // Validate checks the catalog as a whole. Every error names the entry:
@@ -251,7 +251,7 @@ func validateKubernetes(name string, k Kubernetes) []error {
 		}
 		for _, full := range []struct {
 			p Provider
-			v skew.Version
+			v semver.Version
 		}{{ProviderKubeadm, kv.Kubeadm}, {ProviderRKE2, kv.RKE2}} {
 			if full.v.IsZero() || full.v.CompareMinor(kv.Minor) != 0 || !full.v.HasPatch {
 				errs = append(errs, fmt.Errorf("catalog: release %s: kubernetes %s: %s version %q is not a full version of that minor", name, kv.Minor, full.p, full.v))

@@ -17,7 +17,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 var asOf = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
@@ -55,8 +55,8 @@ func TestMatrixGoldens(t *testing.T) {
 		name   string
 		target Target
 	}{
-		{"main-1.7-pre", Target{Branch: "main", Release: skew.MustParse("1.7-pre")}},
-		{"release-1.6", Target{Branch: "release-1.6", Release: skew.MustParse("1.6")}},
+		{"main-1.7-pre", Target{Branch: "main", Release: semver.MustParse("1.7-pre")}},
+		{"release-1.6", Target{Branch: "release-1.6", Release: semver.MustParse("1.6")}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := Compute(cat, tt.target, Options{ToolVersion: "test", AsOf: asOf, Source: "catalog"})
@@ -82,7 +82,7 @@ func TestMatrixGoldens(t *testing.T) {
 
 func TestMatrixLeavesOutSourcesWithoutABranch(t *testing.T) {
 	cat, _ := catalog.Default()
-	m, err := Compute(cat, Target{Branch: "main", Release: skew.MustParse("1.7")}, Options{AsOf: asOf, Branches: map[string]bool{"release-1.6": true, "main": true}})
+	m, err := Compute(cat, Target{Branch: "main", Release: semver.MustParse("1.7")}, Options{AsOf: asOf, Branches: map[string]bool{"release-1.6": true, "main": true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,13 +104,13 @@ func TestEmptyMatrixSaysWhyNothingIsTested(t *testing.T) {
 	}{
 		{
 			"a release no release upgrades to",
-			Target{Branch: "release-1.0", Release: skew.MustParse("1.0")},
+			Target{Branch: "release-1.0", Release: semver.MustParse("1.0")},
 			nil,
 			"Sylva 1.0 supports no upgrade source in catalog " + cat.Version + ": nothing to test", "branch",
 		},
 		{
 			"sources without a branch in the checkout",
-			Target{Branch: "main", Release: skew.MustParse("1.7-pre")},
+			Target{Branch: "main", Release: semver.MustParse("1.7-pre")},
 			map[string]bool{"main": true},
 			"no upgrade source of Sylva 1.7-pre (1.6, 1.5) has a release branch in the checkout: nothing to test", "supports no upgrade source",
 		},
@@ -266,12 +266,12 @@ func TestVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	good := Facts{
-		Source: "test", StatusFound: true, StatusRelease: skew.MustParse("1.6"),
+		Source: "test", StatusFound: true, StatusRelease: semver.MustParse("1.6"),
 		Nodes: []Node{
-			{Name: "cp-0", Kubelet: skew.MustParse("v1.33.5"), ControlPlane: true},
-			{Name: "md-0", Kubelet: skew.MustParse("v1.33.5")},
+			{Name: "cp-0", Kubelet: semver.MustParse("v1.33.5"), ControlPlane: true},
+			{Name: "md-0", Kubelet: semver.MustParse("v1.33.5")},
 		},
-		Components: map[string]skew.Version{"longhorn": skew.MustParse("1.9.2")},
+		Components: map[string]semver.Version{"longhorn": semver.MustParse("1.9.2")},
 	}
 	tests := []struct {
 		name   string
@@ -280,17 +280,17 @@ func TestVerify(t *testing.T) {
 	}{
 		{"a cluster in the final state passes", func(*Facts) {}, nil},
 		{"a pending pass fails the status check", func(f *Facts) { f.StatusPending = true }, []string{"status"}},
-		{"the previous release fails the status check", func(f *Facts) { f.StatusRelease = skew.MustParse("1.4") }, []string{"status"}},
+		{"the previous release fails the status check", func(f *Facts) { f.StatusRelease = semver.MustParse("1.4") }, []string{"status"}},
 		{"no ConfigMap fails the status check", func(f *Facts) { f.StatusFound = false }, []string{"status"}},
-		{"a control plane left on the intermediate minor fails", func(f *Facts) { f.Nodes[0].Kubelet = skew.MustParse("v1.32.9") }, []string{"control-plane", "workers"}},
-		{"workers that did not roll fail", func(f *Facts) { f.Nodes[1].Kubelet = skew.MustParse("v1.31.8") }, []string{"workers"}},
-		{"an old Longhorn fails", func(f *Facts) { f.Components["longhorn"] = skew.MustParse("1.8.1") }, []string{"longhorn"}},
+		{"a control plane left on the intermediate minor fails", func(f *Facts) { f.Nodes[0].Kubelet = semver.MustParse("v1.32.9") }, []string{"control-plane", "workers"}},
+		{"workers that did not roll fail", func(f *Facts) { f.Nodes[1].Kubelet = semver.MustParse("v1.31.8") }, []string{"workers"}},
+		{"an old Longhorn fails", func(f *Facts) { f.Components["longhorn"] = semver.MustParse("1.8.1") }, []string{"longhorn"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := good
 			f.Nodes = append([]Node(nil), good.Nodes...)
-			f.Components = map[string]skew.Version{"longhorn": good.Components["longhorn"]}
+			f.Components = map[string]semver.Version{"longhorn": good.Components["longhorn"]}
 			tt.change(&f)
 			v := Verify(p, f)
 			var failed []string
@@ -310,5 +310,5 @@ func TestVerify(t *testing.T) {
 }
 
 func computePlan(cat *catalog.Catalog, from, to string) (*planner.Plan, error) {
-	return planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse(from), To: skew.MustParse(to), AsOf: asOf})
+	return planner.Compute(planner.Input{Catalog: cat, From: semver.MustParse(from), To: semver.MustParse(to), AsOf: asOf})
 }

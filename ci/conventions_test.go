@@ -14,7 +14,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // ciFiles is a .gitlab/ci in the shape of sylva-core's: infrastructure
@@ -80,7 +80,7 @@ func TestTemplatesFindTheScenarioOfEachSource(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, ok := tpls.ForSource(skew.MustParse(tt.from))
+			s, ok := tpls.ForSource(semver.MustParse(tt.from))
 			if ok != tt.ok || s.Template != tt.template || s.InitialRevision != tt.revision {
 				t.Errorf("ForSource(%s) = %+v, %v; want %s with %s", tt.from, s, ok, tt.template, tt.revision)
 			}
@@ -104,7 +104,7 @@ func TestConventionsJobsForAReleaseWithoutAScenarioForEverySource(t *testing.T) 
 		t.Fatal(err)
 	}
 	// 1.7 supports 1.5 (a tag scenario exists) and 1.6 (a branch one).
-	m, err := Compute(cat, Target{Branch: "main", Release: skew.MustParse("1.7-pre")}, Options{
+	m, err := Compute(cat, Target{Branch: "main", Release: semver.MustParse("1.7-pre")}, Options{
 		ToolVersion: "test", AsOf: asOf, Source: "test",
 		Conventions: &Conventions{Templates: tpls, Infra: "capo", Bootstrap: "rke2", OS: "ubuntu"},
 	})
@@ -120,7 +120,7 @@ func TestConventionsJobsForAReleaseWithoutAScenarioForEverySource(t *testing.T) 
 
 	// 1.6 supports 1.4, which has no scenario: the job extends the default
 	// upgrade scenario and sets its initial revision.
-	m, err = Compute(cat, Target{Branch: "release-1.6", Release: skew.MustParse("1.6")}, Options{
+	m, err = Compute(cat, Target{Branch: "release-1.6", Release: semver.MustParse("1.6")}, Options{
 		AsOf: asOf, Conventions: &Conventions{Templates: tpls, Infra: "capo", Bootstrap: "kadm", OS: "suse"},
 	})
 	if err != nil {
@@ -226,12 +226,12 @@ func TestConventionsOnTheBundle(t *testing.T) {
 	mainRelease, _, _ := repo.MainRelease()
 	tests := []struct {
 		name, branch string
-		release      skew.Version
+		release      semver.Version
 		wantJob      string
 		wantRevision string
 	}{
 		{"main (1.4) tests the upgrade from release-1.3 with its own 1.3.x scenario", "main", mainRelease, "☁capo 🚀rke2 🎬sylva-upgrade-from-1.3.x 🐧ubuntu", "release-1.3"},
-		{"release-1.3 tests the upgrade from tag 1.2.1, as its scenario does", "release-1.3", skew.MustParse("1.3"), "☁capo 🚀rke2 🎬sylva-upgrade-from-1.2.1 🐧ubuntu", "1.2.1"},
+		{"release-1.3 tests the upgrade from tag 1.2.1, as its scenario does", "release-1.3", semver.MustParse("1.3"), "☁capo 🚀rke2 🎬sylva-upgrade-from-1.2.1 🐧ubuntu", "1.2.1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // ValuesPath is where sylva-core keeps the sylva-units values.
@@ -21,7 +21,7 @@ type Branch struct {
 	Name string
 	// Release is from sylva_release, else from the branch name
 	// (release-1.6 → 1.6); zero for main without sylva_release.
-	Release skew.Version
+	Release semver.Version
 	// SylvaBranch is _internal.sylva_branch, when set.
 	SylvaBranch string
 	// K8sVersionShort is k8s_version_short, when it is a plain value.
@@ -49,8 +49,8 @@ func (r *Repo) Names() map[string]bool {
 
 // MainRelease is the release main is developing: its sylva_release
 // ("1.7-pre" → 1.7), else the release after the newest release branch.
-func (r *Repo) MainRelease() (skew.Version, string, bool) {
-	var newest skew.Version
+func (r *Repo) MainRelease() (semver.Version, string, bool) {
+	var newest semver.Version
 	for _, b := range r.Branches {
 		if b.Name == "main" && !b.Release.IsZero() {
 			return b.Release, "sylva_release of main", true
@@ -60,7 +60,7 @@ func (r *Repo) MainRelease() (skew.Version, string, bool) {
 		}
 	}
 	if newest.IsZero() {
-		return skew.Version{}, "", false
+		return semver.Version{}, "", false
 	}
 	return newest.AddMinor(1), "the release after " + "release-" + newest.Short(), true
 }
@@ -99,7 +99,7 @@ func ReadRepo(ctx context.Context, dir string) (*Repo, error) {
 	for _, name := range names {
 		b := Branch{Name: name}
 		if name != "main" {
-			b.Release, _ = skew.Parse(strings.TrimPrefix(name, "release-"))
+			b.Release, _ = semver.Parse(strings.TrimPrefix(name, "release-"))
 		}
 		data, err := git(ctx, dir, "show", refs[name]+":"+ValuesPath)
 		if err == nil {
@@ -116,7 +116,7 @@ func ReadRepo(ctx context.Context, dir string) (*Repo, error) {
 }
 
 func isReleaseBranch(name string) bool {
-	v, err := skew.Parse(strings.TrimPrefix(name, "release-"))
+	v, err := semver.Parse(strings.TrimPrefix(name, "release-"))
 	return strings.HasPrefix(name, "release-") && err == nil && !v.HasPatch && !v.IsPrerelease()
 }
 
@@ -133,7 +133,7 @@ func (b *Branch) readValues(data []byte) error {
 	}
 	b.SylvaBranch = v.Internal.SylvaBranch
 	if s, ok := v.SylvaRelease.(string); ok && !strings.Contains(s, "{{") {
-		r, err := skew.Parse(s)
+		r, err := semver.Parse(s)
 		if err != nil {
 			return fmt.Errorf("sylva_release: %w", err)
 		}

@@ -19,7 +19,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // APIVersion and Kind identify the JSON document of a matrix.
@@ -32,26 +32,26 @@ const (
 // carries ("main" carrying 1.7-pre, "release-1.6" carrying 1.6).
 type Target struct {
 	Branch  string
-	Release skew.Version
+	Release semver.Version
 }
 
 // ParseTarget reads --target: "main" (release given by the caller),
 // "release-1.6", "1.6" or "1.7-pre". A patch ("1.6.2"), build metadata or
 // a leading "v" is refused: a branch carries a minor, and the release is
 // written into the jobs as given.
-func ParseTarget(s string) (branch string, release skew.Version, err error) {
+func ParseTarget(s string) (branch string, release semver.Version, err error) {
 	errWant := errors.New("want main, release-X.Y, X.Y or X.Y-pre, such as release-1.6")
 	if s == "main" {
-		return "main", skew.Version{}, nil
+		return "main", semver.Version{}, nil
 	}
-	v, err := skew.Parse(strings.TrimPrefix(s, "release-"))
+	v, err := semver.Parse(strings.TrimPrefix(s, "release-"))
 	if err != nil || v.HasPatch || v.Build != "" || strings.HasPrefix(strings.TrimPrefix(s, "release-"), "v") {
-		return "", skew.Version{}, errWant
+		return "", semver.Version{}, errWant
 	}
 	switch {
 	case strings.HasPrefix(s, "release-"):
 		if v.IsPrerelease() {
-			return "", skew.Version{}, errWant
+			return "", semver.Version{}, errWant
 		}
 		return s, v, nil
 	case v.IsPrerelease():
@@ -364,6 +364,6 @@ func writeYAML(w io.Writer, v any) error {
 }
 
 // WithPre returns the development version of release v ("1.7" → "1.7-pre").
-func WithPre(v skew.Version) skew.Version {
-	return skew.MustParse(v.Short() + "-pre")
+func WithPre(v semver.Version) semver.Version {
+	return semver.MustParse(v.Short() + "-pre")
 }

@@ -10,7 +10,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // CIDir is where sylva-core keeps its GitLab CI files.
@@ -195,7 +195,7 @@ type UpgradeScenario struct {
 	// InitialRevision is its MGMT_INITIAL_REVISION ("release-1.3", "1.2.1").
 	InitialRevision string
 	// From is the Sylva minor of the initial revision.
-	From skew.Version
+	From semver.Version
 }
 
 // UpgradeScenarios lists the upgrade scenario templates whose initial
@@ -220,19 +220,19 @@ func (t *Templates) UpgradeScenarios() []UpgradeScenario {
 
 // revisionRelease reads the Sylva minor of a CI revision: release-1.3 →
 // 1.3, 1.2.1 → 1.2, 1.1.1-ci-tweaks → 1.1.
-func revisionRelease(rev string) (skew.Version, bool) {
+func revisionRelease(rev string) (semver.Version, bool) {
 	if strings.HasPrefix(rev, "release-") {
-		v, err := skew.Parse(strings.TrimPrefix(rev, "release-"))
+		v, err := semver.Parse(strings.TrimPrefix(rev, "release-"))
 		return v.MinorOnly(), err == nil && !v.HasPatch
 	}
-	v, err := skew.Parse(rev)
+	v, err := semver.Parse(rev)
 	return v.MinorOnly(), err == nil && v.HasPatch
 }
 
 // ForSource returns the upgrade scenario for source minor from: the one
 // whose initial revision is that minor's release branch, else the one with
 // the highest tag of that minor.
-func (t *Templates) ForSource(from skew.Version) (UpgradeScenario, bool) {
+func (t *Templates) ForSource(from semver.Version) (UpgradeScenario, bool) {
 	var best UpgradeScenario
 	found := false
 	for _, s := range t.UpgradeScenarios() {

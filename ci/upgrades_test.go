@@ -10,7 +10,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // TestEveryUpgradeSylvaCoreCIRunsIsReady reads the upgrade scenarios of
@@ -74,7 +74,7 @@ func TestEveryUpgradeSylvaCoreCIRunsIsReady(t *testing.T) {
 
 // refRelease is the Sylva release of a bundle ref: a tag's or a release
 // branch's minor, or the release the catalog imported from that ref (main).
-func refRelease(cat *catalog.Catalog, ref string) (skew.Version, bool) {
+func refRelease(cat *catalog.Catalog, ref string) (semver.Version, bool) {
 	if v, ok := revisionRelease(ref); ok {
 		return v, true
 	}
@@ -83,5 +83,5 @@ func refRelease(cat *catalog.Catalog, ref string) (skew.Version, bool) {
 			return r.Release, true
 		}
 	}
-	return skew.Version{}, false
+	return semver.Version{}, false
 }

@@ -10,13 +10,14 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
 // Node is a cluster node as verify sees it.
 type Node struct {
 	Name         string
-	Kubelet      skew.Version
+	Kubelet      semver.Version
 	ControlPlane bool
 }
 
@@ -29,7 +30,7 @@ type Facts struct {
 	// StatusRelease is the release the status ConfigMap says is installed
 	// (zero when it does not say); StatusPending is its
 	// additional_reconciliation_required.
-	StatusRelease skew.Version
+	StatusRelease semver.Version
 	StatusPending bool
 	// StatusPosition is, when a pass is pending or the release is short of
 	// the target, where the status places
@@ -42,7 +43,7 @@ type Facts struct {
 	StatusApplying string
 	Nodes          []Node
 	// Components are the running versions detected, by component name.
-	Components map[string]skew.Version
+	Components map[string]semver.Version
 }
 
 // Result is one verification.
@@ -75,7 +76,7 @@ func Verify(p *planner.Plan, f Facts) *Verification {
 	add := func(check string, ok bool, format string, args ...any) {
 		v.Results = append(v.Results, Result{Check: check, OK: ok, Detail: fmt.Sprintf(format, args...)})
 	}
-	target := skew.MustParse(p.To.Release)
+	target := semver.MustParse(p.To.Release)
 	switch {
 	case !f.StatusFound:
 		add("status", false, "no sylva-units-status ConfigMap")
@@ -93,11 +94,11 @@ func Verify(p *planner.Plan, f Facts) *Verification {
 		add("status", true, "release %s, no pass pending", f.StatusRelease)
 	}
 
-	cpTarget := skew.MustParse(p.To.Kubernetes)
+	cpTarget := semver.MustParse(p.To.Kubernetes)
 	workersTarget := cpTarget
 	if n := len(p.Passes); n > 0 {
-		cpTarget = skew.MustParse(p.Passes[n-1].ControlPlane.To)
-		workersTarget = skew.MustParse(p.Passes[n-1].Workers.To)
+		cpTarget = semver.MustParse(p.Passes[n-1].ControlPlane.To)
+		workersTarget = semver.MustParse(p.Passes[n-1].Workers.To)
 	}
 	var cps, workers []Node
 	for _, n := range f.Nodes {
@@ -146,7 +147,7 @@ func Verify(p *planner.Plan, f Facts) *Verification {
 			if c.Name != "longhorn" {
 				continue
 			}
-			want := skew.MustParse(c.To)
+			want := semver.MustParse(c.To)
 			got, ok := f.Components[c.Name]
 			switch {
 			case !ok:
@@ -162,7 +163,7 @@ func Verify(p *planner.Plan, f Facts) *Verification {
 	return v
 }
 
-func nodesNotOn(nodes []Node, minor skew.Version) []string {
+func nodesNotOn(nodes []Node, minor semver.Version) []string {
 	var bad []string
 	for _, n := range nodes {
 		if n.Kubelet.CompareMinor(minor) != 0 {

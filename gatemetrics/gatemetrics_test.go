@@ -12,7 +12,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 func TestWriteFleetGateMetricsLabelsEachNamespace(t *testing.T) {
@@ -21,7 +21,7 @@ func TestWriteFleetGateMetricsLabelsEachNamespace(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := func(from string) *planner.Plan {
-		p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse(from), To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+		p, err := planner.Compute(planner.Input{Catalog: cat, From: semver.MustParse(from), To: semver.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,8 +29,8 @@ func TestWriteFleetGateMetricsLabelsEachNamespace(t *testing.T) {
 	}
 	workload := func(from, kube string) *planner.Plan {
 		p, err := planner.Compute(planner.Input{
-			Catalog: cat, From: skew.MustParse(from), To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
-			Cluster: planner.ClusterWorkload, Kubernetes: skew.MustParse(kube),
+			Catalog: cat, From: semver.MustParse(from), To: semver.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
+			Cluster: planner.ClusterWorkload, Kubernetes: semver.MustParse(kube),
 		})
 		if err != nil {
 			t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 func TestGaugesFollowTheNamespacesPlan(t *testing.T) {
@@ -18,7 +18,7 @@ func TestGaugesFollowTheNamespacesPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := func(from, to string) *planner.Plan {
-		p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse(from), To: skew.MustParse(to), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
+		p, err := planner.Compute(planner.Input{Catalog: cat, From: semver.MustParse(from), To: semver.MustParse(to), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)})
 		if err != nil {
 			t.Fatal(err)
 		}

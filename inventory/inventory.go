@@ -14,7 +14,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -73,7 +73,7 @@ type LabelRule struct{ Key, Value, VersionLabel string }
 type Detected struct {
 	Component string
 	Raw       string
-	Version   skew.Version
+	Version   semver.Version
 	Where     string
 }
 
@@ -324,7 +324,7 @@ func (inv *Inventory) Detect(rules []Rule) []Detected {
 			for _, img := range o.Images {
 				for _, rx := range r.Images {
 					if m := rx.FindStringSubmatch(img); m != nil {
-						v, _ := skew.Parse(m[1])
+						v, _ := semver.Parse(m[1])
 						consider(Detected{Component: r.Component, Raw: m[1], Version: v, Where: fmt.Sprintf("image %s of %s %s", img, o.Kind, objectName(o))})
 					}
 				}
@@ -334,7 +334,7 @@ func (inv *Inventory) Detect(rules []Rule) []Detected {
 					continue
 				}
 				if raw, ok := o.Labels[l.VersionLabel]; ok {
-					v, _ := skew.Parse(raw)
+					v, _ := semver.Parse(raw)
 					consider(Detected{Component: r.Component, Raw: raw, Version: v, Where: fmt.Sprintf("label %s of %s %s", l.VersionLabel, o.Kind, objectName(o))})
 				}
 			}
@@ -362,12 +362,12 @@ func objectName(o Object) string {
 
 // Nodes summarises the Nodes: the lowest kubelet minor (what the skew is
 // counted from), and whether any runs RKE2 (a "+rke2" build).
-func (inv *Inventory) Nodes() (oldest skew.Version, count int, rke2 bool) {
+func (inv *Inventory) Nodes() (oldest semver.Version, count int, rke2 bool) {
 	for _, o := range inv.Objects {
 		if o.Kind != "Node" || o.KubeletVersion == "" {
 			continue
 		}
-		v, err := skew.Parse(o.KubeletVersion)
+		v, err := semver.Parse(o.KubeletVersion)
 		if err != nil {
 			continue
 		}

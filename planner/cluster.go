@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // ClusterKind says which cluster of a fleet a plan is for.
@@ -67,10 +67,10 @@ const (
 const TriggerValues Trigger = "values-change"
 
 // window is the minors release r maps for workload clusters, oldest first.
-func window(r *catalog.Release) (lo, hi skew.Version, ok bool) {
+func window(r *catalog.Release) (lo, hi semver.Version, ok bool) {
 	vs := r.Kubernetes.Versions
 	if len(vs) == 0 {
-		return skew.Version{}, skew.Version{}, false
+		return semver.Version{}, semver.Version{}, false
 	}
 	return vs[0].Minor.MinorOnly(), vs[len(vs)-1].Minor.MinorOnly(), true
 }
@@ -83,7 +83,7 @@ func windowText(r *catalog.Release) string {
 	return lo.Short() + "–" + hi.Short()
 }
 
-func inWindow(r *catalog.Release, m skew.Version) bool {
+func inWindow(r *catalog.Release, m semver.Version) bool {
 	_, ok := r.KubeVersion(m)
 	return ok
 }
@@ -98,11 +98,11 @@ type kubePath struct {
 	// management minor of the route's first release); final the minor a
 	// workload cluster must end on (zero: decided per target, see
 	// finalFor).
-	start, final skew.Version
+	start, final semver.Version
 }
 
 // startOf is the control plane's minor before the route from r.
-func (k kubePath) startOf(r *catalog.Release) skew.Version {
+func (k kubePath) startOf(r *catalog.Release) semver.Version {
 	if k.start.IsZero() {
 		return r.Kubernetes.Management.MinorOnly()
 	}
@@ -112,7 +112,7 @@ func (k kubePath) startOf(r *catalog.Release) skew.Version {
 // finalFor is the minor a workload cluster ends on in release to: the one
 // asked for, else its own when to's window holds it, else the nearest
 // minor of that window.
-func (k kubePath) finalFor(to *catalog.Release, start skew.Version) (skew.Version, string) {
+func (k kubePath) finalFor(to *catalog.Release, start semver.Version) (semver.Version, string) {
 	if !k.final.IsZero() {
 		return k.final.MinorOnly(), "--kubernetes-to"
 	}
@@ -134,7 +134,7 @@ func (k kubePath) finalFor(to *catalog.Release, start skew.Version) (skew.Versio
 // at least into r's window and to one minor below next's (so that next's
 // chart can take it in its first pass), at most to final, using the passes
 // the hop takes anyway (free).
-func (k kubePath) hopTarget(cur skew.Version, r, next *catalog.Release, final skew.Version, free int) skew.Version {
+func (k kubePath) hopTarget(cur semver.Version, r, next *catalog.Release, final semver.Version, free int) semver.Version {
 	if !k.workload {
 		return r.Kubernetes.Management
 	}
@@ -159,14 +159,14 @@ func (k kubePath) hopTarget(cur skew.Version, r, next *catalog.Release, final sk
 	return t
 }
 
-func minMinor(a, b skew.Version) skew.Version {
+func minMinor(a, b semver.Version) semver.Version {
 	if a.CompareMinor(b) <= 0 {
 		return a.MinorOnly()
 	}
 	return b.MinorOnly()
 }
 
-func maxMinor(a, b skew.Version) skew.Version {
+func maxMinor(a, b semver.Version) semver.Version {
 	if a.CompareMinor(b) >= 0 {
 		return a.MinorOnly()
 	}
@@ -176,7 +176,7 @@ func maxMinor(a, b skew.Version) skew.Version {
 // runsOn reports whether every component release r ships supports
 // Kubernetes minor m (a version the catalog gives no range counts as
 // supporting it): the control plane may start r's chart upgrade from m.
-func runsOn(cat *catalog.Catalog, r *catalog.Release, m skew.Version) bool {
+func runsOn(cat *catalog.Catalog, r *catalog.Release, m semver.Version) bool {
 	for _, rc := range r.Components {
 		if len(rangeFindings(cat, "", rc.Name, rc.Version, rc.Version, m, m)) > 0 {
 			return false
@@ -223,7 +223,7 @@ func windowSteps(cat *catalog.Catalog, c *candidate, st *state, cur *catalog.Rel
 // plane to minor next on the chart of the release it runs (cur), by a
 // change of k8s_version_short in its values: no chart upgrade, no
 // transition.
-func valuesStep(cat *catalog.Catalog, c *candidate, st *state, cur *catalog.Release, next skew.Version, provider catalog.Provider) {
+func valuesStep(cat *catalog.Catalog, c *candidate, st *state, cur *catalog.Release, next semver.Version, provider catalog.Provider) {
 	h := &hop{cat: cat, c: c, to: cur, provider: provider, rel: cur.Release.String(), from: st.release, cpFrom: st.cp, cpTo: next}
 	h.countMinors()
 	h.splitComponents(st)
@@ -240,7 +240,7 @@ func valuesStep(cat *catalog.Catalog, c *candidate, st *state, cur *catalog.Rele
 // --kubernetes): one values change per minor, each one pass that rolls
 // the control plane (and the workers, which follow cluster.k8s_version),
 // as the skew policy allows no more.
-func minorSteps(cat *catalog.Catalog, r *catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version, kp kubePath) *candidate {
+func minorSteps(cat *catalog.Catalog, r *catalog.Release, provider catalog.Provider, workers semver.Version, running map[string]semver.Version, kp kubePath) *candidate {
 	c := &candidate{route: []string{r.Release.String()}}
 	st := newState(r, kp.startOf(r), workers, provider)
 	for _, rc := range r.Components {
@@ -356,7 +356,7 @@ func (c Cluster) line() string {
 // NearestInWindow is m when release r maps it, else the minor of r's
 // window nearest to it; r's management minor when m is zero or r gives no
 // window.
-func NearestInWindow(r *catalog.Release, m skew.Version) skew.Version {
+func NearestInWindow(r *catalog.Release, m semver.Version) semver.Version {
 	lo, hi, ok := window(r)
 	switch {
 	case m.IsZero() || !ok:

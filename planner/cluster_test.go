@@ -10,7 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // passLine is one pass as these tests read it: "release trigger cp→cp
@@ -101,12 +101,12 @@ func TestWorkloadClustersKeepTheirMinorInsideEachWindow(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := planner.Input{Catalog: cat, From: skew.MustParse(tc.from), To: skew.MustParse(tc.to), FromSource: "flag", ToolVersion: "test", Cluster: tc.cluster}
+			in := planner.Input{Catalog: cat, From: semver.MustParse(tc.from), To: semver.MustParse(tc.to), FromSource: "flag", ToolVersion: "test", Cluster: tc.cluster}
 			if tc.kube != "" {
-				in.Kubernetes = skew.MustParse(tc.kube)
+				in.Kubernetes = semver.MustParse(tc.kube)
 			}
 			if tc.kubeTo != "" {
-				in.KubernetesTo = skew.MustParse(tc.kubeTo)
+				in.KubernetesTo = semver.MustParse(tc.kubeTo)
 			}
 			p, err := planner.Compute(in)
 			if err != nil {
@@ -148,11 +148,11 @@ func TestWorkloadClustersKeepTheirMinorInsideEachWindow(t *testing.T) {
 			// Every pass moves the control plane at most one minor, on a
 			// chart that maps the minor it sets.
 			for _, ps := range p.Passes {
-				from, to := skew.MustParse(ps.ControlPlane.From), skew.MustParse(ps.ControlPlane.To)
+				from, to := semver.MustParse(ps.ControlPlane.From), semver.MustParse(ps.ControlPlane.To)
 				if n, err := from.MinorsTo(to); err != nil || n > 1 || n < 0 {
 					t.Errorf("pass %d moves the control plane %s → %s", ps.Index, ps.ControlPlane.From, ps.ControlPlane.To)
 				}
-				rel, _ := cat.Release(skew.MustParse(ps.Release))
+				rel, _ := cat.Release(semver.MustParse(ps.Release))
 				if _, ok := rel.KubeVersion(to); !ok {
 					t.Errorf("pass %d sets Kubernetes %s on the chart of %s, which does not map it", ps.Index, ps.ControlPlane.To, ps.Release)
 				}
@@ -189,11 +189,11 @@ func TestAValuesStepsNextPlansFromTheMinorItLeaves(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := planner.Input{
-				Catalog: cat, From: skew.MustParse(tc.from), To: skew.MustParse(tc.to), FromSource: "flag", ToolVersion: "test",
-				Cluster: planner.ClusterWorkload, Kubernetes: skew.MustParse(tc.kube), Rerun: tc.rerun,
+				Catalog: cat, From: semver.MustParse(tc.from), To: semver.MustParse(tc.to), FromSource: "flag", ToolVersion: "test",
+				Cluster: planner.ClusterWorkload, Kubernetes: semver.MustParse(tc.kube), Rerun: tc.rerun,
 			}
 			if tc.kubeTo != "" {
-				in.KubernetesTo = skew.MustParse(tc.kubeTo)
+				in.KubernetesTo = semver.MustParse(tc.kubeTo)
 			}
 			p, err := planner.Compute(in)
 			if err != nil {
@@ -222,12 +222,12 @@ func TestWorkloadMinorsOutsideTheWindowAreInputErrors(t *testing.T) {
 		{name: "a target minor for the management cluster", cluster: planner.ClusterManagement, kubeTo: "1.33", field: "--kubernetes-to"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			in := planner.Input{Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), Cluster: tc.cluster}
+			in := planner.Input{Catalog: cat, From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), Cluster: tc.cluster}
 			if tc.kube != "" {
-				in.Kubernetes = skew.MustParse(tc.kube)
+				in.Kubernetes = semver.MustParse(tc.kube)
 			}
 			if tc.kubeTo != "" {
-				in.KubernetesTo = skew.MustParse(tc.kubeTo)
+				in.KubernetesTo = semver.MustParse(tc.kubeTo)
 			}
 			_, err := planner.Compute(in)
 			var ie *planner.InputError

@@ -8,6 +8,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/cell"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -21,8 +22,8 @@ const (
 // incompatible is what a component version v that does not support the
 // Kubernetes minor k during subject ("pass N") misses. mergeRanges later
 // folds the findings of one component version into one.
-func incompatible(comp *catalog.Component, v skew.Version, r skew.Range, k skew.Version, subject string) *rangeMiss {
-	return &rangeMiss{comp: comp, version: v, supports: r, minors: []skew.Version{k}, passes: []string{subject}}
+func incompatible(comp *catalog.Component, v semver.Version, r skew.Range, k semver.Version, subject string) *rangeMiss {
+	return &rangeMiss{comp: comp, version: v, supports: r, minors: []semver.Version{k}, passes: []string{subject}}
 }
 
 // rangeIndex keeps, by message, what each component-k8s-range finding is
@@ -43,9 +44,9 @@ func (x *rangeIndex) note(m *rangeMiss) Finding {
 // rangeMiss is what a component-k8s-range finding is about.
 type rangeMiss struct {
 	comp     *catalog.Component
-	version  skew.Version
+	version  semver.Version
 	supports skew.Range
-	minors   []skew.Version
+	minors   []semver.Version
 	passes   []string
 }
 
@@ -118,7 +119,7 @@ func mergeRanges(fs []Finding, ranges rangeIndex) []Finding {
 				m.passes = append(m.passes, ps)
 			}
 		}
-		slices.SortFunc(m.minors, skew.Version.Compare)
+		slices.SortFunc(m.minors, semver.Version.Compare)
 		inBaseline := out[s.at].InBaseline
 		out[s.at] = m.finding()
 		out[s.at].InBaseline = inBaseline
@@ -128,18 +129,18 @@ func mergeRanges(fs []Finding, ranges rangeIndex) []Finding {
 
 // newerSupporting returns the oldest catalog version of comp newer than v
 // whose range contains every minor of ks.
-func newerSupporting(comp *catalog.Component, v skew.Version, ks []skew.Version) (skew.Version, bool) {
+func newerSupporting(comp *catalog.Component, v semver.Version, ks []semver.Version) (semver.Version, bool) {
 	for _, cv := range comp.Versions {
-		if cv.Version.Compare(v) > 0 && !cv.Matches(v) && !slices.ContainsFunc(ks, func(k skew.Version) bool { return !cv.Kubernetes().Contains(k) }) {
+		if cv.Version.Compare(v) > 0 && !cv.Matches(v) && !slices.ContainsFunc(ks, func(k semver.Version) bool { return !cv.Kubernetes().Contains(k) }) {
 			return cv.Version, true
 		}
 	}
-	return skew.Version{}, false
+	return semver.Version{}, false
 }
 
-func newestKnown(comp *catalog.Component) skew.Version {
+func newestKnown(comp *catalog.Component) semver.Version {
 	if len(comp.Versions) == 0 {
-		return skew.Version{}
+		return semver.Version{}
 	}
 	return comp.Versions[len(comp.Versions)-1].Version
 }
@@ -149,13 +150,13 @@ func newestKnown(comp *catalog.Component) skew.Version {
 // a component the source release ships (its catalog entry is thin: what it
 // does not list is not judged).
 func (p *Plan) thinReleases(cat *catalog.Catalog) string {
-	src, ok := cat.Release(skew.MustParse(p.From.Release))
+	src, ok := cat.Release(semver.MustParse(p.From.Release))
 	if !ok || len(p.Route) < 2 {
 		return ""
 	}
 	judged := map[string]bool{}
 	for _, r := range p.Route[1:] {
-		rel, ok := cat.Release(skew.MustParse(r))
+		rel, ok := cat.Release(semver.MustParse(r))
 		if !ok {
 			continue
 		}
@@ -193,7 +194,7 @@ func isAre(n int) string {
 // rangeFindings checks that both versions of a component live during a pass
 // support both control-plane minors of the pass, and returns what each
 // misses.
-func rangeFindings(cat *catalog.Catalog, subject, name string, before, after, cpBefore, cpAfter skew.Version) []*rangeMiss {
+func rangeFindings(cat *catalog.Catalog, subject, name string, before, after, cpBefore, cpAfter semver.Version) []*rangeMiss {
 	comp, ok := cat.Component(name)
 	if !ok {
 		return nil
@@ -214,12 +215,12 @@ func rangeFindings(cat *catalog.Catalog, subject, name string, before, after, cp
 	return out
 }
 
-func uniqueVersions(a, b skew.Version) []skew.Version {
+func uniqueVersions(a, b semver.Version) []semver.Version {
 	if a.IsZero() {
-		return []skew.Version{b}
+		return []semver.Version{b}
 	}
 	if a.Equal(b) {
-		return []skew.Version{a}
+		return []semver.Version{a}
 	}
-	return []skew.Version{a, b}
+	return []semver.Version{a, b}
 }

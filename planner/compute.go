@@ -10,7 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // Sentinel errors of Compute, wrapped in an *InputError naming the flag.
@@ -206,7 +206,7 @@ func (p *Plan) addPrereleaseFindings(in Input, from, to *catalog.Release) {
 // none and a note that the cluster is there already; across releases,
 // routeOrBlocker, the route going on through the hop in flight when the
 // status places the cluster in one.
-func (p *Plan) routeFor(in Input, from, to *catalog.Release, provider catalog.Provider, workers skew.Version, kp kubePath, placeable bool) {
+func (p *Plan) routeFor(in Input, from, to *catalog.Release, provider catalog.Provider, workers semver.Version, kp kubePath, placeable bool) {
 	pending := in.Progress != nil && in.Progress.Pending
 	switch {
 	case to.Release.Equal(from.Release) && pending:
@@ -229,7 +229,7 @@ func (p *Plan) routeFor(in Input, from, to *catalog.Release, provider catalog.Pr
 	default:
 		// A cluster in the middle of a hop goes on with that hop: the
 		// route's first release is the one its status names.
-		var via skew.Version
+		var via semver.Version
 		if pending && placeable {
 			via = in.Progress.Installed
 		}
@@ -244,7 +244,7 @@ func (p *Plan) routeFor(in Input, from, to *catalog.Release, provider catalog.Pr
 // when workers roll more than once or the route takes more than one chart
 // upgrade; or, without a candidate, no route (an empty one, never read as
 // a direct hop) and a no-route blocker saying why.
-func (p *Plan) routeOrBlocker(best *candidate, from, to *catalog.Release, via skew.Version) {
+func (p *Plan) routeOrBlocker(best *candidate, from, to *catalog.Release, via semver.Version) {
 	if best == nil {
 		p.Route = []string{}
 		p.add(noRouteFinding(from, to, via))
@@ -282,7 +282,7 @@ func (p *Plan) routeOrBlocker(best *candidate, from, to *catalog.Release, via sk
 // leads through from from to to: the catalog's upgrade sources of the
 // target decide, unless the cluster is in the hop to via, which then
 // decides.
-func noRouteFinding(from, to *catalog.Release, via skew.Version) Finding {
+func noRouteFinding(from, to *catalog.Release, via semver.Version) Finding {
 	f := Finding{
 		Code: CodeNoRoute, Severity: SeverityBlocker, Class: ClassActionable, Subject: to.Release.String(),
 		Message:     fmt.Sprintf("no chain of supported upgrades leads from %s to %s (%s supports upgrades from %s)", from.Release, to.Release, to.Release, orNone(versionList(to.UpgradeFrom))),
@@ -439,7 +439,7 @@ func pastHorizon(in Input, from *catalog.Release) *Plan {
 	return p
 }
 
-func lookup(cat *catalog.Catalog, field string, v skew.Version) (*catalog.Release, error) {
+func lookup(cat *catalog.Catalog, field string, v semver.Version) (*catalog.Release, error) {
 	if v.IsZero() {
 		return nil, &InputError{Field: field, Err: ErrUnknownRelease, msg: "a release is required, for example " + field + " " + cat.Newest().String()}
 	}
@@ -469,7 +469,7 @@ func endpoint(r *catalog.Release) Endpoint {
 
 func (p *Plan) add(f Finding) { p.Findings = append(p.Findings, f) }
 
-func versionList(vs []skew.Version) string {
+func versionList(vs []semver.Version) string {
 	s := make([]string, len(vs))
 	for i, v := range vs {
 		s[i] = v.String()

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // Stable finding codes of end of life, and how far ahead it warns.
@@ -21,7 +21,7 @@ const (
 // eolFindings flags component versions the plan ends on whose end of life
 // has passed (a blocker from 00:00 UTC of that day) or comes within 90 days
 // (a warning), and the end of life of the target's Kubernetes minor.
-func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, asOf time.Time) {
+func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]semver.Version, asOf time.Time) {
 	day := asOf.UTC().Truncate(24 * time.Hour)
 	soon := day.AddDate(0, 0, eolWarningDays)
 	names := make([]string, 0, len(final))
@@ -29,7 +29,7 @@ func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, 
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	target, _ := cat.Release(skew.MustParse(p.To.Release))
+	target, _ := cat.Release(semver.MustParse(p.To.Release))
 	for _, name := range names {
 		v := final[name]
 		comp, ok := cat.Component(name)
@@ -76,7 +76,7 @@ func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, 
 			})
 		}
 	}
-	k8s := skew.MustParse(p.To.Kubernetes)
+	k8s := semver.MustParse(p.To.Kubernetes)
 	if eol, ok := cat.KubeEndOfLife(k8s); ok {
 		subject := "kubernetes " + k8s.Short()
 		switch {
@@ -100,7 +100,7 @@ func (p *Plan) eolFindings(cat *catalog.Catalog, final map[string]skew.Version, 
 // itself ships past (or near) its end of life: it names the oldest newer
 // release of the catalog that ships a version of it not yet past its end
 // of life on day, the one fix an operator can apply.
-func shippedEOL(cat *catalog.Catalog, target *catalog.Release, code, name string, v skew.Version, eol string, day time.Time, when string) Finding {
+func shippedEOL(cat *catalog.Catalog, target *catalog.Release, code, name string, v semver.Version, eol string, day time.Time, when string) Finding {
 	f := Finding{
 		Code: code, Severity: SeverityWarning, Subject: name,
 		Message: fmt.Sprintf("%s %s, which Sylva %s ships, %s %s", name, v, target.Release, when, eol),
@@ -140,11 +140,11 @@ func shippedEOL(cat *catalog.Catalog, target *catalog.Release, code, name string
 	return f
 }
 
-func newerNotEOL(comp *catalog.Component, v skew.Version, day time.Time) (skew.Version, bool) {
+func newerNotEOL(comp *catalog.Component, v semver.Version, day time.Time) (semver.Version, bool) {
 	for _, cv := range comp.Versions {
 		if cv.Version.Compare(v) > 0 && !cv.Matches(v) && (cv.EndOfLife.IsZero() || day.Before(cv.EndOfLife.Time)) {
 			return cv.Version, true
 		}
 	}
-	return skew.Version{}, false
+	return semver.Version{}, false
 }

@@ -8,7 +8,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // hostileYAML is a catalog string (in YAML's double quotes) and hostile a
@@ -32,7 +32,7 @@ func hostilePlan(t *testing.T) *planner.Plan {
 	}
 	obs := running("widget", "1.0.1")
 	obs.Components = append(obs.Components, planner.ObservedComponent{Name: "kyverno", Raw: hostile, Where: "image ghcr.io/kyverno/kyverno:v" + hostile})
-	p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), Observed: obs, AsOf: asOf, ToolVersion: "test", Inputs: []string{"status " + hostile}})
+	p, err := planner.Compute(planner.Input{Catalog: cat, From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), Observed: obs, AsOf: asOf, ToolVersion: "test", Inputs: []string{"status " + hostile}})
 	if err != nil {
 		t.Fatal(err)
 	}

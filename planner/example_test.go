@@ -6,15 +6,15 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 func ExampleCompute() {
 	cat, _ := catalog.Default()
 	p, err := planner.Compute(planner.Input{
 		Catalog: cat,
-		From:    skew.MustParse("1.4"),
-		To:      skew.MustParse("1.6"),
+		From:    semver.MustParse("1.4"),
+		To:      semver.MustParse("1.6"),
 		AsOf:    time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC),
 	})
 	if err != nil {

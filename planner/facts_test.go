@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -237,8 +238,8 @@ func checkDomainRules(t *testing.T, p *planner.Plan) {
 		t.Errorf("summary counts %d worker rollouts, the passes roll the workers %d times", p.Summary.WorkerRollouts, rollouts)
 	}
 	minors := func(pass int, what, from, to string) int {
-		a, errA := skew.Parse(from)
-		b, errB := skew.Parse(to)
+		a, errA := semver.Parse(from)
+		b, errB := semver.Parse(to)
 		d, err := a.MinorsTo(b)
 		if err = errors.Join(errA, errB, err); err != nil {
 			t.Errorf("pass %d %s %s → %s: %v", pass, what, from, to, err)
@@ -255,14 +256,14 @@ func checkDomainRules(t *testing.T, p *planner.Plan) {
 		if d := minors(ps.Index, "workers", ps.Workers.To, ps.ControlPlane.To); d < 0 {
 			t.Errorf("pass %d leaves the workers on %s, newer than the control plane's %s", ps.Index, ps.Workers.To, ps.ControlPlane.To)
 		}
-		cp, _ := skew.Parse(ps.ControlPlane.To) // an unparsable minor is reported above
+		cp, _ := semver.Parse(ps.ControlPlane.To) // an unparsable minor is reported above
 		if d := minors(ps.Index, "kubelet lag", ps.Workers.From, ps.ControlPlane.To); d > skew.KubeletMaxLag(cp) && !has(planner.CodeKubeletSkew) {
 			t.Errorf("pass %d takes the control plane to %s with workers on %s, %d minors behind, and no %s blocker says so", ps.Index, ps.ControlPlane.To, ps.Workers.From, d, planner.CodeKubeletSkew)
 		}
 		if lh := longhorn(ps); lh.From != "" && lh.From != "-" {
 			// A patch downgrade is a downgrade too: compare whole versions.
-			a, _ := skew.Parse(lh.From)
-			b, _ := skew.Parse(lh.To)
+			a, _ := semver.Parse(lh.From)
+			b, _ := semver.Parse(lh.To)
 			if d := minors(ps.Index, "longhorn", lh.From, lh.To); (d > 1 || b.Compare(a) < 0) && !has(planner.CodeStepSkip) {
 				t.Errorf("pass %d moves longhorn %s → %s; it takes one minor at a time, never back, and no %s blocker says so", ps.Index, lh.From, lh.To, planner.CodeStepSkip)
 			}

@@ -11,7 +11,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -29,7 +29,7 @@ func TestAPlanFromAFailedPassSaysItFailed(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := planner.TransitionStateOf(obs)
-	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), To: skew.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), To: semver.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,15 +94,15 @@ func TestDonePassesDoNotBlockTheRest(t *testing.T) {
 		}
 		return out
 	}
-	before, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.1"), To: skew.MustParse("1.4")})
+	before, err := planner.Compute(planner.Input{Catalog: cat, From: semver.MustParse("1.1"), To: semver.MustParse("1.4")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(before.Passes) != 3 || len(rangeSubjects(before)) == 0 {
 		t.Fatalf("plan 1.1 → 1.4: %d passes, range findings %v; want 3 passes and calico/cert-manager on 1.28 in pass 1", len(before.Passes), rangeSubjects(before))
 	}
-	pr := planner.TransitionState{Found: true, Installed: skew.MustParse("1.4"), Pending: true, TransitionFrom: "1.1", TransitionPass: "1"}
-	mid, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.4"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
+	pr := planner.TransitionState{Found: true, Installed: semver.MustParse("1.4"), Pending: true, TransitionFrom: "1.1", TransitionPass: "1"}
+	mid, err := planner.Compute(planner.Input{Catalog: cat, To: semver.MustParse("1.4"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ data:
 	}
 	obs := status.Observation{Namespace: "sylva-system", ConfigMap: cm}
 	pr := planner.TransitionStateOf(obs)
-	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), To: skew.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), To: semver.MustParse("1.6"), Progress: &pr, FromSource: string(status.SourceSylvaRelease)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // This file is the fleet's order: no workload cluster on a newer release
@@ -58,7 +58,7 @@ const (
 // release in the fleet, no order is computed.
 func (f *FleetPlan) Order(cat *catalog.Catalog, mgmt string) {
 	f.Waves, f.Findings = nil, nil
-	target, err := skew.Parse(f.Target)
+	target, err := semver.Parse(f.Target)
 	if err != nil {
 		return
 	}
@@ -66,11 +66,11 @@ func (f *FleetPlan) Order(cat *catalog.Catalog, mgmt string) {
 	if !ok {
 		return
 	}
-	var m0 skew.Version
+	var m0 semver.Version
 	found := false
 	for _, r := range f.Releases {
 		if r.Namespace == mgmt {
-			if v, err := skew.Parse(r.Release); err == nil {
+			if v, err := semver.Parse(r.Release); err == nil {
 				m0, found = v.MinorOnly(), true
 			}
 		}
@@ -84,7 +84,7 @@ func (f *FleetPlan) Order(cat *catalog.Catalog, mgmt string) {
 	// first, by their release.
 	stranded := map[string][]string{}
 	for _, r := range f.Releases {
-		w, err := skew.Parse(r.Release)
+		w, err := semver.Parse(r.Release)
 		if r.Namespace == mgmt || err != nil {
 			continue
 		}
@@ -127,7 +127,7 @@ func (f *FleetPlan) Order(cat *catalog.Catalog, mgmt string) {
 	}) {
 		names := stranded[need]
 		slices.Sort(names)
-		_, why := cat.ManagesWorkload(tRel, skew.Version{})
+		_, why := cat.ManagesWorkload(tRel, semver.Version{})
 		f.Findings = append(f.Findings, Finding{
 			Code: CodeFleetOrder, Severity: SeverityBlocker, Class: ClassActionable, Subject: strings.Join(names, ", "),
 			Message: fmt.Sprintf("the management cluster's target %s would leave workload clusters %s unmanaged (%s): they must reach %s first, which they cannot while the management cluster is on %s (no workload cluster may be ahead of it)",
@@ -144,7 +144,7 @@ func (f *FleetPlan) Order(cat *catalog.Catalog, mgmt string) {
 		for to := range byTo {
 			tos = append(tos, to)
 		}
-		slices.SortFunc(tos, func(a, b string) int { return skew.MustParse(a).CompareMinor(skew.MustParse(b)) })
+		slices.SortFunc(tos, func(a, b string) int { return semver.MustParse(a).CompareMinor(semver.MustParse(b)) })
 		for _, to := range tos {
 			ns := byTo[to]
 			slices.Sort(ns)
@@ -166,8 +166,8 @@ func (f *FleetPlan) Order(cat *catalog.Catalog, mgmt string) {
 // firstManaged is the newest release, above w and at most m0 (the
 // management cluster's release), that t manages: where a workload cluster
 // on w moves before the management cluster goes to t. Zero when none.
-func firstManaged(cat *catalog.Catalog, t *catalog.Release, w, m0 skew.Version) skew.Version {
-	var best skew.Version
+func firstManaged(cat *catalog.Catalog, t *catalog.Release, w, m0 semver.Version) semver.Version {
+	var best semver.Version
 	for i := range cat.Releases {
 		r := cat.Releases[i].Release
 		if r.CompareMinor(w) <= 0 || r.CompareMinor(m0) > 0 {
@@ -183,7 +183,7 @@ func firstManaged(cat *catalog.Catalog, t *catalog.Release, w, m0 skew.Version) 
 // oldestManagedAbove is the oldest release above w that t manages (t
 // itself at worst): the release a workload cluster on w must reach before
 // the management cluster goes to t.
-func oldestManagedAbove(cat *catalog.Catalog, t *catalog.Release, w skew.Version) string {
+func oldestManagedAbove(cat *catalog.Catalog, t *catalog.Release, w semver.Version) string {
 	for i := range cat.Releases {
 		r := cat.Releases[i].Release
 		if r.CompareMinor(w) <= 0 {

@@ -7,7 +7,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/cell"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // FailOn is the lowest finding severity that fails the gate.
@@ -163,10 +163,10 @@ func (p *Plan) gate(in Input, cat *catalog.Catalog, provider catalog.Provider) C
 		Name: componentCompatibility, Required: true, Status: CheckAssessed,
 		Detail: "planned " + componentCompatibilityMsg + " (from the catalog)",
 	}
-	final := map[string]skew.Version{}
+	final := map[string]semver.Version{}
 	if len(p.Passes) > 0 {
 		for _, c := range p.Passes[len(p.Passes)-1].Components {
-			if v, err := skew.Parse(c.To); err == nil {
+			if v, err := semver.Parse(c.To); err == nil {
 				final[c.Name] = v
 			}
 		}

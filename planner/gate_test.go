@@ -11,7 +11,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 const gateCatalog = `apiVersion: planner.sylva/v1alpha1
@@ -74,7 +74,7 @@ func gateCat(t *testing.T) *catalog.Catalog {
 func running(pairs ...string) *planner.Observed {
 	o := &planner.Observed{Source: "test manifests"}
 	for i := 0; i < len(pairs); i += 2 {
-		v, _ := skew.Parse(pairs[i+1])
+		v, _ := semver.Parse(pairs[i+1])
 		o.Components = append(o.Components, planner.ObservedComponent{Name: pairs[i], Raw: pairs[i+1], Version: v, Where: "image"})
 	}
 	return o
@@ -167,9 +167,9 @@ func TestGateClassifiesBlockers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := planner.Input{Catalog: gateCat(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day(tt.asOf), Observed: tt.observed}
+			in := planner.Input{Catalog: gateCat(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: day(tt.asOf), Observed: tt.observed}
 			if tt.workers != "" {
-				in.Workers = skew.MustParse(tt.workers)
+				in.Workers = semver.MustParse(tt.workers)
 			}
 			p, err := planner.Compute(in)
 			if err != nil {
@@ -186,7 +186,7 @@ func TestGateClassifiesBlockers(t *testing.T) {
 }
 
 func TestEndOfLifeWarnsWithinNinetyDays(t *testing.T) {
-	p, err := planner.Compute(planner.Input{Catalog: gateCat(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-06-01"), Observed: running("kyverno", "1.16.0")})
+	p, err := planner.Compute(planner.Input{Catalog: gateCat(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: day("2026-06-01"), Observed: running("kyverno", "1.16.0")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestEndOfLifeWarnsWithinNinetyDays(t *testing.T) {
 }
 
 func TestActionableFindingNamesTheVersionToUpgradeTo(t *testing.T) {
-	p, err := planner.Compute(planner.Input{Catalog: gateCat(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running("kyverno", "1.13.4")})
+	p, err := planner.Compute(planner.Input{Catalog: gateCat(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running("kyverno", "1.13.4")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ func TestActionableFindingNamesTheVersionToUpgradeTo(t *testing.T) {
 }
 
 func TestUnknownRunningVersionMakesTheCheckPartialAndTheVerdictUnknown(t *testing.T) {
-	p, err := planner.Compute(planner.Input{Catalog: gateCat(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running("kyverno", "1.14.2")})
+	p, err := planner.Compute(planner.Input{Catalog: gateCat(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running("kyverno", "1.14.2")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestUnknownRunningVersionMakesTheCheckPartialAndTheVerdictUnknown(t *testin
 }
 
 func TestSuppressionsAndBaseline(t *testing.T) {
-	base := planner.Input{Catalog: gateCat(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running("kyverno", "1.13.4")}
+	base := planner.Input{Catalog: gateCat(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running("kyverno", "1.13.4")}
 
 	t.Run("a live suppression silences the blocker and the score ignores it", func(t *testing.T) {
 		in := base
@@ -278,21 +278,21 @@ func TestSuppressionsAndBaseline(t *testing.T) {
 func TestTargetPastTheHorizonIsUnknown(t *testing.T) {
 	cat := catalogtest.Default(t)
 	for _, to := range []string{"1.8", "1.9", "1.10", "1.40"} {
-		p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.6"), To: skew.MustParse(to), AsOf: asOf})
+		p, err := planner.Compute(planner.Input{Catalog: cat, From: semver.MustParse("1.6"), To: semver.MustParse(to), AsOf: asOf})
 		if err != nil {
 			t.Fatalf("%s: %v", to, err)
 		}
 		if p.Verdict != planner.VerdictUnknown || !slices.Contains(codes(p), planner.CodeKBStale) {
 			t.Errorf("%s: verdict = %s codes = %v, want unknown with kb-stale", to, p.Verdict, codes(p))
 		}
-		if want := cat.PastNewest(skew.MustParse(to)); !slices.ContainsFunc(p.Findings, func(f planner.Finding) bool { return f.Message == want }) {
+		if want := cat.PastNewest(semver.MustParse(to)); !slices.ContainsFunc(p.Findings, func(f planner.Finding) bool { return f.Message == want }) {
 			t.Errorf("%s: findings %+v, want one saying %q", to, p.Findings, want)
 		}
 	}
 }
 
 func TestTargetBelowTheCatalogIsRefused(t *testing.T) {
-	_, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("0.4"), To: skew.MustParse("0.9"), AsOf: asOf})
+	_, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("0.4"), To: semver.MustParse("0.9"), AsOf: asOf})
 	if !errors.Is(err, planner.ErrUnknownRelease) {
 		t.Fatalf("error = %v, want ErrUnknownRelease", err)
 	}
@@ -306,7 +306,7 @@ func TestJudgePassesSeesEveryPassTargetAndJoinsTheVerdict(t *testing.T) {
 		return []planner.Finding{{Code: "judged", Severity: planner.SeverityBlocker, Class: planner.ClassActionable, Subject: "api"}},
 			[]planner.Check{{Name: "judge", Required: true, Status: planner.CheckAssessed}}
 	}
-	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: obs})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: obs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestJudgePassesSeesEveryPassTargetAndJoinsTheVerdict(t *testing.T) {
 }
 
 func TestTargetsOfAPlanWithoutPassesAreNone(t *testing.T) {
-	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.6"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30")})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.6"), To: semver.MustParse("1.6"), AsOf: day("2026-11-30")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +370,7 @@ func TestOverlayUnavailableBlocksAPlanNotStarted(t *testing.T) {
 	overlay := func(err error) func(planner.Input, *planner.Plan) error {
 		return func(in planner.Input, _ *planner.Plan) error { asked = append(asked, in); return err }
 	}
-	in := planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running()}
+	in := planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running()}
 	in.Overlay = overlay(errors.New("no chart version for Longhorn 9.9"))
 	p, err := planner.Compute(in)
 	if err != nil {
@@ -384,7 +384,7 @@ func TestOverlayUnavailableBlocksAPlanNotStarted(t *testing.T) {
 		t.Errorf("verdict %s, next %q; want blocked, and the fix", p.Verdict, p.Next)
 	}
 	mid := in
-	mid.Progress = &planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}
+	mid.Progress = &planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}
 	pm, err := planner.Compute(mid)
 	if err != nil {
 		t.Fatal(err)
@@ -401,7 +401,7 @@ func TestOverlayUnavailableBlocksAPlanNotStarted(t *testing.T) {
 		t.Error("overlay-unavailable without an error")
 	}
 	asked = nil
-	in.From, in.Overlay = skew.MustParse("1.6"), overlay(errors.New("x"))
+	in.From, in.Overlay = semver.MustParse("1.6"), overlay(errors.New("x"))
 	if _, err := planner.Compute(in); err != nil || len(asked) != 0 {
 		t.Errorf("a plan with no pass asked for its overlay %d times (%v)", len(asked), err)
 	}

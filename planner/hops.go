@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // planHop appends the passes of one chart upgrade to release to, in five
@@ -18,7 +18,7 @@ import (
 // to for the management cluster; for a workload cluster, its own minor
 // while it can keep it, else towards final (next is the release of the
 // route's following hop, nil for the last).
-func planHop(cat *catalog.Catalog, c *candidate, st *state, to, next *catalog.Release, provider catalog.Provider, kp kubePath, final skew.Version) {
+func planHop(cat *catalog.Catalog, c *candidate, st *state, to, next *catalog.Release, provider catalog.Provider, kp kubePath, final semver.Version) {
 	h := &hop{cat: cat, c: c, to: to, provider: provider, rel: to.Release.String(), from: st.release, cpFrom: st.cp}
 	st.release = to.Release
 	h.splitComponents(st)
@@ -75,13 +75,13 @@ type hop struct {
 	rel      string
 	// from is the release the hop starts from; cpFrom and cpTo the
 	// control-plane minors before and after it.
-	from, cpFrom, cpTo skew.Version
+	from, cpFrom, cpTo semver.Version
 	// minors is how many control-plane minors the hop climbs.
 	minors int
 	// stepped are the components that go minor by minor, with their steps;
 	// jumps the others, with the version they jump to in the first pass.
 	stepped []steppedComponent
-	jumps   map[string]skew.Version
+	jumps   map[string]semver.Version
 	// n is the number of passes; stepAt the pass of each step of each
 	// stepped component.
 	n      int
@@ -90,7 +90,7 @@ type hop struct {
 
 type steppedComponent struct {
 	name  string
-	steps []skew.Version
+	steps []semver.Version
 }
 
 func (h *hop) add(f ...Finding) { h.c.findings = append(h.c.findings, f...) }
@@ -112,7 +112,7 @@ func (h *hop) countMinors() {
 // splitComponents sorts the target's components into stepped ones (with
 // the versions each passes through, one minor per pass) and jumps.
 func (h *hop) splitComponents(st *state) {
-	h.jumps = map[string]skew.Version{}
+	h.jumps = map[string]semver.Version{}
 	for _, rc := range h.to.Components {
 		comp, _ := h.cat.Component(rc.Name)
 		cur, had := st.components[rc.Name]
@@ -127,7 +127,7 @@ func (h *hop) splitComponents(st *state) {
 }
 
 // cpAt is the control plane after pass i of the hop.
-func (h *hop) cpAt(i int) skew.Version {
+func (h *hop) cpAt(i int) semver.Version {
 	if h.minors == 0 {
 		return h.cpTo.MinorOnly()
 	}
@@ -148,7 +148,7 @@ func (h *hop) placeSteps(st *state) {
 	for extra := 0; ; extra++ {
 		ok := true
 		for _, s := range h.stepped {
-			cps := make([]skew.Version, n+extra+1)
+			cps := make([]semver.Version, n+extra+1)
 			for i := range cps {
 				cps[i] = h.cpAt(i)
 			}
@@ -182,14 +182,14 @@ func (h *hop) placeSteps(st *state) {
 // intermediate minor takes the version the target release passes through,
 // else the newest version of that minor a release of the catalog ships,
 // else the newest the component catalog knows.
-func componentSteps(cat *catalog.Catalog, to *catalog.Release, comp *catalog.Component, cur, target skew.Version) ([]skew.Version, []Finding) {
+func componentSteps(cat *catalog.Catalog, to *catalog.Release, comp *catalog.Component, cur, target semver.Version) ([]semver.Version, []Finding) {
 	if target.Compare(cur) <= 0 {
 		return nil, nil
 	}
-	var steps []skew.Version
+	var steps []semver.Version
 	var findings []Finding
 	for m := cur.Minor + 1; m < target.Minor && cur.Major == target.Major; m++ {
-		minor := skew.Version{Major: cur.Major, Minor: m}
+		minor := semver.Version{Major: cur.Major, Minor: m}
 		v, ok := intermediate(cat, to, comp, minor)
 		if !ok {
 			findings = append(findings, Finding{
@@ -204,13 +204,13 @@ func componentSteps(cat *catalog.Catalog, to *catalog.Release, comp *catalog.Com
 	return append(steps, target), findings
 }
 
-func intermediate(cat *catalog.Catalog, to *catalog.Release, comp *catalog.Component, minor skew.Version) (skew.Version, bool) {
+func intermediate(cat *catalog.Catalog, to *catalog.Release, comp *catalog.Component, minor semver.Version) (semver.Version, bool) {
 	for _, pt := range to.PassThrough {
 		if pt.Name == comp.Name && pt.Version.CompareMinor(minor) == 0 {
 			return pt.Version, true
 		}
 	}
-	var best skew.Version
+	var best semver.Version
 	for _, r := range cat.Releases {
 		if rc, ok := r.Component(comp.Name); ok && rc.Version.CompareMinor(minor) == 0 && rc.Version.Compare(best) > 0 {
 			best = rc.Version
@@ -232,9 +232,9 @@ func intermediate(cat *catalog.Catalog, to *catalog.Release, comp *catalog.Compo
 // during a pass supports the control-plane minors before and after it
 // (cps[i] is the minor after pass i, cps[0] the one before the hop). It
 // returns the earliest placement, or false when none fits.
-func placeSteps(cat *catalog.Catalog, name string, cur skew.Version, steps []skew.Version, cps []skew.Version) ([]int, bool) {
+func placeSteps(cat *catalog.Catalog, name string, cur semver.Version, steps []semver.Version, cps []semver.Version) ([]int, bool) {
 	comp, _ := cat.Component(name)
-	supports := func(v skew.Version, pass int) bool {
+	supports := func(v semver.Version, pass int) bool {
 		cv, ok := comp.Version(v)
 		if !ok {
 			return true // unknown versions are reported elsewhere
@@ -244,8 +244,8 @@ func placeSteps(cat *catalog.Catalog, name string, cur skew.Version, steps []ske
 	}
 	passes := len(cps) - 1
 	at := make([]int, len(steps))
-	var place func(k, from int, live skew.Version) bool
-	place = func(k, from int, live skew.Version) bool {
+	var place func(k, from int, live semver.Version) bool
+	place = func(k, from int, live semver.Version) bool {
 		if k == len(steps) {
 			for p := from; p <= passes; p++ {
 				if !supports(live, p) {

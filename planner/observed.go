@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // Observed is what an inventory saw on the cluster. A nil *Observed means
@@ -32,7 +32,7 @@ type Observed struct {
 // to.
 type PassTarget struct {
 	Pass         int
-	ControlPlane skew.Version
+	ControlPlane semver.Version
 }
 
 // PassJudge judges facts against the passes' targets, given in pass order.
@@ -44,7 +44,7 @@ type PassJudge func(targets []PassTarget) ([]Finding, []Check)
 func (p *Plan) Targets() []PassTarget {
 	var out []PassTarget
 	for _, ps := range p.Passes {
-		if v, err := skew.Parse(ps.ControlPlane.To); err == nil {
+		if v, err := semver.Parse(ps.ControlPlane.To); err == nil {
 			out = append(out, PassTarget{Pass: ps.Index, ControlPlane: v})
 		}
 	}
@@ -56,16 +56,16 @@ func (p *Plan) Targets() []PassTarget {
 type ObservedComponent struct {
 	Name    string
 	Raw     string
-	Version skew.Version
+	Version semver.Version
 	// Where says where it was seen (an image, a label, a Helm release).
 	Where string
 }
 
-func (o *Observed) versions() map[string]skew.Version {
+func (o *Observed) versions() map[string]semver.Version {
 	if o == nil {
 		return nil
 	}
-	out := map[string]skew.Version{}
+	out := map[string]semver.Version{}
 	for _, c := range o.Components {
 		if !c.Version.IsZero() {
 			out[c.Name] = c.Version
@@ -84,7 +84,7 @@ const (
 // observedFindings judges the running versions the route does not replace,
 // and reports versions that cannot be judged; it returns the components it
 // could not judge.
-func (p *Plan) observedFindings(obs *Observed, cat *catalog.Catalog, final map[string]skew.Version) []string {
+func (p *Plan) observedFindings(obs *Observed, cat *catalog.Catalog, final map[string]semver.Version) []string {
 	var unknown []string
 	for _, oc := range obs.Components {
 		comp, ok := cat.Component(oc.Name)
@@ -122,7 +122,7 @@ func (p *Plan) observedFindings(obs *Observed, cat *catalog.Catalog, final map[s
 		}
 		// Not shipped by the target: it keeps running through every pass.
 		for _, ps := range p.Passes {
-			for _, k := range uniqueVersions(skew.MustParse(ps.ControlPlane.From), skew.MustParse(ps.ControlPlane.To)) {
+			for _, k := range uniqueVersions(semver.MustParse(ps.ControlPlane.From), semver.MustParse(ps.ControlPlane.To)) {
 				cv, _ := comp.Version(oc.Version)
 				if !cv.Kubernetes().Contains(k) {
 					p.add(p.ranges.note(incompatible(comp, oc.Version, cv.Kubernetes(), k, fmt.Sprintf("pass %d", ps.Index))))

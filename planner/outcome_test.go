@@ -7,7 +7,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // TestGateSaysWhyItDecides checks the gate's outcome against what the
@@ -17,9 +17,9 @@ import (
 func TestGateSaysWhyItDecides(t *testing.T) {
 	cat := catalogtest.Default(t)
 	in := func(from, to, workers string) planner.Input {
-		i := planner.Input{Catalog: cat, From: skew.MustParse(from), To: skew.MustParse(to), AsOf: day("2026-11-30"), ToolVersion: "test"}
+		i := planner.Input{Catalog: cat, From: semver.MustParse(from), To: semver.MustParse(to), AsOf: day("2026-11-30"), ToolVersion: "test"}
 		if workers != "" {
-			i.Workers = skew.MustParse(workers)
+			i.Workers = semver.MustParse(workers)
 		}
 		return i
 	}
@@ -100,7 +100,7 @@ func TestGateSaysWhyItDecides(t *testing.T) {
 
 func TestNextRepeatsTheCommandThatComputedThePlan(t *testing.T) {
 	in := planner.Input{
-		Catalog: catalogtest.Default(t), From: skew.MustParse("1.5"), To: skew.MustParse("1.7"), Workers: skew.MustParse("1.29"), AsOf: day("2026-11-30"),
+		Catalog: catalogtest.Default(t), From: semver.MustParse("1.5"), To: semver.MustParse("1.7"), Workers: semver.MustParse("1.29"), AsOf: day("2026-11-30"),
 		Rerun: "sylva-planner plan --from 1.5 --to 1.7 --workers 1.29 --inventory inv --catalog cat.yaml",
 	}
 	p, err := planner.Compute(in)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"gitlab.com/sylva-projects/sylva-planner/semver"
+
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -30,7 +32,7 @@ func (h *hop) planPass(st *state, i int) {
 
 // passControlPlane moves the control plane one minor, until the target,
 // and returns where it ends.
-func (h *hop) passControlPlane(st *state, ps *Pass, subject string, i int) skew.Version {
+func (h *hop) passControlPlane(st *state, ps *Pass, subject string, i int) semver.Version {
 	cpBefore := st.cp
 	cpAfter := h.cpAt(i)
 	if v := skew.ControlPlaneStep(cpBefore, cpAfter); v != nil {
@@ -54,7 +56,7 @@ func (h *hop) passControlPlane(st *state, ps *Pass, subject string, i int) skew.
 // passComponents advances the stepped components one step and jumps the
 // others in the first pass of the hop. Both the old and the new version
 // must support both control-plane minors of the pass.
-func (h *hop) passComponents(st *state, ps *Pass, subject string, i int, cpBefore, cpAfter skew.Version) {
+func (h *hop) passComponents(st *state, ps *Pass, subject string, i int, cpBefore, cpAfter semver.Version) {
 	names := slices.Sorted(func(yield func(string) bool) {
 		for _, rc := range h.to.Components {
 			if !yield(rc.Name) {
@@ -102,7 +104,7 @@ func (h *hop) passComponents(st *state, ps *Pass, subject string, i int, cpBefor
 // cluster.k8s_version: they roll on every pass that changes it. A chart
 // that can keeps them while the kubelet skew allows, and rolls them at the
 // end of the hop, or earlier when the next pass would break the skew.
-func (h *hop) passWorkers(st *state, ps *Pass, subject string, i int, cpAfter skew.Version) {
+func (h *hop) passWorkers(st *state, ps *Pass, subject string, i int, cpAfter semver.Version) {
 	last := i == h.n
 	ps.Workers = WorkerChange{From: st.workers.Short(), To: st.workers.Short()}
 	if v := skew.KubeletSkew(cpAfter, st.workers); v != nil && v.Code != skew.CodeKubeletNewer {
@@ -148,7 +150,7 @@ func (h *hop) passWorkers(st *state, ps *Pass, subject string, i int, cpAfter sk
 
 // passValues sets the helper values the pass writes and the status it
 // must leave.
-func (h *hop) passValues(ps *Pass, i int, cpAfter skew.Version) {
+func (h *hop) passValues(ps *Pass, i int, cpAfter semver.Version) {
 	last := i == h.n
 	lh := ""
 	for _, cc := range ps.Components {

@@ -16,6 +16,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/skew"
 )
 
@@ -46,17 +47,17 @@ func loadScenario(t *testing.T, dir string) planner.Input {
 	}
 	in := planner.Input{
 		Catalog: catalogtest.Default(t), AsOf: asOf, ToolVersion: "test", FromSource: "flag",
-		From: skew.MustParse(s.From), To: skew.MustParse(s.To), Provider: catalog.Provider(s.Provider),
+		From: semver.MustParse(s.From), To: semver.MustParse(s.To), Provider: catalog.Provider(s.Provider),
 	}
 	if s.Workers != "" {
-		in.Workers = skew.MustParse(s.Workers)
+		in.Workers = semver.MustParse(s.Workers)
 	}
 	in.Cluster = planner.ClusterKind(s.Cluster)
 	if s.Kubernetes != "" {
-		in.Kubernetes = skew.MustParse(s.Kubernetes)
+		in.Kubernetes = semver.MustParse(s.Kubernetes)
 	}
 	if s.KubernetesTo != "" {
-		in.KubernetesTo = skew.MustParse(s.KubernetesTo)
+		in.KubernetesTo = semver.MustParse(s.KubernetesTo)
 	}
 	if s.Catalog != "" {
 		in.Catalog, err = catalog.LoadFile(os.DirFS(dir), s.Catalog)
@@ -137,9 +138,9 @@ func TestComputeFindings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse(tt.from), To: skew.MustParse(tt.to), AsOf: asOf}
+			in := planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse(tt.from), To: semver.MustParse(tt.to), AsOf: asOf}
 			if tt.workers != "" {
-				in.Workers = skew.MustParse(tt.workers)
+				in.Workers = semver.MustParse(tt.workers)
 			}
 			p, err := planner.Compute(in)
 			if err != nil {
@@ -170,7 +171,7 @@ func TestComputeRefusesBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse(tt.from), To: skew.MustParse(tt.to)})
+			_, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse(tt.from), To: semver.MustParse(tt.to)})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Compute(%s → %s) error = %v, want %v", tt.from, tt.to, err, tt.want)
 			}
@@ -187,7 +188,7 @@ func TestSameInputsGiveTheSameBytes(t *testing.T) {
 	for _, pair := range [][2]string{{"1.4", "1.6"}, {"1.2", "1.7"}, {"1.6", "1.7"}} {
 		var outs [2][]byte
 		for i := range outs {
-			p, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse(pair[0]), To: skew.MustParse(pair[1]), AsOf: asOf})
+			p, err := planner.Compute(planner.Input{Catalog: cat, From: semver.MustParse(pair[0]), To: semver.MustParse(pair[1]), AsOf: asOf})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,21 +233,21 @@ func TestInvariantsHoldForEveryPairOfReleases(t *testing.T) {
 				lhVersion, _ := from.Component("longhorn")
 				curLH := lhVersion.Version
 				for _, ps := range p.Passes {
-					next := skew.MustParse(ps.ControlPlane.To)
+					next := semver.MustParse(ps.ControlPlane.To)
 					if v := skew.ControlPlaneStep(cp, next); v != nil {
 						t.Errorf("pass %d: %s", ps.Index, v.Message)
 					}
-					if skew.MustParse(ps.ControlPlane.From).CompareMinor(cp) != 0 {
+					if semver.MustParse(ps.ControlPlane.From).CompareMinor(cp) != 0 {
 						t.Errorf("pass %d starts the control plane on %s, previous pass left %s", ps.Index, ps.ControlPlane.From, cp.Short())
 					}
 					// kubelets are checked against the oldest and the newest API server of the pass
-					for _, api := range []skew.Version{cp, next} {
+					for _, api := range []semver.Version{cp, next} {
 						if v := skew.KubeletSkew(api, workers); v != nil {
 							t.Errorf("pass %d: %s", ps.Index, v.Message)
 						}
 					}
 					if ps.Workers.Rolls {
-						workers = skew.MustParse(ps.Workers.To)
+						workers = semver.MustParse(ps.Workers.To)
 						if workers.CompareMinor(next) > 0 {
 							t.Errorf("pass %d: workers %s newer than the control plane %s", ps.Index, workers.Short(), next.Short())
 						}
@@ -256,17 +257,17 @@ func TestInvariantsHoldForEveryPairOfReleases(t *testing.T) {
 						if c.Name != "longhorn" {
 							continue
 						}
-						nv := skew.MustParse(c.To)
+						nv := semver.MustParse(c.To)
 						if v := skew.MinorStep("longhorn", curLH, nv); v != nil {
 							t.Errorf("pass %d: %s", ps.Index, v.Message)
 						}
-						for _, ver := range []skew.Version{curLH, nv} {
+						for _, ver := range []semver.Version{curLH, nv} {
 							cv, ok := lh.Version(ver)
 							if !ok {
 								t.Errorf("pass %d: longhorn %s not in the catalog", ps.Index, ver)
 								continue
 							}
-							for _, k := range []skew.Version{skew.MustParse(ps.ControlPlane.From), next} {
+							for _, k := range []semver.Version{semver.MustParse(ps.ControlPlane.From), next} {
 								if !cv.Kubernetes().Contains(k) {
 									t.Errorf("pass %d: longhorn %s live on Kubernetes %s outside %s", ps.Index, ver, k.Short(), cv.Kubernetes())
 								}
@@ -335,10 +336,10 @@ func TestScore(t *testing.T) {
 
 func BenchmarkComputeAllPairs(b *testing.B) {
 	cat := catalogtest.Default(b)
-	var pairs [][2]skew.Version
+	var pairs [][2]semver.Version
 	for i, from := range cat.Releases {
 		for _, to := range cat.Releases[i:] {
-			pairs = append(pairs, [2]skew.Version{from.Release, to.Release})
+			pairs = append(pairs, [2]semver.Version{from.Release, to.Release})
 		}
 	}
 	b.ReportAllocs()
@@ -356,7 +357,7 @@ func BenchmarkCompute14To16(b *testing.B) {
 	cat := catalogtest.Default(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := planner.Compute(planner.Input{Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: asOf}); err != nil {
+		if _, err := planner.Compute(planner.Input{Catalog: cat, From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: asOf}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -16,7 +16,7 @@ type TransitionState struct {
 	// Found is false when there is no status ConfigMap (a fresh install).
 	Found bool
 	// Installed is the release the status names; zero when it names none.
-	Installed skew.Version
+	Installed semver.Version
 	// Pending is additional_reconciliation_required == "true".
 	Pending bool
 	// TransitionFrom and TransitionPass are the status keys of the same
@@ -45,8 +45,8 @@ type TransitionState struct {
 	// not placed, and blocked.
 	Contradiction    string
 	Cluster          ClusterKind
-	Kubernetes       skew.Version
-	Workers          skew.Version
+	Kubernetes       semver.Version
+	Workers          semver.Version
 	KubernetesSource string
 	// Failed says why the last release helm-controller ran failed (the
 	// pass requested, or the chart upgrade that started it:
@@ -91,10 +91,10 @@ func TransitionStateOf(obs status.Observation) TransitionState {
 		pr.Cluster = ClusterKind(status.ClusterKindOf(obs.Namespace))
 	}
 	if cp, w, src, ok := obs.KubernetesMinors(); ok {
-		if v, err := skew.Parse(cp); err == nil {
+		if v, err := semver.Parse(cp); err == nil {
 			pr.Kubernetes, pr.KubernetesSource = v.MinorOnly(), src
 		}
-		if v, err := skew.Parse(w); err == nil {
+		if v, err := semver.Parse(w); err == nil {
 			pr.Workers = v.MinorOnly()
 		}
 	}
@@ -178,7 +178,7 @@ func Locate(in Input, pr TransitionState) (*Position, error) {
 // first pass has already run, so the plan must count it), else the
 // installed release. placeable is false when a pass is pending and the
 // status lacks the keys that place it.
-func startOf(pr TransitionState) (from skew.Version, key string, placeable bool) {
+func startOf(pr TransitionState) (from semver.Version, key string, placeable bool) {
 	if !pr.Pending {
 		return pr.Installed, "", true
 	}
@@ -204,7 +204,7 @@ type Unkeyed struct {
 	// that takes a further pass, after exactly one of its passes (a hop of
 	// two passes): pass 1 from From is done, and the pass pending is the
 	// hop's last. Zero when no such hop is the only one.
-	From skew.Version
+	From semver.Version
 	// Ambiguous is true when several hops, or several passes of one hop,
 	// could be in flight.
 	Ambiguous bool
@@ -218,20 +218,20 @@ type Unkeyed struct {
 // from, planned with the provider of in): the plan, status, reconcile,
 // verify and the controller place it with it (Compute), and values
 // generate's overlay renders the same pass.
-func UnkeyedOf(in Input, to skew.Version) Unkeyed {
+func UnkeyedOf(in Input, to semver.Version) Unkeyed {
 	return UnkeyedOfPlans(in, to, nil)
 }
 
 // UnkeyedOfPlans is UnkeyedOf with the plans of some hops into to
 // already computed, by source minor ("1.4"), each with in's catalog,
 // provider and date and no other option: they are not computed again.
-func UnkeyedOfPlans(in Input, to skew.Version, plans map[string]*Plan) Unkeyed {
+func UnkeyedOfPlans(in Input, to semver.Version, plans map[string]*Plan) Unkeyed {
 	rel, ok := in.Catalog.Release(to)
 	if !ok {
 		return Unkeyed{Why: fmt.Sprintf("the catalog does not have release %s", to.Short())}
 	}
 	type hop struct {
-		from   skew.Version
+		from   semver.Version
 		passes int
 	}
 	var hops []hop
@@ -320,7 +320,7 @@ func (p *Plan) placeStatus(pr TransitionState, placeable bool) {
 	target := p.To.Release
 	pos := &Position{Target: target, Route: p.Route, Passes: len(p.Passes), PassKnown: true, PassPending: pr.Pending}
 	p.Position = pos
-	onTarget := pr.Installed.CompareMinor(skew.MustParse(target)) == 0
+	onTarget := pr.Installed.CompareMinor(semver.MustParse(target)) == 0
 	switch {
 	case !placeable:
 		pos.PassKnown, pos.Route, pos.Passes = false, nil, 0
@@ -349,7 +349,7 @@ func (p *Plan) placeStatus(pr TransitionState, placeable bool) {
 			hopPasses = p.Passes[0].HopPasses
 		}
 		switch {
-		case len(p.Route) < 2 || skew.MustParse(p.Route[1]).CompareMinor(pr.Installed) != 0:
+		case len(p.Route) < 2 || semver.MustParse(p.Route[1]).CompareMinor(pr.Installed) != 0:
 			pos.PassKnown = false
 			pos.Summary = fmt.Sprintf("the status says the cluster is in the hop from %s to %s, which the plan to %s (route %s) does not take: finish that hop first (plan --to %s)", pr.TransitionFrom, pr.Installed.Short(), target, routeText(p.Route), pr.Installed.Short())
 			return
@@ -409,8 +409,8 @@ func routeText(route []string) string {
 
 // parseOK and atoiOK read status values whose being malformed is an
 // answer (the pass cannot be placed), not an error.
-func parseOK(s string) (skew.Version, bool) {
-	v, err := skew.Parse(s)
+func parseOK(s string) (semver.Version, bool) {
+	v, err := semver.Parse(s)
 	return v, err == nil
 }
 

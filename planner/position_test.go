@@ -7,7 +7,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 func TestLocate(t *testing.T) {
@@ -22,47 +22,47 @@ func TestLocate(t *testing.T) {
 	}{
 		{
 			"a 1.4 cluster has not started the n-2 transition", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.4")},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.4")},
 			0, 2, true, "1.32", "pass 0 of 2 done",
 		},
 		{
 			"after pass 1 of 1.4 → 1.6 the second pass comes next", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
 			1, 2, true, "1.33", "an additional reconciliation",
 		},
 		{
 			"after pass 2 of 1.5 → 1.7 the third pass comes next", "1.7",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.7"), Pending: true, TransitionFrom: "1.5", TransitionPass: "2"},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.7"), Pending: true, TransitionFrom: "1.5", TransitionPass: "2"},
 			2, 3, true, "1.35", "pass 2 of 3 done",
 		},
 		{
 			"a cluster in the hop to 1.6 goes on through 1.6 on its way to 1.7", "1.7",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
 			1, 4, true, "1.33", "pass 1 of 4 done",
 		},
 		{
 			"a transition_pass the hop does not have cannot be placed", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "2"},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "2"},
 			0, 2, false, "", "which takes 2 pass(es) in the plan to 1.6: the status and the plan disagree",
 		},
 		{
 			"a transition_pass that is no number is malformed, not another catalog's", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "abc"},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "abc"},
 			0, 2, false, "", `its transition_pass "abc" is not a pass number: the status is malformed`,
 		},
 		{
 			"a hop from the installed release to itself cannot be placed", "1.7",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.6", TransitionPass: "1"},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true, TransitionFrom: "1.6", TransitionPass: "1"},
 			0, 0, false, "", "the status is inconsistent: it asks for a further pass of a hop from 1.6 to 1.6",
 		},
 		{
 			"a pass being applied keeps the place the status says, and says so", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1", Applying: "target-release-revision 8, status release-revision 7"},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1", Applying: "target-release-revision 8, status release-revision 7"},
 			1, 2, true, "1.33", "next: pass 2, an additional reconciliation of sylva-units: control plane 1.32 → 1.33, k8s_version_short 1.33; a release is being applied now (target-release-revision 8, status release-revision 7), so the status still describes the one before it",
 		},
 		{
 			"a settled cluster is done", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6")},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6")},
 			0, 0, true, "", "done",
 		},
 		{
@@ -70,17 +70,17 @@ func TestLocate(t *testing.T) {
 			// (the epic's illustration): 1.6 takes two passes from 1.4,
 			// one from 1.5.
 			"a pending pass without transition keys is placed when one hop of the catalog takes a further pass", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true},
 			1, 2, true, "1.33", "pass 1 of 2 done; next: pass 2, an additional reconciliation of sylva-units: control plane 1.32 → 1.33, k8s_version_short 1.33 (the status records no transition_from/transition_pass; the only hop of the catalog into 1.6 that takes a further pass is 1.4 → 1.6 (2 passes), so pass 1 is done)",
 		},
 		{
 			"a pending pass without transition keys cannot be placed when several hops take a further pass", "1.7",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.7"), Pending: true},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.7"), Pending: true},
 			0, 0, false, "", "the status records no transition_from/transition_pass and the catalog leaves several passes possible: after pass 1 to 2 of 3 from 1.5; after pass 1 of 2 from 1.6: the pass cannot be placed",
 		},
 		{
 			"a pending pass without transition keys cannot be placed when no hop takes a further pass", "1.5",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.5"), Pending: true},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.5"), Pending: true},
 			0, 0, false, "", "the status records no transition_from/transition_pass and no hop of the catalog into 1.5 takes more than one pass: the pass cannot be placed",
 		},
 		{
@@ -91,7 +91,7 @@ func TestLocate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			pos, err := planner.Locate(planner.Input{Catalog: catalogtest.Default(t), To: skew.MustParse(tt.to), AsOf: asOf}, tt.pr)
+			pos, err := planner.Locate(planner.Input{Catalog: catalogtest.Default(t), To: semver.MustParse(tt.to), AsOf: asOf}, tt.pr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,29 +128,29 @@ func TestPlanFromAHalfDoneTransition(t *testing.T) {
 	}{
 		{
 			"pass 1 of 2 done on the way to 1.6", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"},
 			"1.4", 1, "pass 2 of 2 is pending", false, "assessed",
 		},
 		{
 			"a finished transition is already on 1.6", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), TransitionFrom: "1.4", TransitionPass: "2"},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), TransitionFrom: "1.4", TransitionPass: "2"},
 			"1.6", 0, "nothing to do", true, "assessed",
 		},
 		{
 			"a pending pass without transition keys is placed from the one hop that takes a further pass", "1.6",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true},
 			"1.4", 1, "pass 2 of 2 is pending", false, "assessed",
 		},
 		{
 			"a pending pass without transition keys that several hops could take is not judged", "1.7",
-			planner.TransitionState{Found: true, Installed: skew.MustParse("1.7"), Pending: true},
+			planner.TransitionState{Found: true, Installed: semver.MustParse("1.7"), Pending: true},
 			"1.7", 0, "cannot be placed", false, "not-assessed",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			pr := tt.pr
-			p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: pr.Installed, To: skew.MustParse(tt.to), Progress: &pr, AsOf: asOf})
+			p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: pr.Installed, To: semver.MustParse(tt.to), Progress: &pr, AsOf: asOf})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // TestReportsPerVerdict renders the nightly report (Markdown, HTML) of one
@@ -19,10 +19,10 @@ func TestReportsPerVerdict(t *testing.T) {
 		in      planner.Input
 		verdict planner.Verdict
 	}{
-		{"ready", planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6")}, planner.VerdictReady},
-		{"blocked", planner.Input{Catalog: gateCat(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), Observed: running("kyverno", "1.13.4")}, planner.VerdictBlocked},
-		{"held", planner.Input{Catalog: gateCat(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), Observed: running("kyverno", "1.13.4", "gadget", "1.0.0", "widget", "1.0.1")}, planner.VerdictHeld},
-		{"unknown", planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.6"), To: skew.MustParse("1.8")}, planner.VerdictUnknown},
+		{"ready", planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6")}, planner.VerdictReady},
+		{"blocked", planner.Input{Catalog: gateCat(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), Observed: running("kyverno", "1.13.4")}, planner.VerdictBlocked},
+		{"held", planner.Input{Catalog: gateCat(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), Observed: running("kyverno", "1.13.4", "gadget", "1.0.0", "widget", "1.0.1")}, planner.VerdictHeld},
+		{"unknown", planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.6"), To: semver.MustParse("1.8")}, planner.VerdictUnknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +50,7 @@ func TestReportsPerVerdict(t *testing.T) {
 // TestReportHeaderKeepsItsLines: the inputs line of the header does not run
 // into the as-of date ("as of 2026-11-30 inputs: …") in either report.
 func TestReportHeaderKeepsItsLines(t *testing.T) {
-	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: asOf, ToolVersion: "test", Inputs: []string{"catalog embedded", "status cm.yaml"}})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: asOf, ToolVersion: "test", Inputs: []string{"catalog embedded", "status cm.yaml"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // candidate is one route with its passes, kept while choosing the best.
@@ -24,7 +24,7 @@ type candidate struct {
 // worker rollouts, then the smallest longest hop (in passes), then the
 // newest intermediate releases (better supported); a total order, so the
 // choice is deterministic.
-func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, via skew.Version, provider catalog.Provider, workers skew.Version, running map[string]skew.Version, kp kubePath) *candidate {
+func bestRoute(cat *catalog.Catalog, from, to *catalog.Release, via semver.Version, provider catalog.Provider, workers semver.Version, running map[string]semver.Version, kp kubePath) *candidate {
 	var best *candidate
 	var walk func(path []*catalog.Release)
 	walk = func(path []*catalog.Release) {
@@ -64,7 +64,7 @@ func better(a, b *candidate) bool {
 		return c < 0
 	}
 	return slices.CompareFunc(a.route, b.route, func(x, y string) int {
-		return skew.MustParse(x).Compare(skew.MustParse(y))
+		return semver.MustParse(x).Compare(semver.MustParse(y))
 	}) > 0
 }
 
@@ -78,10 +78,10 @@ func (c *candidate) longestHop() int {
 
 // state is the cluster as the passes leave it.
 type state struct {
-	release    skew.Version
-	cp         skew.Version
-	workers    skew.Version
-	components map[string]skew.Version
+	release    semver.Version
+	cp         semver.Version
+	workers    semver.Version
+	components map[string]semver.Version
 	// cpVersion and workersVersion are the full Kubernetes versions the
 	// control plane and the workers run ("v1.31.8"), as the chart of the
 	// release that last set them maps their minor; "" when unknown. A
@@ -93,8 +93,8 @@ type state struct {
 // newState is where the route starts: release r's chart, its control
 // plane on cp and the workers on workers, at the full versions r maps them
 // to.
-func newState(r *catalog.Release, cp, workers skew.Version, provider catalog.Provider) state {
-	st := state{release: r.Release, cp: cp, workers: workers, components: map[string]skew.Version{}}
+func newState(r *catalog.Release, cp, workers semver.Version, provider catalog.Provider) state {
+	st := state{release: r.Release, cp: cp, workers: workers, components: map[string]semver.Version{}}
 	if kv, ok := r.KubeVersion(cp); ok {
 		st.cpVersion = kv.For(provider).String()
 	}
@@ -110,7 +110,7 @@ func newState(r *catalog.Release, cp, workers skew.Version, provider catalog.Pro
 // kp decides the control plane's minor along the route: a workload
 // cluster steps on the chart of the release it runs (windowSteps) when the
 // next release's chart cannot take it in one minor.
-func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers skew.Version, running map[string]skew.Version, kp kubePath) *candidate {
+func planRoute(cat *catalog.Catalog, path []*catalog.Release, provider catalog.Provider, workers semver.Version, running map[string]semver.Version, kp kubePath) *candidate {
 	c := &candidate{}
 	st := newState(path[0], kp.startOf(path[0]), workers, provider)
 	final, _ := kp.finalFor(path[len(path)-1], st.cp)

@@ -8,7 +8,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // TestTheUpgradesSylvaShipsAreReady: the y-1 upgrades Sylva's releases
@@ -32,7 +32,7 @@ func TestTheUpgradesSylvaShipsAreReady(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse(tt.from), To: skew.MustParse(tt.to), AsOf: day(tt.asOf)})
+			p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse(tt.from), To: semver.MustParse(tt.to), AsOf: day(tt.asOf)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,11 +75,11 @@ func TestAShippedComponentNoNewerReleaseFixes(t *testing.T) {
 	cat.Releases = slices.Clone(cat.Releases)
 	for i := range cat.Releases {
 		r := &cat.Releases[i]
-		if r.Release.Compare(skew.MustParse("1.4")) > 0 {
-			r.Components = append(slices.Clone(r.Components), catalog.ReleaseComponent{Name: "external-secrets", Version: skew.MustParse("0.16.2")})
+		if r.Release.Compare(semver.MustParse("1.4")) > 0 {
+			r.Components = append(slices.Clone(r.Components), catalog.ReleaseComponent{Name: "external-secrets", Version: semver.MustParse("0.16.2")})
 		}
 	}
-	p, err := planner.Compute(planner.Input{Catalog: &cat, From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), AsOf: day("2026-11-30")})
+	p, err := planner.Compute(planner.Input{Catalog: &cat, From: semver.MustParse("1.3"), To: semver.MustParse("1.4"), AsOf: day("2026-11-30")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestAShippedComponentNoNewerReleaseFixes(t *testing.T) {
 // runs that the target does not ship is the operator's to upgrade, so its
 // end of life stays a blocker whose fix is that upgrade.
 func TestARunningComponentPastEndOfLifeStillBlocks(t *testing.T) {
-	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running("kyverno", "1.13.4")})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: day("2026-11-30"), Observed: running("kyverno", "1.13.4")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestARunningComponentPastEndOfLifeStillBlocks(t *testing.T) {
 // TestAThinReleaseSaysOnHowManyComponentsItIsAssessed: 1.6 lists two
 // components; the plan says so rather than reading as fully assessed.
 func TestAThinReleaseSaysOnHowManyComponentsItIsAssessed(t *testing.T) {
-	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), AsOf: asOf})
+	p, err := planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), AsOf: asOf})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestAThinReleaseSaysOnHowManyComponentsItIsAssessed(t *testing.T) {
 		t.Errorf("checks %+v: want component-compatibility assessed on 2 components", p.Checks)
 	}
 	// 1.3 → 1.4: 1.4 lists every component 1.3 ships.
-	p, err = planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), AsOf: asOf})
+	p, err = planner.Compute(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.3"), To: semver.MustParse("1.4"), AsOf: asOf})
 	if err != nil {
 		t.Fatal(err)
 	}

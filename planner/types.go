@@ -6,7 +6,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/finding"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // APIVersion and Kind identify the JSON and YAML documents of a plan.
@@ -21,7 +21,7 @@ type Input struct {
 	Catalog *catalog.Catalog
 	// From and To are Sylva releases; only their minor is used ("1.4.3" and
 	// "1.4-pre" plan as 1.4).
-	From, To skew.Version
+	From, To semver.Version
 	// FromSource says where From came from ("flag", or the status key it was
 	// read from); it is echoed in the plan.
 	FromSource string
@@ -29,18 +29,18 @@ type Input struct {
 	Provider catalog.Provider
 	// Workers is the Kubernetes minor the workers run, when known; zero means
 	// the control plane's (Kubernetes).
-	Workers skew.Version
+	Workers semver.Version
 	// Cluster is the kind of cluster planned; empty means management.
 	Cluster ClusterKind
 	// Kubernetes is the minor the control plane runs; zero means the
 	// management minor of From. KubernetesSource says where it was read
 	// ("--kubernetes", "values k8s_version_short"); empty means the flag.
-	Kubernetes       skew.Version
+	Kubernetes       semver.Version
 	KubernetesSource string
 	// KubernetesTo is the minor a workload cluster ends on; zero keeps its
 	// minor when the target's window holds it, else takes the window's
 	// nearest minor. KubernetesToSource says where it was read.
-	KubernetesTo       skew.Version
+	KubernetesTo       semver.Version
 	KubernetesToSource string
 	// AsOf is the date the plan is computed for; it only appears in the
 	// header here, and drives calendar rules.

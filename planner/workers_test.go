@@ -8,7 +8,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // withHoldWorkers returns the embedded catalog with release rel's chart
@@ -102,9 +102,9 @@ func TestWorkersFollowTheChartsCapability(t *testing.T) {
 			if tt.hold != "" {
 				cat = withHoldWorkers(t, "1.6", tt.hold == "true")
 			}
-			in := planner.Input{Catalog: cat, From: skew.MustParse(tt.from), To: skew.MustParse(tt.to), AsOf: asOf}
+			in := planner.Input{Catalog: cat, From: semver.MustParse(tt.from), To: semver.MustParse(tt.to), AsOf: asOf}
 			if tt.workers != "" {
-				in.Workers = skew.MustParse(tt.workers)
+				in.Workers = semver.MustParse(tt.workers)
 			}
 			p, err := planner.Compute(in)
 			if err != nil {

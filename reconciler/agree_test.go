@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -30,7 +30,7 @@ func genObservation(next func(n int) int) status.Observation {
 			ValuesChecksum:  pick("", "aaa", "bbb"),
 		}
 		if flag() {
-			cm.SylvaRelease = skew.MustParse(pick("1.5", "1.6"))
+			cm.SylvaRelease = semver.MustParse(pick("1.5", "1.6"))
 		}
 		if next(3) > 0 {
 			b := flag()

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -19,7 +19,7 @@ func observation(opts ...obsOption) Input {
 		FluxRead:  true,
 		ConfigMap: &status.Status{
 			Name: status.ConfigMapName, Namespace: "sylva-system",
-			SylvaRelease:                     skew.MustParse("1.5"),
+			SylvaRelease:                     semver.MustParse("1.5"),
 			AdditionalReconciliationRequired: &yes,
 			ReleaseRevision:                  "7",
 			ValuesChecksum:                   "abc123",
@@ -241,7 +241,7 @@ func TestRequestValue(t *testing.T) {
 		{name: "the same status yields the same value", change: func(*status.Status) {}, same: true},
 		{name: "a new release revision yields a new value", change: func(s *status.Status) { s.ReleaseRevision = "8" }},
 		{name: "new values yield a new value", change: func(s *status.Status) { s.ValuesChecksum = "def456" }},
-		{name: "a new sylva release yields a new value", change: func(s *status.Status) { s.SylvaRelease = skew.MustParse("1.6") }},
+		{name: "a new sylva release yields a new value", change: func(s *status.Status) { s.SylvaRelease = semver.MustParse("1.6") }},
 		{name: "unrelated keys do not change the value", change: func(s *status.Status) { s.ReleaseTime = "later" }, same: true},
 	}
 	base, src, err := RequestValue(observation().Observation)

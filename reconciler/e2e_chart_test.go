@@ -31,7 +31,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
@@ -54,7 +54,7 @@ import (
 // hack/build-flux.sh; it renders the whole chart three times, which takes
 // minutes (run it with -timeout 30m).
 func TestRealChartTransitionWithHelmController(t *testing.T) {
-	in := planner.Input{Catalog: catalogtest.With12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: catalogtest.With12To14(t), From: semver.MustParse("1.2"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	rig := newChartRig(t, in, from12, managementValues)
 	rig.wantMinors(t, "1.30 1.31")
 	rig.waitPasses(t, 1)
@@ -109,7 +109,7 @@ func (r *chartRig) driveToTheEnd(t *testing.T, want ...string) {
 		t.Fatalf("%d passes rendered, want %d: %v", len(got), len(want), got)
 	}
 	for i, p := range k.passes() {
-		if v, err := skew.Parse(p.k8s); err != nil || v.Short() != want[i] {
+		if v, err := semver.Parse(p.k8s); err != nil || v.Short() != want[i] {
 			t.Errorf("pass %d: cluster unit k8s_version %q, want Kubernetes %s", i+1, p.k8s, want[i])
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
 	"gitlab.com/sylva-projects/sylva-planner/reconciler"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -38,7 +38,7 @@ func catalogWith11To14(t *testing.T) *catalog.Catalog {
 // release forced again (the fix the message names), pass 2 renders 1.30,
 // and reconcile requests pass 3 (1.31) once.
 func TestAVanishedStatusNeverSkipsAMinorWithHelmController(t *testing.T) {
-	in := planner.Input{Catalog: catalogWith11To14(t), From: skew.MustParse("1.1"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: catalogWith11To14(t), From: semver.MustParse("1.1"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	rig := newChartRig(t, in, map[string]string{
 		status.KeyReleaseRevision: "9", status.KeyChartVersion: "1.1.1", status.KeyValuesChecksum: "from-1.1", status.KeyAdditionalInfo: "{}\n",
 	}, managementValues)
@@ -95,7 +95,7 @@ func TestAVanishedStatusNeverSkipsAMinorWithHelmController(t *testing.T) {
 	}
 	var got []string
 	for _, p := range k.passes() {
-		v, err := skew.Parse(p.k8s)
+		v, err := semver.Parse(p.k8s)
 		if err != nil {
 			t.Fatalf("pass rendered Kubernetes %q: %v", p.k8s, err)
 		}

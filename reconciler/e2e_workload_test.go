@@ -9,7 +9,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
@@ -24,8 +24,8 @@ import (
 // pass once.
 func TestRealChartWorkloadTransitionWithHelmController(t *testing.T) {
 	in := planner.Input{
-		Catalog: catalogtest.With12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test",
-		Cluster: planner.ClusterWorkload, Kubernetes: skew.MustParse("1.29"),
+		Catalog: catalogtest.With12To14(t), From: semver.MustParse("1.2"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test",
+		Cluster: planner.ClusterWorkload, Kubernetes: semver.MustParse("1.29"),
 	}
 	rig := newChartRig(t, in, from12, workloadValues("1.29"))
 	rig.wantMinors(t, "1.29 1.29")

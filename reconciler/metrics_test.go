@@ -17,7 +17,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/gatemetrics"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // TestGateGaugesFollowTheNamespacesPlan: the controller's gauges hold the
@@ -29,8 +29,8 @@ func TestGateGaugesFollowTheNamespacesPlan(t *testing.T) {
 	}
 	// Planned from a status, as the controller plans: every gauge is set,
 	// sylva_planner_passes_done included.
-	progress := &planner.TransitionState{Found: true, Installed: skew.MustParse("1.4")}
-	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Progress: progress})
+	progress := &planner.TransitionState{Found: true, Installed: semver.MustParse("1.4")}
+	p, err := planner.Compute(planner.Input{Catalog: cat, To: semver.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,8 +57,8 @@ func TestTextfileAndControllerExportTheSameGauges(t *testing.T) {
 	}
 	// Planned from a status, as the controller plans: every gauge is set,
 	// sylva_planner_passes_done included.
-	progress := &planner.TransitionState{Found: true, Installed: skew.MustParse("1.4")}
-	p, err := planner.Compute(planner.Input{Catalog: cat, To: skew.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Progress: progress})
+	progress := &planner.TransitionState{Found: true, Installed: semver.MustParse("1.4")}
+	p, err := planner.Compute(planner.Input{Catalog: cat, To: semver.MustParse("1.6"), AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Progress: progress})
 	if err != nil {
 		t.Fatal(err)
 	}

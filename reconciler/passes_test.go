@@ -18,7 +18,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -48,7 +48,7 @@ func TestTheControllerReadsEveryPassStateAsTheCommandsDo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := planner.Input{Catalog: cat, To: skew.MustParse("1.7"), AsOf: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	in := planner.Input{Catalog: cat, To: semver.MustParse("1.7"), AsOf: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	states := 0
 	for _, f := range ar.Files {
 		t.Run(f.Name, func(t *testing.T) {

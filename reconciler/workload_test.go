@@ -9,7 +9,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // TestTheControllerAndReconcileReadAWorkloadClustersMinors: in a
@@ -34,7 +34,7 @@ func TestTheControllerAndReconcileReadAWorkloadClustersMinors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	to, asOf := skew.MustParse("1.6"), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	to, asOf := semver.MustParse("1.6"), time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 
 	// The controller's gate.
 	rec := &gateRecorder{in: planner.Input{Catalog: cat, To: to, AsOf: asOf}}

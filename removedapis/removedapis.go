@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // Stable finding codes.
@@ -77,11 +77,11 @@ func Parse(data []byte) (*KB, error) {
 	if err := json.Unmarshal(data, &kb); err != nil {
 		return nil, fmt.Errorf("decode removed-API knowledge base: %w", err)
 	}
-	if _, err := skew.Parse(kb.Horizon); err != nil {
+	if _, err := semver.Parse(kb.Horizon); err != nil {
 		return nil, fmt.Errorf("removed-API knowledge base: horizon: %w", err)
 	}
 	for _, a := range kb.APIs {
-		if _, err := skew.Parse(a.Removed); err != nil {
+		if _, err := semver.Parse(a.Removed); err != nil {
 			return nil, fmt.Errorf("removed-API knowledge base: %s %s: removed: %w", a.APIVersion(), a.Kind, err)
 		}
 	}
@@ -131,7 +131,7 @@ type Use struct {
 // Target is the control-plane minor a pass of a plan ends on.
 type Target struct {
 	Pass         int
-	ControlPlane skew.Version
+	ControlPlane semver.Version
 }
 
 // Check returns the findings for uses against the passes' targets, in pass
@@ -142,10 +142,10 @@ func (kb *KB) Check(uses []Use, targets []Target) (findings []planner.Finding, b
 	if len(targets) == 0 {
 		return nil, false
 	}
-	horizon := skew.MustParse(kb.Horizon)
+	horizon := semver.MustParse(kb.Horizon)
 	last := targets[len(targets)-1].ControlPlane
 	beyondHorizon = last.CompareMinor(horizon) > 0
-	next := skew.Version{Major: last.Major, Minor: last.Minor + 1}
+	next := semver.Version{Major: last.Major, Minor: last.Minor + 1}
 	type key struct{ code, subject, apiVersion, kind string }
 	agg := map[key][]string{}
 	msgs := map[key]planner.Finding{}
@@ -206,17 +206,17 @@ func (kb *KB) Check(uses []Use, targets []Target) (findings []planner.Finding, b
 	return findings, beyondHorizon
 }
 
-func (kb *KB) removal(u Use) (skew.Version, API, bool) {
+func (kb *KB) removal(u Use) (semver.Version, API, bool) {
 	api, ok := kb.Lookup(u.APIVersion, u.Kind)
 	raw := api.Removed
 	if u.Removed != "" {
 		raw = u.Removed
 	} else if !ok {
-		return skew.Version{}, API{}, false
+		return semver.Version{}, API{}, false
 	}
-	v, err := skew.Parse(raw)
+	v, err := semver.Parse(raw)
 	if err != nil {
-		return skew.Version{}, API{}, false
+		return semver.Version{}, API{}, false
 	}
 	return v, api, true
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 func TestLookup(t *testing.T) {
@@ -38,7 +38,7 @@ func TestLookup(t *testing.T) {
 			}
 		})
 	}
-	if _, err := skew.Parse(kb.Horizon); err != nil || kb.Horizon < "1.3" {
+	if _, err := semver.Parse(kb.Horizon); err != nil || kb.Horizon < "1.3" {
 		t.Errorf("horizon %q", kb.Horizon)
 	}
 }
@@ -48,7 +48,7 @@ func TestCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	passes := []Target{{Pass: 1, ControlPlane: skew.MustParse("1.24")}, {Pass: 2, ControlPlane: skew.MustParse("1.25")}}
+	passes := []Target{{Pass: 1, ControlPlane: semver.MustParse("1.24")}, {Pass: 2, ControlPlane: semver.MustParse("1.25")}}
 	tests := []struct {
 		name   string
 		uses   []Use
@@ -101,7 +101,7 @@ func TestCheck(t *testing.T) {
 	if len(fs) != 1 || !strings.Contains(fs[0].Message, "2 objects (a/c1, a/c2)") || !strings.Contains(fs[0].Remediation, "batch/v1 CronJob") {
 		t.Errorf("aggregated finding = %+v", fs)
 	}
-	if _, beyond := kb.Check(nil, []Target{{Pass: 1, ControlPlane: skew.MustParse("1.99")}}); !beyond {
+	if _, beyond := kb.Check(nil, []Target{{Pass: 1, ControlPlane: semver.MustParse("1.99")}}); !beyond {
 		t.Error("a target above the horizon is not reported")
 	}
 }

@@ -1,12 +1,16 @@
 package skew
 
-import "fmt"
+import (
+	"fmt"
+
+	"gitlab.com/sylva-projects/sylva-planner/semver"
+)
 
 // KubeletMaxLag returns how many minors a kubelet (and kube-proxy) may lag
 // behind the oldest kube-apiserver of version apiserver: three from
 // Kubernetes 1.28 on, two before (kubernetes.io/releases/version-skew-policy).
-func KubeletMaxLag(apiserver Version) int {
-	if apiserver.CompareMinor(Version{Major: 1, Minor: 28}) >= 0 {
+func KubeletMaxLag(apiserver semver.Version) int {
+	if apiserver.CompareMinor(semver.Version{Major: 1, Minor: 28}) >= 0 {
 		return 3
 	}
 	return 2
@@ -31,7 +35,7 @@ const (
 // ControlPlaneStep checks one control-plane upgrade from one Kubernetes
 // version to the next: kube-apiserver never skips a minor and never goes
 // back. It returns nil when the step is allowed (including staying put).
-func ControlPlaneStep(from, to Version) *Violation {
+func ControlPlaneStep(from, to semver.Version) *Violation {
 	if from.Major != to.Major {
 		return &Violation{CodeMajorChange, fmt.Sprintf("control plane %s → %s changes the major version", from.Short(), to.Short())}
 	}
@@ -46,7 +50,7 @@ func ControlPlaneStep(from, to Version) *Violation {
 
 // KubeletSkew checks a kubelet (or kube-proxy) of version kubelet against the
 // oldest kube-apiserver: never newer, at most KubeletMaxLag minors older.
-func KubeletSkew(apiserver, kubelet Version) *Violation {
+func KubeletSkew(apiserver, kubelet semver.Version) *Violation {
 	if apiserver.Major != kubelet.Major {
 		return &Violation{CodeMajorChange, fmt.Sprintf("kubelet %s and kube-apiserver %s differ in major version", kubelet.Short(), apiserver.Short())}
 	}
@@ -64,7 +68,7 @@ func KubeletSkew(apiserver, kubelet Version) *Violation {
 // previous minor, as Longhorn enforces since 1.5.0: patch upgrades within a
 // minor and x.y → x.(y+1) are allowed; skipping a minor and any downgrade
 // are refused. Staying on the same version is allowed.
-func MinorStep(component string, from, to Version) *Violation {
+func MinorStep(component string, from, to semver.Version) *Violation {
 	if from.Major != to.Major {
 		return &Violation{CodeMajorChange, fmt.Sprintf("%s %s → %s changes the major version", component, from, to)}
 	}

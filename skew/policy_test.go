@@ -1,6 +1,10 @@
 package skew
 
-import "testing"
+import (
+	"testing"
+
+	"gitlab.com/sylva-projects/sylva-planner/semver"
+)
 
 func code(v *Violation) string {
 	if v == nil {
@@ -22,7 +26,7 @@ func TestControlPlaneStep(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := code(ControlPlaneStep(MustParse(tt.from), MustParse(tt.to))); got != tt.want {
+			if got := code(ControlPlaneStep(semver.MustParse(tt.from), semver.MustParse(tt.to))); got != tt.want {
 				t.Errorf("ControlPlaneStep(%s, %s) = %q, want %q", tt.from, tt.to, got, tt.want)
 			}
 		})
@@ -44,7 +48,7 @@ func TestKubeletSkew(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := code(KubeletSkew(MustParse(tt.apiserver), MustParse(tt.kubelet))); got != tt.want {
+			if got := code(KubeletSkew(semver.MustParse(tt.apiserver), semver.MustParse(tt.kubelet))); got != tt.want {
 				t.Errorf("KubeletSkew(%s, %s) = %q, want %q", tt.apiserver, tt.kubelet, got, tt.want)
 			}
 		})
@@ -66,7 +70,7 @@ func TestMinorStepFollowsLonghornUpgradePath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := code(MinorStep("longhorn", MustParse(tt.from), MustParse(tt.to))); got != tt.want {
+			if got := code(MinorStep("longhorn", semver.MustParse(tt.from), semver.MustParse(tt.to))); got != tt.want {
 				t.Errorf("MinorStep(%s, %s) = %q, want %q", tt.from, tt.to, got, tt.want)
 			}
 		})
@@ -78,7 +82,7 @@ func TestKubeletMaxLag(t *testing.T) {
 		v    string
 		want int
 	}{{"1.27", 2}, {"1.28", 3}, {"1.35", 3}} {
-		if got := KubeletMaxLag(MustParse(tt.v)); got != tt.want {
+		if got := KubeletMaxLag(semver.MustParse(tt.v)); got != tt.want {
 			t.Errorf("KubeletMaxLag(%s) = %d, want %d", tt.v, got, tt.want)
 		}
 	}
@@ -92,19 +96,19 @@ func TestRangeContains(t *testing.T) {
 		want bool
 	}{
 		{"unbounded contains everything", Range{}, "1.10", true},
-		{"below min is outside", Range{Min: MustParse("1.25")}, "1.24", false},
-		{"min itself is inside", Range{Min: MustParse("1.25")}, "1.25.3", true},
-		{"max itself is inside, any patch", Range{Max: MustParse("1.33")}, "v1.33.9+rke2r1", true},
-		{"above max is outside", Range{Min: MustParse("1.25"), Max: MustParse("1.33")}, "1.34", false},
+		{"below min is outside", Range{Min: semver.MustParse("1.25")}, "1.24", false},
+		{"min itself is inside", Range{Min: semver.MustParse("1.25")}, "1.25.3", true},
+		{"max itself is inside, any patch", Range{Max: semver.MustParse("1.33")}, "v1.33.9+rke2r1", true},
+		{"above max is outside", Range{Min: semver.MustParse("1.25"), Max: semver.MustParse("1.33")}, "1.34", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.r.Contains(MustParse(tt.v)); got != tt.want {
+			if got := tt.r.Contains(semver.MustParse(tt.v)); got != tt.want {
 				t.Errorf("%s.Contains(%s) = %v, want %v", tt.r, tt.v, got, tt.want)
 			}
 		})
 	}
-	if err := (Range{Min: MustParse("1.30"), Max: MustParse("1.29")}).Validate(); err == nil {
+	if err := (Range{Min: semver.MustParse("1.30"), Max: semver.MustParse("1.29")}).Validate(); err == nil {
 		t.Error("Validate of an inverted range succeeded")
 	}
 }

@@ -1,16 +1,20 @@
 package skew
 
-import "fmt"
+import (
+	"fmt"
+
+	"gitlab.com/sylva-projects/sylva-planner/semver"
+)
 
 // Range is an inclusive range of Kubernetes minors. A zero Min or Max means
 // unbounded on that side.
 type Range struct {
-	Min Version `json:"min,omitzero"`
-	Max Version `json:"max,omitzero"`
+	Min semver.Version `json:"min,omitzero"`
+	Max semver.Version `json:"max,omitzero"`
 }
 
 // Contains reports whether the minor of v lies within r.
-func (r Range) Contains(v Version) bool {
+func (r Range) Contains(v semver.Version) bool {
 	if !r.Min.IsZero() && v.CompareMinor(r.Min) < 0 {
 		return false
 	}

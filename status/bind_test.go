@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -25,7 +25,7 @@ func boundObservation(uid, rv string, hr func(*status.FluxObject)) status.Observ
 		Namespace: "sylva-system", FluxRead: true,
 		ConfigMap: &status.Status{
 			Name: status.ConfigMapName, Namespace: "sylva-system", UID: uid, ResourceVersion: rv,
-			SylvaRelease: skew.MustParse("1.6"), AdditionalReconciliationRequired: &yes,
+			SylvaRelease: semver.MustParse("1.6"), AdditionalReconciliationRequired: &yes,
 			ReleaseRevision: "7", ValuesChecksum: "abc123",
 		},
 		Kustomization: &status.FluxObject{

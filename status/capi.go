@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // This file is what the Cluster API objects of a release namespace say of
@@ -89,10 +89,10 @@ func (o CAPIObject) String() string {
 
 // minor is o's Version reduced to its minor ("1.29"); false when it does
 // not parse.
-func (o CAPIObject) minor() (skew.Version, bool) {
-	v, err := skew.Parse(o.Version)
+func (o CAPIObject) minor() (semver.Version, bool) {
+	v, err := semver.Parse(o.Version)
 	if err != nil {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
 	return v.MinorOnly(), true
 }
@@ -168,7 +168,7 @@ func (obs Observation) Kubernetes() Kubernetes {
 	mds := slices.Clone(obs.MachineDeployments)
 	slices.SortFunc(mds, func(a, b CAPIObject) int { return cmp.Compare(a.Name, b.Name) })
 	var oldest *CAPIObject
-	var oldestV skew.Version
+	var oldestV semver.Version
 	for i := range mds {
 		v, ok := mds[i].minor()
 		if !ok {

@@ -12,7 +12,7 @@ import (
 	yamlv3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -473,13 +473,13 @@ func (s *Status) decodeKey(k, v string) error {
 // decodeRelease reads sylva_release. The chart compares the value as a
 // string ("1.4" is not "1.4\n"), so white space around it is refused, not
 // trimmed: a status the chart would not match must not read as a release.
-func decodeRelease(v string) (skew.Version, error) {
+func decodeRelease(v string) (semver.Version, error) {
 	if t := strings.TrimSpace(v); t != v {
-		return skew.Version{}, fmt.Errorf("white space around the release: the chart compares the string as written, which is not %q; write %q", t, t)
+		return semver.Version{}, fmt.Errorf("white space around the release: the chart compares the string as written, which is not %q; write %q", t, t)
 	}
-	r, err := skew.Parse(v)
+	r, err := semver.Parse(v)
 	if err != nil {
-		return skew.Version{}, fmt.Errorf("not a Sylva release such as \"1.6\" or \"1.6-pre\": %w", err)
+		return semver.Version{}, fmt.Errorf("not a Sylva release such as \"1.6\" or \"1.6-pre\": %w", err)
 	}
 	return r, nil
 }

@@ -15,7 +15,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -159,7 +159,7 @@ func (r *FleetRow) Place(t *Transition) {
 // fleet was read without a target (Report.Newest): newest of the row's
 // installed release (zero when none is named), and the row's Next again.
 // Place, when the fleet has a target, comes after it.
-func (f *Fleet) Suggest(newest func(installed skew.Version) skew.Version) {
+func (f *Fleet) Suggest(newest func(installed semver.Version) semver.Version) {
 	for i := range f.Releases {
 		r := &f.Releases[i]
 		if r.Error != "" {

@@ -10,7 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -33,16 +33,16 @@ var fleetSelection = envelope.Selection{Kubeconfig: "kc.yaml", Context: "mgmt"}
 // embeddedNewest is what the command fills from the embedded catalog
 // (action.NewestFrom): the newest release that supports upgrading from
 // installed.
-func embeddedNewest(installed skew.Version) skew.Version {
+func embeddedNewest(installed semver.Version) semver.Version {
 	switch installed.Short() {
 	case "1.3":
-		return skew.MustParse("1.4")
+		return semver.MustParse("1.4")
 	case "1.4":
-		return skew.MustParse("1.6")
+		return semver.MustParse("1.6")
 	case "1.5", "1.6", "1.7":
-		return skew.MustParse("1.7")
+		return semver.MustParse("1.7")
 	}
-	return skew.Version{}
+	return semver.Version{}
 }
 
 func TestFleetOutput(t *testing.T) {

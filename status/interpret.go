@@ -10,7 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/finding"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // Observation is what was read of a cluster (or a file), as plain values.
@@ -119,8 +119,8 @@ type Report struct {
 	// not a fresh install.
 	FreshInstall bool `json:"freshInstall"`
 	// InstalledRelease is the release from Status.Release; zero when unknown.
-	InstalledRelease skew.Version  `json:"installedRelease,omitzero"`
-	ReleaseSource    ReleaseSource `json:"releaseSource"`
+	InstalledRelease semver.Version `json:"installedRelease,omitzero"`
+	ReleaseSource    ReleaseSource  `json:"releaseSource"`
 	// Release describes the installed release in words.
 	Release  string `json:"release"`
 	Progress Phase  `json:"progress"`
@@ -162,7 +162,7 @@ type Report struct {
 	// installed release itself when none is newer; zero when the catalog
 	// does not hold the installed release (Next then names what to fill
 	// in). The caller fills it (Fleet.Suggest for a fleet's rows).
-	Newest skew.Version `json:"-"`
+	Newest semver.Version `json:"-"`
 
 	obs Observation
 }
@@ -462,7 +462,7 @@ func (r *Report) add(code string, sev Severity, subject, msg string) {
 	r.Findings = append(r.Findings, Finding{Code: code, Severity: sev, Subject: subject, Message: msg})
 }
 
-func describeRelease(cm *Status, v skew.Version, src ReleaseSource) string {
+func describeRelease(cm *Status, v semver.Version, src ReleaseSource) string {
 	switch {
 	case cm == nil:
 		return "none: fresh install (no sylva-units-status ConfigMap)"
@@ -482,7 +482,7 @@ func describeRelease(cm *Status, v skew.Version, src ReleaseSource) string {
 	return "predates status tracking (≤ 1.5): no sylva_release, chart version or branch"
 }
 
-func configMapFindings(cm *Status, v skew.Version, src ReleaseSource) []Finding {
+func configMapFindings(cm *Status, v semver.Version, src ReleaseSource) []Finding {
 	if cm == nil {
 		return nil
 	}

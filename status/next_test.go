@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -66,7 +66,7 @@ items:
 			rep := status.Interpret(obs)
 			rep.Selection = tc.sel
 			if tc.newest != "" {
-				rep.Newest = skew.MustParse(tc.newest)
+				rep.Newest = semver.MustParse(tc.newest)
 			}
 			var b bytes.Buffer
 			if err := rep.WriteTable(&b); err != nil {

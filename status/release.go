@@ -3,7 +3,7 @@ package status
 import (
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // ReleaseSource says where the installed release was read from.
@@ -30,9 +30,9 @@ const (
 // (SourceNone), which means a status written before release tracking
 // (Sylva ≤ 1.5). A nil Status (no ConfigMap, a fresh install) gives
 // SourceNone and false.
-func (s *Status) Release() (v skew.Version, src ReleaseSource, ok bool) {
+func (s *Status) Release() (v semver.Version, src ReleaseSource, ok bool) {
 	if s == nil {
-		return skew.Version{}, SourceNone, false
+		return semver.Version{}, SourceNone, false
 	}
 	if !s.SylvaRelease.IsZero() {
 		return s.SylvaRelease, SourceSylvaRelease, true
@@ -44,36 +44,36 @@ func (s *Status) Release() (v skew.Version, src ReleaseSource, ok bool) {
 		if v, ok := branchRelease(s.SylvaBranch); ok {
 			return v, SourceBranch, true
 		}
-		return skew.Version{}, SourceBranch, false
+		return semver.Version{}, SourceBranch, false
 	}
-	return skew.Version{}, SourceNone, false
+	return semver.Version{}, SourceNone, false
 }
 
 // chartRelease maps a sylva-units chart version to the release it belongs to.
-func chartRelease(s string) (skew.Version, bool) {
+func chartRelease(s string) (semver.Version, bool) {
 	if s == "" {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
-	v, err := skew.Parse(s)
+	v, err := semver.Parse(s)
 	if err != nil || isDevChart(v) {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
-	return skew.Version{Major: v.Major, Minor: v.Minor, Pre: v.Pre}, true
+	return semver.Version{Major: v.Major, Minor: v.Minor, Pre: v.Pre}, true
 }
 
-func isDevChart(v skew.Version) bool {
+func isDevChart(v semver.Version) bool {
 	return v.Major == 0 || strings.HasPrefix(v.Pre, "git")
 }
 
 // branchRelease maps "release-1.5" to 1.5.
-func branchRelease(b string) (skew.Version, bool) {
+func branchRelease(b string) (semver.Version, bool) {
 	rest, ok := strings.CutPrefix(b, "release-")
 	if !ok {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
-	v, err := skew.Parse(rest)
+	v, err := semver.Parse(rest)
 	if err != nil || v.HasPatch || v.Pre != "" || v.Build != "" {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
 	return v, true
 }

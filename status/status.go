@@ -1,6 +1,6 @@
 package status
 
-import "gitlab.com/sylva-projects/sylva-planner/skew"
+import "gitlab.com/sylva-projects/sylva-planner/semver"
 
 // Names and namespace Sylva uses for the objects this package reads.
 const (
@@ -64,7 +64,7 @@ type Status struct {
 	Name      string `json:"name"`
 	Namespace string `json:"namespace,omitempty"`
 	// SylvaRelease is sylva_release; zero when absent (Sylva ≤ 1.5).
-	SylvaRelease skew.Version `json:"sylvaRelease,omitzero"`
+	SylvaRelease semver.Version `json:"sylvaRelease,omitzero"`
 	// AdditionalReconciliationRequired is nil when the key is absent.
 	// JSON and YAML write it as the ConfigMap holds it, a string ("true",
 	// as the chart writes it and the helper values of a plan say it).

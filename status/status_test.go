@@ -14,7 +14,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -194,7 +194,7 @@ func interpretFile(t *testing.T, path string) status.Report {
 	return rep
 }
 
-func versionString(v skew.Version) string {
+func versionString(v semver.Version) string {
 	if v.IsZero() {
 		return ""
 	}
@@ -342,7 +342,7 @@ func TestDecodeKeys(t *testing.T) {
 	f := false
 	want := &status.Status{
 		Name: "sylva-units-status", Namespace: "ns1",
-		SylvaRelease:                     skew.MustParse("1.6"),
+		SylvaRelease:                     semver.MustParse("1.6"),
 		AdditionalReconciliationRequired: &f,
 		ReleaseRevision:                  "3", ChartVersion: "1.6.1", ReleaseTime: "t", ValuesChecksum: "c",
 		OneShotUnits:   map[string]string{"a": "done", "b": "done"},
@@ -350,7 +350,7 @@ func TestDecodeKeys(t *testing.T) {
 		AdditionalInfo: "info", SylvaBranch: "release-1.6",
 		Unknown: map[string]string{"current-k8s": "1.33"},
 	}
-	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b skew.Version) bool { return a.String() == b.String() })); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b semver.Version) bool { return a.String() == b.String() })); diff != "" {
 		t.Errorf("Decode (-want +got):\n%s", diff)
 	}
 }
@@ -489,8 +489,8 @@ func TestRelease(t *testing.T) {
 		ok     bool
 	}{
 		{"no ConfigMap is no release", nil, "", status.SourceNone, false},
-		{"sylva_release wins over everything", &status.Status{SylvaRelease: skew.MustParse("1.6"), ChartVersion: "1.5.2", SylvaBranch: "release-1.5"}, "1.6", status.SourceSylvaRelease, true},
-		{"1.6-pre is kept as a pre-release of 1.6", &status.Status{SylvaRelease: skew.MustParse("1.6-pre")}, "1.6-pre", status.SourceSylvaRelease, true},
+		{"sylva_release wins over everything", &status.Status{SylvaRelease: semver.MustParse("1.6"), ChartVersion: "1.5.2", SylvaBranch: "release-1.5"}, "1.6", status.SourceSylvaRelease, true},
+		{"1.6-pre is kept as a pre-release of 1.6", &status.Status{SylvaRelease: semver.MustParse("1.6-pre")}, "1.6-pre", status.SourceSylvaRelease, true},
 		{"a release chart version gives its minor", &status.Status{ChartVersion: "1.4.3"}, "1.4", status.SourceChartVersion, true},
 		{"a release candidate chart gives a pre-release of its minor", &status.Status{ChartVersion: "1.5.0-rc.1"}, "1.5-rc.1", status.SourceChartVersion, true},
 		{"a development chart falls back to the branch", &status.Status{ChartVersion: "0.0.0-git-c2cf24ef+9675be9d", SylvaBranch: "release-1.5"}, "1.5", status.SourceBranch, true},
@@ -529,7 +529,7 @@ func TestRequestedPassHandled(t *testing.T) {
 		Kind: "Kustomization", Name: "sylva-units-status", Generation: 1, ObservedGeneration: 1, Ready: ready,
 		Annotations: map[string]string{status.AnnotationReconciliationRequested: req},
 	}
-	cm := &status.Status{Name: "sylva-units-status", SylvaRelease: skew.MustParse("1.7")}
+	cm := &status.Status{Name: "sylva-units-status", SylvaRelease: semver.MustParse("1.7")}
 	tests := []struct {
 		name                 string
 		requestedAt, handled string

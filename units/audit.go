@@ -13,7 +13,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/cell"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // APIVersion and Kind identify the JSON form of a Report.
@@ -57,7 +57,7 @@ type AuditInput struct {
 	// Release is the release to audit for. When ReleaseUnknown is set it
 	// is ignored: the audit runs without a release, lists untracked units
 	// and unresolved entries, and reports transitional units as undecided.
-	Release skew.Version
+	Release semver.Version
 	// ReleaseUnknown says why no release is known (a note of the report,
 	// with the fix); "" when Release is set.
 	ReleaseUnknown string
@@ -160,7 +160,7 @@ func (r *Report) Count(s State) int {
 // in the release rel of report r (known: the release is; sources: its
 // supported upgrade sources): malformed, undecided, kept, or prunable,
 // which makes it a candidate that a unit staying may still block.
-func classify(policy Policy, r *Report, name string, t *Transitional, known bool, sources []skew.Version, rel skew.Version) (e AuditedUnit, prunable bool) {
+func classify(policy Policy, r *Report, name string, t *Transitional, known bool, sources []semver.Version, rel semver.Version) (e AuditedUnit, prunable bool) {
 	e = AuditedUnit{Name: name, TransitionalFrom: t.Raw}
 	switch {
 	case t.Problem != "":
@@ -212,7 +212,7 @@ func classify(policy Policy, r *Report, name string, t *Transitional, known bool
 func Audit(in AuditInput) (*Report, error) {
 	known := in.ReleaseUnknown == ""
 	rel := in.Release.MinorOnly()
-	var sources []skew.Version
+	var sources []semver.Version
 	var assumed bool
 	if known {
 		var err error
@@ -451,12 +451,12 @@ func reverseDeps(v *Values) map[string][]edge {
 // which every supported upgrade source is newer than x. It looks at the
 // policy's releases, then at the three releases after the newest one, whose
 // sources are assumed.
-func firstPrunable(p Policy, x, from skew.Version) (rel skew.Version, assumed, ok bool) {
+func firstPrunable(p Policy, x, from semver.Version) (rel semver.Version, assumed, ok bool) {
 	if from.CompareMinor(x) <= 0 {
 		from = x.AddMinor(1)
 	}
 	from = from.MinorOnly()
-	var candidates []skew.Version
+	var candidates []semver.Version
 	for _, pr := range p.Releases {
 		if pr.Release.CompareMinor(from) >= 0 {
 			candidates = append(candidates, pr.Release.MinorOnly())
@@ -474,14 +474,14 @@ func firstPrunable(p Policy, x, from skew.Version) (rel skew.Version, assumed, o
 		if err != nil {
 			continue
 		}
-		if !slices.ContainsFunc(sources, func(s skew.Version) bool { return s.CompareMinor(x) <= 0 }) {
+		if !slices.ContainsFunc(sources, func(s semver.Version) bool { return s.CompareMinor(x) <= 0 }) {
 			return r, a, true
 		}
 	}
-	return skew.Version{}, false, false
+	return semver.Version{}, false, false
 }
 
-func mustSources(p Policy, r skew.Version) []skew.Version {
+func mustSources(p Policy, r semver.Version) []semver.Version {
 	s, _, _ := p.Sources(r)
 	return s
 }
@@ -532,7 +532,7 @@ func untracked(u Unit, p Policy) (AuditedUnit, bool) {
 	}
 	e.Reason = strings.Join(why, ", ") + ", but no transitional-unit metadata"
 
-	var x skew.Version
+	var x semver.Version
 	var inferred string
 	if m := upgradeRe().FindStringSubmatch(text); m != nil {
 		if v, ok := minor(m[1], m[2], 0); ok {
@@ -562,13 +562,13 @@ func untracked(u Unit, p Policy) (AuditedUnit, bool) {
 }
 
 // minor builds MAJOR.(MINOR-back) from regexp digits.
-func minor(major, min string, back int) (skew.Version, bool) {
+func minor(major, min string, back int) (semver.Version, bool) {
 	ma, err1 := strconv.Atoi(major)
 	mi, err2 := strconv.Atoi(min)
 	if err1 != nil || err2 != nil || mi-back < 0 || ma > 1<<20 || mi > 1<<20 {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
-	return skew.Version{Major: ma, Minor: mi - back}, true
+	return semver.Version{Major: ma, Minor: mi - back}, true
 }
 
 func supportsPhrase(rel string, sources []string) string {
@@ -578,7 +578,7 @@ func supportsPhrase(rel string, sources []string) string {
 	return rel + " supports upgrades from " + andList(sources) + " only"
 }
 
-func shorts(vs []skew.Version) []string {
+func shorts(vs []semver.Version) []string {
 	out := make([]string, len(vs))
 	for i, v := range vs {
 		out[i] = v.Short()

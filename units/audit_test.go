@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
@@ -18,7 +18,7 @@ func auditYAML(t *testing.T, release, values string) *units.Report {
 		t.Fatalf("Parse() error = %v", err)
 	}
 	p, _ := policy(t)
-	r, err := units.Audit(units.AuditInput{Values: v, Release: skew.MustParse(release), Policy: p})
+	r, err := units.Audit(units.AuditInput{Values: v, Release: semver.MustParse(release), Policy: p})
 	if err != nil {
 		t.Fatalf("Audit(%s) error = %v", release, err)
 	}
@@ -152,7 +152,7 @@ func TestAuditStates(t *testing.T) {
 
 func TestAuditRefusesAReleaseOlderThanTheCatalog(t *testing.T) {
 	p, _ := policy(t)
-	_, err := units.Audit(units.AuditInput{Values: &units.Values{}, Release: skew.MustParse("0.9"), Policy: p})
+	_, err := units.Audit(units.AuditInput{Values: &units.Values{}, Release: semver.MustParse("0.9"), Policy: p})
 	if !errors.Is(err, units.ErrUnknownRelease) {
 		t.Fatalf("Audit(0.9) error = %v, want ErrUnknownRelease", err)
 	}
@@ -200,7 +200,7 @@ units:
 		t.Errorf("Unresolved = %+v, want none: the chart resolved every entry", v.Unresolved)
 	}
 	p, _ := policy(t)
-	rep, err := units.Audit(units.AuditInput{Values: v, Release: skew.MustParse("1.6"), Policy: p})
+	rep, err := units.Audit(units.AuditInput{Values: v, Release: semver.MustParse("1.6"), Policy: p})
 	if err != nil {
 		t.Fatal(err)
 	}

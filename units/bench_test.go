@@ -10,7 +10,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
@@ -72,7 +72,7 @@ func TestGeneratedValuesParse(t *testing.T) {
 func BenchmarkAudit(b *testing.B) {
 	data := generatedValues(200, 20)
 	p, _ := policy(b)
-	rel := skew.MustParse("1.7")
+	rel := semver.MustParse("1.7")
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -97,7 +97,7 @@ func BenchmarkAuditRealMain(b *testing.B) {
 	tree := sylvacore.At(b, "main")
 	files := readChartFiles(b, tree, "values.yaml", "management.values.yaml")
 	p, _ := policy(b)
-	rel := skew.MustParse("1.4")
+	rel := semver.MustParse("1.4")
 	var size int64
 	for _, f := range files {
 		size += int64(len(f.Data))

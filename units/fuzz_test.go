@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
@@ -33,7 +33,7 @@ func FuzzParse(f *testing.F) {
 		_, _ = units.ReleaseOf(v, "", "for example --release 1.7")
 		var out [2]bytes.Buffer
 		for i := range out {
-			r, err := units.Audit(units.AuditInput{Values: v, Release: skew.MustParse("1.7"), Policy: p})
+			r, err := units.Audit(units.AuditInput{Values: v, Release: semver.MustParse("1.7"), Policy: p})
 			if err != nil {
 				t.Fatalf("Audit() error = %v", err)
 			}

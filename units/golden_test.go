@@ -10,7 +10,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
@@ -52,7 +52,7 @@ func auditFixture(t testing.TB, release string) *units.Report {
 	}
 	p, catVersion := policy(t)
 	r, err := units.Audit(units.AuditInput{
-		Values: v, Release: skew.MustParse(release), Policy: p,
+		Values: v, Release: semver.MustParse(release), Policy: p,
 		ToolVersion: "test", CatalogVersion: catVersion, AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Files: fixtureFiles,
 	})
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // ErrUnknownRelease is returned for a release the policy cannot place:
@@ -21,37 +21,37 @@ type Policy struct {
 	// PastNewest says, in the words every command uses, that a release is
 	// newer than the catalog's newest (catalog.Catalog.PastNewest); nil
 	// says it plainly.
-	PastNewest func(skew.Version) string
+	PastNewest func(semver.Version) string
 	// PastNewestFix is what to do about such a release.
 	PastNewestFix string
 }
 
 // PolicyRelease is one release and its supported upgrade sources.
 type PolicyRelease struct {
-	Release     skew.Version
-	UpgradeFrom []skew.Version
+	Release     semver.Version
+	UpgradeFrom []semver.Version
 }
 
 // Sources returns the supported upgrade sources of r, oldest first. For a
 // release newer than the newest one known it assumes the n-2 policy (r-2
 // and r-1) and reports assumed. The error wraps ErrUnknownRelease.
-func (p Policy) Sources(r skew.Version) (sources []skew.Version, assumed bool, err error) {
+func (p Policy) Sources(r semver.Version) (sources []semver.Version, assumed bool, err error) {
 	if len(p.Releases) == 0 {
 		return nil, false, fmt.Errorf("release %s: %w (the catalog is empty)", r.Short(), ErrUnknownRelease)
 	}
 	for _, pr := range p.Releases {
 		if pr.Release.CompareMinor(r) == 0 {
-			out := make([]skew.Version, len(pr.UpgradeFrom))
+			out := make([]semver.Version, len(pr.UpgradeFrom))
 			for i, s := range pr.UpgradeFrom {
 				out[i] = s.MinorOnly()
 			}
-			slices.SortFunc(out, skew.Version.CompareMinor)
-			return slices.CompactFunc(out, func(a, b skew.Version) bool { return a.CompareMinor(b) == 0 }), false, nil
+			slices.SortFunc(out, semver.Version.CompareMinor)
+			return slices.CompactFunc(out, func(a, b semver.Version) bool { return a.CompareMinor(b) == 0 }), false, nil
 		}
 	}
 	newest := p.Newest()
 	if r.CompareMinor(newest) > 0 && r.Major == newest.Major {
-		var out []skew.Version
+		var out []semver.Version
 		for _, n := range []int{-2, -1} {
 			if r.Minor+n >= 0 {
 				out = append(out, r.AddMinor(n))
@@ -69,4 +69,4 @@ func (e unknownRelease) Error() string        { return string(e) }
 func (e unknownRelease) Is(target error) bool { return target == ErrUnknownRelease }
 
 // Newest returns the newest known release.
-func (p Policy) Newest() skew.Version { return p.Releases[len(p.Releases)-1].Release.MinorOnly() }
+func (p Policy) Newest() semver.Version { return p.Releases[len(p.Releases)-1].Release.MinorOnly() }

@@ -14,7 +14,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 )
 
@@ -74,7 +74,7 @@ func auditTreeFresh(t testing.TB, tree sylvacore.Tree, names ...string) (*units.
 	p, catVersion := policy(t)
 	in := units.AuditInput{Values: v, Policy: p, ToolVersion: "test", CatalogVersion: catVersion}
 	if rel, ok := refRelease[tree.Ref]; ok {
-		in.Release = skew.MustParse(rel)
+		in.Release = semver.MustParse(rel)
 	} else {
 		in.ReleaseUnknown = "a checkout names no release"
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // ErrNoRelease is returned by ReleaseOf when the values do not say which
@@ -16,7 +16,7 @@ var ErrNoRelease = errors.New("no Sylva release in the values")
 // DetectedRelease is the release values belong to and where it was read.
 type DetectedRelease struct {
 	// Release is MAJOR.MINOR, without pre-release ("1.7-pre" gives 1.7).
-	Release skew.Version
+	Release semver.Version
 	// From says where it was read, such as `sylva_release "1.7-pre"`.
 	From string
 }
@@ -34,7 +34,7 @@ func ReleaseOf(v *Values, chartVersion, example string) (DetectedRelease, error)
 		return DetectedRelease{}, errors.New(v.releaseProblem)
 	}
 	if s := v.SylvaRelease; s != "" {
-		r, err := skew.Parse(strings.TrimSpace(s))
+		r, err := semver.Parse(strings.TrimSpace(s))
 		if err != nil {
 			return DetectedRelease{}, fmt.Errorf("sylva_release %q is not a release such as 1.7 or 1.7-pre; fix it or pass --release", s)
 		}
@@ -42,7 +42,7 @@ func ReleaseOf(v *Values, chartVersion, example string) (DetectedRelease, error)
 	}
 	if b := v.SylvaBranch; b != "" {
 		if rest, ok := strings.CutPrefix(b, "release-"); ok {
-			if r, err := skew.Parse(rest); err == nil {
+			if r, err := semver.Parse(rest); err == nil {
 				return DetectedRelease{Release: r.MinorOnly(), From: fmt.Sprintf("_internal.sylva_branch %q", b)}, nil
 			}
 		}
@@ -51,7 +51,7 @@ func ReleaseOf(v *Values, chartVersion, example string) (DetectedRelease, error)
 		}
 	}
 	if chartVersion != "" {
-		r, err := skew.Parse(chartVersion)
+		r, err := semver.Parse(chartVersion)
 		if err == nil && r.Major > 0 {
 			return DetectedRelease{Release: r.MinorOnly(), From: fmt.Sprintf("chart version %q", chartVersion)}, nil
 		}

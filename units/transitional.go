@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // TransitionalKey is the info key that marks a transitional unit.
@@ -16,7 +16,7 @@ type Transitional struct {
 	Raw string
 	// From is X.Y of "from-X.Y": the unit is needed while a supported
 	// upgrade source is X.Y or older. Zero when Problem is set.
-	From skew.Version
+	From semver.Version
 	// Problem says why the value does not parse; "" when it does.
 	Problem string
 }
@@ -43,7 +43,7 @@ func ParseTransitional(raw any) Transitional {
 		t.Problem = fmt.Sprintf("%q does not start with from-; write from-X.Y, for example from-1.4", s)
 		return t
 	}
-	v, err := skew.Parse(rest)
+	v, err := semver.Parse(rest)
 	if err != nil || v.HasPatch || v.Pre != "" || v.Build != "" || strings.HasPrefix(rest, "v") {
 		t.Problem = fmt.Sprintf("%q: %q is not a Sylva release MAJOR.MINOR; write from-X.Y, for example from-1.4", s, rest)
 		return t

@@ -15,7 +15,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // Paths of a sylva-core tree the import reads. Management values are read
@@ -35,7 +35,7 @@ type Ref struct {
 	// (X.Y.Z) or release branch (release-X.Y) name, else from a literal
 	// sylva_release, else the release after the newest other ref (see
 	// ImportAll).
-	Release skew.Version
+	Release semver.Version
 	// FS is the ref's tree.
 	FS fs.FS
 }
@@ -44,12 +44,12 @@ type Ref struct {
 type Result struct {
 	Ref     string
 	Commit  string
-	Release skew.Version
+	Release semver.Version
 	// Development is true for a ref that is neither a release tag nor a
 	// release branch (main).
 	Development bool
 	// Management is k8s_version_short, zero when it could not be read.
-	Management       skew.Version
+	Management       semver.Version
 	ManagementSource string
 	// KubeVersions is _internal.k8s_version_map per minor, oldest first.
 	KubeVersions []catalog.KubeVersion
@@ -79,7 +79,7 @@ var providers = []struct {
 
 // appVersion derives a component version from a unit version; it returns
 // false when the unit version does not have the expected form.
-type appVersion func(unitVersion string) (skew.Version, bool)
+type appVersion func(unitVersion string) (semver.Version, bool)
 
 // unitRule says how to read one unit and, when the gate knows its
 // component, how its version becomes the component's.
@@ -120,38 +120,38 @@ var units = []unitRule{
 	{unit: "rancher", component: "rancher", app: sameVersion},
 }
 
-func sameVersion(s string) (skew.Version, bool) {
-	v, err := skew.Parse(s)
+func sameVersion(s string) (semver.Version, bool) {
+	v, err := semver.Parse(s)
 	if err != nil || !v.HasPatch {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
-	return skew.Version{Major: v.Major, Minor: v.Minor, Patch: v.Patch, HasPatch: true, Pre: v.Pre}, true
+	return semver.Version{Major: v.Major, Minor: v.Minor, Patch: v.Patch, HasPatch: true, Pre: v.Pre}, true
 }
 
 var upSuffix = regexp.MustCompile(`\+up([0-9]+\.[0-9]+\.[0-9]+)$`)
 
-func rancherUpstream(s string) (skew.Version, bool) {
+func rancherUpstream(s string) (semver.Version, bool) {
 	m := upSuffix.FindStringSubmatch(s)
 	if m == nil {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
 	return sameVersion(m[1])
 }
 
-func upstreamMinor(s string) (skew.Version, bool) {
-	v, err := skew.Parse(s)
+func upstreamMinor(s string) (semver.Version, bool) {
+	v, err := semver.Parse(s)
 	if err != nil {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
 	return v.MinorOnly(), true
 }
 
-func ingressNginxController(s string) (skew.Version, bool) {
-	v, err := skew.Parse(s)
+func ingressNginxController(s string) (semver.Version, bool) {
+	v, err := semver.Parse(s)
 	if err != nil || v.Major != 4 {
-		return skew.Version{}, false
+		return semver.Version{}, false
 	}
-	return skew.Version{Major: 1, Minor: v.Minor}, true
+	return semver.Version{Major: 1, Minor: v.Minor}, true
 }
 
 // Read imports one ref. cat is the component catalog that decides which
@@ -167,10 +167,10 @@ func Read(ref Ref, cat *catalog.Catalog) (*Result, error) {
 	case isTag(ref.Name):
 		r.Development = false
 		if r.Release.IsZero() {
-			r.Release = skew.MustParse(ref.Name).MinorOnly()
+			r.Release = semver.MustParse(ref.Name).MinorOnly()
 		}
 	case strings.HasPrefix(branchName(ref.Name), "release-"):
-		if v, err := skew.Parse(strings.TrimPrefix(branchName(ref.Name), "release-")); err == nil && !v.HasPatch && v.Pre == "" {
+		if v, err := semver.Parse(strings.TrimPrefix(branchName(ref.Name), "release-")); err == nil && !v.HasPatch && v.Pre == "" {
 			r.Development = false
 			if r.Release.IsZero() {
 				r.Release = v
@@ -179,7 +179,7 @@ func Read(ref Ref, cat *catalog.Catalog) (*Result, error) {
 	}
 	if r.Release.IsZero() {
 		if n, src := vals.get("sylva_release"); n != nil && n.Kind == yaml.ScalarNode && n.Tag == "!!str" && !isTemplate(n.Value) {
-			if v, err := skew.Parse(n.Value); err == nil {
+			if v, err := semver.Parse(n.Value); err == nil {
 				r.Release = v.MinorOnly()
 			} else {
 				r.note(src, fmt.Sprintf("sylva_release %q is not a version", n.Value))
@@ -194,7 +194,7 @@ func Read(ref Ref, cat *catalog.Catalog) (*Result, error) {
 }
 
 func isTag(name string) bool {
-	v, err := skew.Parse(name)
+	v, err := semver.Parse(name)
 	return err == nil && v.HasPatch && !strings.HasPrefix(name, "v")
 }
 
@@ -212,7 +212,7 @@ func (r *Result) readKubernetes(vals *values) {
 	case n.Kind != yaml.ScalarNode || isTemplate(n.Value):
 		r.note(src, "needs gotpl interpretation; not read")
 	default:
-		v, err := skew.Parse(n.Value)
+		v, err := semver.Parse(n.Value)
 		if err != nil || v.HasPatch {
 			r.note(src, fmt.Sprintf("%q is not a MAJOR.MINOR version", n.Value))
 			break
@@ -231,7 +231,7 @@ func (r *Result) readKubernetes(vals *values) {
 		r.note(vals.source(ValuesPath, "_internal.k8s_version_map"), "not set")
 	}
 	for _, e := range entries {
-		minor, err := skew.Parse(e.key)
+		minor, err := semver.Parse(e.key)
 		if err != nil || minor.HasPatch {
 			r.note(e.source, fmt.Sprintf("key %q is not a Kubernetes minor", e.key))
 			continue
@@ -241,7 +241,7 @@ func (r *Result) readKubernetes(vals *values) {
 		for _, p := range providers {
 			full, why := fullVersion(e.value, p.value)
 			if why == "" {
-				v, err := skew.Parse(full)
+				v, err := semver.Parse(full)
 				switch {
 				case err != nil || !v.HasPatch:
 					why = fmt.Sprintf("gives %q for %s, not a full version", full, p.p)
@@ -451,7 +451,7 @@ func (r *Result) kustomizeVersion(vals *values, rule unitRule) (catalog.UnitVers
 	for _, res := range k.Resources {
 		for _, rx := range []*regexp.Regexp{releaseAsset, remoteBase} {
 			if m := rx.FindStringSubmatch(res); m != nil && m[1] == rule.repo {
-				if _, err := skew.Parse(m[2]); err == nil {
+				if _, err := semver.Parse(m[2]); err == nil {
 					found = append(found, m[2])
 				}
 			}
@@ -476,9 +476,9 @@ func (r *Result) kustomizeVersion(vals *values, rule unitRule) (catalog.UnitVers
 // newest release of the others, or of released: the releases the
 // checkout's release tags and branches name (its refs not read, as with
 // --ref main alone), as ci-matrix counts main's release from them.
-func ImportAll(refs []Ref, cat *catalog.Catalog, released []skew.Version) ([]*Result, error) {
+func ImportAll(refs []Ref, cat *catalog.Catalog, released []semver.Version) ([]*Result, error) {
 	out := make([]*Result, 0, len(refs))
-	var newest skew.Version
+	var newest semver.Version
 	for _, ref := range refs {
 		r, err := Read(ref, cat)
 		if err != nil {
@@ -530,7 +530,7 @@ func Releases(results []*Result) ([]catalog.Release, error) {
 	best := map[string]*Result{}
 	for _, r := range results {
 		k := r.Release.Short()
-		if cur, ok := best[k]; !ok || rank(r) > rank(cur) || (rank(r) == rank(cur) && isTag(r.Ref) && skew.MustParse(r.Ref).Compare(skew.MustParse(cur.Ref)) > 0) {
+		if cur, ok := best[k]; !ok || rank(r) > rank(cur) || (rank(r) == rank(cur) && isTag(r.Ref) && semver.MustParse(r.Ref).Compare(semver.MustParse(cur.Ref)) > 0) {
 			best[k] = r
 		}
 	}

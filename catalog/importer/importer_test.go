@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // base is a small values file in the shape of sylva-units', with the
@@ -251,7 +251,7 @@ func TestImportAllCountsMainFromTheNewestRelease(t *testing.T) {
 	}
 	// main alone in a checkout with release branches and tags (--ref
 	// main): counted from them, as ci-matrix counts it.
-	rs, err = ImportAll(refs[1:], testCatalog(t), []skew.Version{skew.MustParse("1.2.1"), skew.MustParse("1.3"), skew.MustParse("1.3.10")})
+	rs, err = ImportAll(refs[1:], testCatalog(t), []semver.Version{semver.MustParse("1.2.1"), semver.MustParse("1.3"), semver.MustParse("1.3.10")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestImportAllRefusesAComponentThatCannotRunOnItsRelease(t *testing.T) {
 		c.Components[i].Versions = slices.Clone(c.Components[i].Versions)
 		for j := range c.Components[i].Versions {
 			if c.Components[i].Versions[j].Version.Short() == "1.17" {
-				c.Components[i].Versions[j].MinK8s = skew.MustParse("1.31")
+				c.Components[i].Versions[j].MinK8s = semver.MustParse("1.31")
 			}
 		}
 	}
@@ -291,9 +291,9 @@ func TestImportAllRefusesAComponentThatCannotRunOnItsRelease(t *testing.T) {
 
 func TestReleasesPreferTheReleaseBranch(t *testing.T) {
 	rs := []*Result{
-		{Ref: "1.3.10", Release: skew.MustParse("1.3"), Management: skew.MustParse("1.30"), KubeVersions: []catalog.KubeVersion{{Minor: skew.MustParse("1.30")}}},
-		{Ref: "release-1.3", Release: skew.MustParse("1.3"), Management: skew.MustParse("1.30"), KubeVersions: []catalog.KubeVersion{{Minor: skew.MustParse("1.30")}}},
-		{Ref: "1.3.9", Release: skew.MustParse("1.3"), Management: skew.MustParse("1.30"), KubeVersions: []catalog.KubeVersion{{Minor: skew.MustParse("1.30")}}},
+		{Ref: "1.3.10", Release: semver.MustParse("1.3"), Management: semver.MustParse("1.30"), KubeVersions: []catalog.KubeVersion{{Minor: semver.MustParse("1.30")}}},
+		{Ref: "release-1.3", Release: semver.MustParse("1.3"), Management: semver.MustParse("1.30"), KubeVersions: []catalog.KubeVersion{{Minor: semver.MustParse("1.30")}}},
+		{Ref: "1.3.9", Release: semver.MustParse("1.3"), Management: semver.MustParse("1.30"), KubeVersions: []catalog.KubeVersion{{Minor: semver.MustParse("1.30")}}},
 	}
 	rels, err := Releases(rs)
 	if err != nil {
@@ -324,12 +324,12 @@ const catalogFile = `releases:
 
 func TestUpdateRewritesOnlyTheImportedBlock(t *testing.T) {
 	rel := catalog.Release{
-		Release:      skew.MustParse("1.3"),
+		Release:      semver.MustParse("1.3"),
 		ImportedFrom: &catalog.ImportSource{Ref: "release-1.3", Commit: "abc"},
-		Kubernetes: catalog.Kubernetes{Management: skew.MustParse("1.30"), ManagementSource: "release-1.3:v#k", Versions: []catalog.KubeVersion{
-			{Minor: skew.MustParse("1.30"), Kubeadm: skew.MustParse("v1.30.11"), RKE2: skew.MustParse("v1.30.11+rke2r1"), Source: "release-1.3:v#m"},
+		Kubernetes: catalog.Kubernetes{Management: semver.MustParse("1.30"), ManagementSource: "release-1.3:v#k", Versions: []catalog.KubeVersion{
+			{Minor: semver.MustParse("1.30"), Kubeadm: semver.MustParse("v1.30.11"), RKE2: semver.MustParse("v1.30.11+rke2r1"), Source: "release-1.3:v#m"},
 		}},
-		Components: []catalog.ReleaseComponent{{Name: "longhorn", Version: skew.MustParse("1.7.3"), Chart: "104.2.2+up1.7.3", Source: "release-1.3:v#l"}},
+		Components: []catalog.ReleaseComponent{{Name: "longhorn", Version: semver.MustParse("1.7.3"), Chart: "104.2.2+up1.7.3", Source: "release-1.3:v#l"}},
 		Units:      []catalog.UnitVersion{{Unit: "longhorn", Chart: "longhorn", Version: "104.2.2+up1.7.3", Source: "release-1.3:v#l"}},
 	}
 	out, err := Update([]byte(catalogFile), []catalog.Release{rel}, map[string][]Note{"release-1.3": {{Source: "release-1.3:v#c", Text: "picks one of a, b"}}})
@@ -362,7 +362,7 @@ func TestUpdateRewritesOnlyTheImportedBlock(t *testing.T) {
 	if err != nil || string(again) != string(out) {
 		t.Errorf("a second Update changed the file (err %v)", err)
 	}
-	rel.Release = skew.MustParse("1.4")
+	rel.Release = semver.MustParse("1.4")
 	if _, err := Update([]byte(catalogFile), []catalog.Release{rel}, nil); err == nil || !strings.Contains(err.Error(), "release 1.4 has no imported block") {
 		t.Errorf("Update of a release without markers: error = %v", err)
 	}

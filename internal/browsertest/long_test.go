@@ -11,7 +11,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // longWordCatalog is a catalog whose version is one unbroken word of 3,000
@@ -59,7 +59,7 @@ func TestReportWrapsALongWordInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := planner.Compute(planner.Input{
-		Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), ToolVersion: "test",
+		Catalog: cat, From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), ToolVersion: "test",
 		AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Inputs: []string{"status " + word + ".yaml"},
 	})
 	if err != nil {

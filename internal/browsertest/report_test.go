@@ -16,7 +16,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // chromiumPath is where Debian's chromium package puts the browser.
@@ -216,13 +216,13 @@ func TestReportTimelineInBrowser(t *testing.T) {
 		// stops says the gate stops the plan: the picture has a gate lane.
 		stops bool
 	}{
-		{"two passes, ready", planner.Input{From: skew.MustParse("1.4"), To: skew.MustParse("1.6")}, false},
-		{"one pass", planner.Input{From: skew.MustParse("1.5"), To: skew.MustParse("1.6")}, false},
-		{"four hops on rke2 wrap into bands", planner.Input{From: skew.MustParse("1.2"), To: skew.MustParse("1.7"), Provider: "rke2"}, false},
-		{"the gate stops a multi-hop plan", planner.Input{From: skew.MustParse("1.4"), To: skew.MustParse("1.7"), Gate: failOnWarning}, true},
-		{"a cluster midway has its first pass done", planner.Input{To: skew.MustParse("1.6"), Progress: &planner.TransitionState{Found: true, Installed: skew.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}}, false},
-		{"a chart that holds the workers pauses them", planner.Input{Catalog: holdWorkers(t, "1.6"), From: skew.MustParse("1.4"), To: skew.MustParse("1.6")}, false},
-		{"an unreadable running version blocks", planner.Input{From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), Observed: &planner.Observed{Source: "test", Components: []planner.ObservedComponent{{Name: "longhorn", Raw: "not-a-version", Where: "image"}}}}, true},
+		{"two passes, ready", planner.Input{From: semver.MustParse("1.4"), To: semver.MustParse("1.6")}, false},
+		{"one pass", planner.Input{From: semver.MustParse("1.5"), To: semver.MustParse("1.6")}, false},
+		{"four hops on rke2 wrap into bands", planner.Input{From: semver.MustParse("1.2"), To: semver.MustParse("1.7"), Provider: "rke2"}, false},
+		{"the gate stops a multi-hop plan", planner.Input{From: semver.MustParse("1.4"), To: semver.MustParse("1.7"), Gate: failOnWarning}, true},
+		{"a cluster midway has its first pass done", planner.Input{To: semver.MustParse("1.6"), Progress: &planner.TransitionState{Found: true, Installed: semver.MustParse("1.6"), Pending: true, TransitionFrom: "1.4", TransitionPass: "1"}}, false},
+		{"a chart that holds the workers pauses them", planner.Input{Catalog: holdWorkers(t, "1.6"), From: semver.MustParse("1.4"), To: semver.MustParse("1.6")}, false},
+		{"an unreadable running version blocks", planner.Input{From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), Observed: &planner.Observed{Source: "test", Components: []planner.ObservedComponent{{Name: "longhorn", Raw: "not-a-version", Where: "image"}}}}, true},
 	}
 	views := []struct {
 		name          string

@@ -22,7 +22,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/inventory/inventorykube"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 func TestMain(m *testing.M) { os.Exit(kubetest.Main(m)) }
@@ -336,7 +336,7 @@ func TestRefusedBudgetsMakeTheVerdictUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, err := planner.Compute(planner.Input{
-		Catalog: cat, From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), FromSource: "flag",
+		Catalog: cat, From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), FromSource: "flag",
 		AsOf: time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC), Observed: &planner.Observed{Source: "cluster kubetest", Checks: obsChecks},
 	})
 	if err != nil {

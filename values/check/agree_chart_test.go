@@ -13,7 +13,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/internal/valuestest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
@@ -37,7 +37,7 @@ func TestOverlayAndLocateAgreeOnEveryPassOfAThreePassPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat := catalogtest.Edited(t, [2]string{"  - release: \"1.4\"\n    upgrade_from: [\"1.3\"]\n", "  - release: \"1.4\"\n    upgrade_from: [\"1.1\", \"1.2\", \"1.3\"]\n"})
-	in := planner.Input{Catalog: cat, From: skew.MustParse("1.1"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: cat, From: semver.MustParse("1.1"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	files := append(valuestest.ReadFiles[helmengine.File](t, tr.Chart(), "values.yaml", "management.values.yaml"),
 		longhornEnabled)
 	rep, err := Chart(context.Background(), ChartInput{Plan: in, Chart: c, Files: files, SkipSchemaValidation: true})

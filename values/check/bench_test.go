@@ -8,7 +8,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/internal/valuestest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 )
 
@@ -26,10 +26,10 @@ func BenchmarkCheckChart(b *testing.B) {
 	cat := catalogWith14From12(b)
 	for i := range cat.Releases {
 		if cat.Releases[i].Release.Short() == "1.4" {
-			cat.Releases[i].UpgradeFrom = append(cat.Releases[i].UpgradeFrom, skew.MustParse("1.1"))
+			cat.Releases[i].UpgradeFrom = append(cat.Releases[i].UpgradeFrom, semver.MustParse("1.1"))
 		}
 	}
-	in := planner.Input{Catalog: cat, From: skew.MustParse("1.1"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "bench"}
+	in := planner.Input{Catalog: cat, From: semver.MustParse("1.1"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "bench"}
 	files := valuestest.ReadFiles[helmengine.File](b, tr.Chart(), "values.yaml", "management.values.yaml")
 	ctx := context.Background()
 	defer benchcpu.Report(b)()

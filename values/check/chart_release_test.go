@@ -8,7 +8,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
@@ -17,7 +17,7 @@ import (
 // sylva_release, else a release's chart version, else its newest
 // Kubernetes.
 func TestChartRelease(t *testing.T) {
-	g, err := overlay.Generate(planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), FromSource: "flag"})
+	g, err := overlay.Generate(planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), FromSource: "flag"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestCheckChartRefusesTheChartOfAnotherRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse("1.4"), To: skew.MustParse("1.6"), FromSource: "flag"}
+	in := planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse("1.4"), To: semver.MustParse("1.6"), FromSource: "flag"}
 	_, err = Chart(context.Background(), ChartInput{Plan: in, Chart: c, SkipSchemaValidation: true})
 	if err == nil || !strings.Contains(err.Error(), "is Sylva 1.4's") || !strings.Contains(err.Error(), "not the chart of --to 1.6") {
 		t.Errorf("Chart(main's chart, --to 1.6) error = %v, want the chart named as 1.4's", err)

@@ -14,7 +14,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
@@ -609,7 +609,7 @@ func (c *checker) checkKubernetes(scenario string, rendered map[string]string, e
 		})
 	}
 	minorOf := func(s string) string {
-		v, err := skew.Parse(strings.TrimPrefix(strings.TrimSpace(s), "v"))
+		v, err := semver.Parse(strings.TrimPrefix(strings.TrimSpace(s), "v"))
 		if err != nil {
 			return ""
 		}
@@ -666,7 +666,7 @@ func (c *checker) checkLonghorn(scenario string, rendered map[string]string, err
 		return
 	}
 	chart := ""
-	if v, err := skew.Parse(w); err == nil && c.cat != nil {
+	if v, err := semver.Parse(w); err == nil && c.cat != nil {
 		chart, _ = c.cat.ChartVersion("longhorn", v)
 	}
 	planned := "Longhorn " + w

@@ -16,7 +16,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/envelope"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
@@ -287,7 +287,7 @@ func pinnedMinor(files []helmengine.File, plan *planner.Plan, rel *catalog.Relea
 		return nil, nil
 	}
 	want := hop[len(hop)-1].Values.K8sVersionShort
-	pv, perr := skew.Parse(pin)
+	pv, perr := semver.Parse(pin)
 	if perr != nil || pv.Short() == want {
 		// A pin that is no minor fails the chart's own schema or render,
 		// which the scenarios report.
@@ -449,7 +449,7 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 	}
 	if w := want[overlay.KeyK8sVersionShort]; w != "" {
 		g, ok := got["cluster.k8s_version"]
-		switch v, err := skew.Parse(strings.TrimPrefix(g, "v")); {
+		switch v, err := semver.Parse(strings.TrimPrefix(g, "v")); {
 		case !ok:
 			diverge(chartK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the chart renders no cluster.k8s_version", w))
 		case err != nil || v.Short() != w:
@@ -458,7 +458,7 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 	}
 	if w := want[overlay.KeyK8sVersionShort]; w != "" {
 		if g, ok := got["cluster unit k8s_version"]; ok {
-			if v, err := skew.Parse(strings.TrimPrefix(g, "v")); err != nil || v.Short() != w {
+			if v, err := semver.Parse(strings.TrimPrefix(g, "v")); err != nil || v.Short() != w {
 				diverge(chartClusterK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the cluster unit substitutes %q", w, g))
 			}
 		}
@@ -509,7 +509,7 @@ func (c *chartChecker) compareWorkers(s planScenario, got map[string]string, div
 	if !ok {
 		return
 	}
-	v, err := skew.Parse(strings.TrimPrefix(g, "v"))
+	v, err := semver.Parse(strings.TrimPrefix(g, "v"))
 	if err != nil {
 		return
 	}

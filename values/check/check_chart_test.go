@@ -14,7 +14,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/internal/valuestest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
@@ -25,8 +25,8 @@ func catalogWith14From12(t testing.TB) *catalog.Catalog {
 	t.Helper()
 	cat := catalogtest.Default(t)
 	for i := range cat.Releases {
-		if cat.Releases[i].Release.Short() == "1.4" && !slices.ContainsFunc(cat.Releases[i].UpgradeFrom, func(v skew.Version) bool { return v.Short() == "1.2" }) {
-			cat.Releases[i].UpgradeFrom = append(cat.Releases[i].UpgradeFrom, skew.MustParse("1.2"))
+		if cat.Releases[i].Release.Short() == "1.4" && !slices.ContainsFunc(cat.Releases[i].UpgradeFrom, func(v semver.Version) bool { return v.Short() == "1.2" }) {
+			cat.Releases[i].UpgradeFrom = append(cat.Releases[i].UpgradeFrom, semver.MustParse("1.2"))
 		}
 	}
 	return cat
@@ -39,7 +39,7 @@ func mainChartCheck(t *testing.T, overlay *helmengine.File) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := planner.Input{Catalog: catalogWith14From12(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: catalogWith14From12(t), From: semver.MustParse("1.2"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	files := append(valuestest.ReadFiles[helmengine.File](t, tr.Chart(), "values.yaml", "management.values.yaml"), longhornEnabled)
 	rep, err := Chart(context.Background(), ChartInput{
 		Plan: in, Chart: c, Files: files, Overlay: overlay, SkipSchemaValidation: true,
@@ -252,7 +252,7 @@ func TestCheckChartReportsValuesEveryScenarioFailsOnOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := planner.Input{Catalog: catalogWith14From12(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: catalogWith14From12(t), From: semver.MustParse("1.2"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	files := append(valuestest.ReadFiles[helmengine.File](t, tr.Chart(), "values.yaml", "management.values.yaml"), helmengine.File{Name: "bad.yaml", Data: []byte("units: 3\n")})
 	rep, err := Chart(context.Background(), ChartInput{Plan: in, Chart: c, Files: files})
 	if err != nil {

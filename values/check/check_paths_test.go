@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
@@ -20,7 +20,7 @@ import (
 // 1.7.3 on pass 1, 1.31 and 1.8.1 on pass 2), changed by tamper.
 func tamperedCheck(t *testing.T, tamper func(vals map[string]any)) *Report {
 	t.Helper()
-	in := planner.Input{Catalog: catalogWith14From12(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: catalogWith14From12(t), From: semver.MustParse("1.2"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	g, err := overlay.Generate(in)
 	if err != nil {
 		t.Fatal(err)

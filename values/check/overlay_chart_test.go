@@ -22,7 +22,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/internal/valuestest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/units"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
@@ -41,7 +41,7 @@ func catalogWithLonghornCharts(t testing.TB) *catalog.Catalog {
 
 func input12To14(t testing.TB) planner.Input {
 	t.Helper()
-	return planner.Input{Catalog: catalogtest.With12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	return planner.Input{Catalog: catalogtest.With12To14(t), From: semver.MustParse("1.2"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 }
 
 // loadBundleChart loads the sylva-units chart of a bundle ref.
@@ -128,7 +128,7 @@ func TestGeneratedOverlayRunsThePlanInTheRealChart(t *testing.T) {
 func runOverlayTransition(t *testing.T, tr overlayTransition) {
 	t.Helper()
 	ch := loadBundleChart(t, tr.ref)
-	in := planner.Input{Catalog: catalogtest.Edited(t, tr.widen), From: skew.MustParse(tr.from), To: skew.MustParse(tr.to), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: catalogtest.Edited(t, tr.widen), From: semver.MustParse(tr.from), To: semver.MustParse(tr.to), FromSource: "flag", ToolVersion: "test"}
 	g, err := overlay.GenerateFor(in, &overlay.TargetChart{Name: tr.ref, Values: ch.Values})
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 			s, _ := own.(string)
 			return s
 		}
-		c, ok := in.Catalog.ChartVersion("longhorn", skew.MustParse(v))
+		c, ok := in.Catalog.ChartVersion("longhorn", semver.MustParse(v))
 		if !ok {
 			t.Fatalf("no chart version for Longhorn %s", v)
 		}
@@ -248,7 +248,7 @@ func runOverlayTransition(t *testing.T, tr overlayTransition) {
 				t.Fatalf("render: %v", err)
 			}
 			got := overlayFacts(t, m.Objects)
-			if v, err := skew.Parse(got.k8s); err != nil || v.Short() != tc.k8s {
+			if v, err := semver.Parse(got.k8s); err != nil || v.Short() != tc.k8s {
 				t.Errorf("cluster unit k8s_version = %q, want Kubernetes %s", got.k8s, tc.k8s)
 			}
 			for _, u := range []string{"longhorn", "longhorn-crd"} {
@@ -385,7 +385,7 @@ func TestOverlayRunsAnEarlierHopInItsReleasesChart(t *testing.T) {
 		t.Skip("renders the real chart")
 	}
 	cat := catalogtest.Edited(t, [2]string{"  - release: \"1.3\"\n    upgrade_from: [\"1.2\"]\n", "  - release: \"1.3\"\n    upgrade_from: [\"1.1\", \"1.2\"]\n"})
-	whole := planner.Input{Catalog: cat, From: skew.MustParse("1.1"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	whole := planner.Input{Catalog: cat, From: semver.MustParse("1.1"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	plan, err := planner.Compute(whole)
 	if err != nil {
 		t.Fatal(err)
@@ -410,7 +410,7 @@ func TestOverlayRunsAnEarlierHopInItsReleasesChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	hop := whole
-	hop.To = skew.MustParse("1.3")
+	hop.To = semver.MustParse("1.3")
 	rep, err := Chart(context.Background(), ChartInput{
 		Plan: hop, Chart: c, Files: append(valuestest.ReadFiles[helmengine.File](t, tr.Chart(), "values.yaml", "management.values.yaml"), longhornEnabled),
 		Overlay: &helmengine.File{Name: "overlay-1.1-to-1.4.yaml", Data: y.Bytes()}, SkipSchemaValidation: true,

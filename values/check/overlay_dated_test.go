@@ -10,7 +10,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/internal/valuestest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
@@ -30,7 +30,7 @@ func TestOverlayChangesNothingInChartsNotItsOwn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("renders the real chart")
 	}
-	in := planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: catalogWithLonghornCharts(t), From: semver.MustParse("1.3"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	g, err := overlay.Generate(in)
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/catalogtest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
@@ -101,7 +101,7 @@ func TestOverlayIsInertInTheChartOfAnotherRelease(t *testing.T) {
 		}
 	}
 	control := renders[4].got
-	if v, err := skew.Parse(control["cluster unit k8s_version"]); err != nil || v.Short() != "1.30" {
+	if v, err := semver.Parse(control["cluster unit k8s_version"]); err != nil || v.Short() != "1.30" {
 		t.Errorf("control: cluster unit k8s_version = %q, want 1.30 (pass 1 of 1.2 → 1.4)", control["cluster unit k8s_version"])
 	}
 	if control["longhorn"] != "104.2.2+up1.7.3" {
@@ -114,7 +114,7 @@ func TestOverlayIsInertInTheChartOfAnotherRelease(t *testing.T) {
 func generatedFor(t *testing.T, from, to, ref string, widen [2]string) *overlay.Generated {
 	t.Helper()
 	ch := loadBundleChart(t, ref)
-	in := planner.Input{Catalog: catalogtest.Edited(t, widen), From: skew.MustParse(from), To: skew.MustParse(to), FromSource: "flag", ToolVersion: "test"}
+	in := planner.Input{Catalog: catalogtest.Edited(t, widen), From: semver.MustParse(from), To: semver.MustParse(to), FromSource: "flag", ToolVersion: "test"}
 	g, err := overlay.GenerateFor(in, &overlay.TargetChart{Name: ref, Values: ch.Values})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/internal/valuestest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
@@ -44,7 +44,7 @@ func TestOverlayKeepsTheMinorAWorkloadClusterPins(t *testing.T) {
 		t.Fatal(err)
 	}
 	overlayOf := func(in planner.Input) helmengine.File { return overlayFile(t, in) }
-	oneHop := overlayOf(planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"})
+	oneHop := overlayOf(planner.Input{Catalog: catalogWithLonghornCharts(t), From: semver.MustParse("1.3"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"})
 	twoPass := input12To14(t)
 	twoPassOverlay := overlayOf(twoPass)
 	plan, err := planner.Compute(twoPass)
@@ -104,7 +104,7 @@ func TestOverlayOnAWorkloadClusterOutsideTheWindowFailsNamingTheMinor(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := append(workloadFiles(t, tree.Chart(), "1.28"), overlayFile(t, planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}))
+	files := append(workloadFiles(t, tree.Chart(), "1.28"), overlayFile(t, planner.Input{Catalog: catalogWithLonghornCharts(t), From: semver.MustParse("1.3"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}))
 	_, err = renderUnits(context.Background(), c, files, helmengine.ChartOptions{
 		Namespace: workloadNamespace, KubeVersion: "v1.31.8", IsUpgrade: true, Revision: 2,
 		Source:               helmengine.NewObjects(statusObject(workloadNamespace, map[string]string{"release-revision": "7", "sylva-units-chart-version": "1.3.10", "values-checksum": "x"})),
@@ -131,10 +131,10 @@ func TestCheckChartProvesWorkloadPlansOnTheRealChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	workload := func(in planner.Input, kube string) planner.Input {
-		in.Cluster, in.Kubernetes = planner.ClusterWorkload, skew.MustParse(kube)
+		in.Cluster, in.Kubernetes = planner.ClusterWorkload, semver.MustParse(kube)
 		return in
 	}
-	from13 := planner.Input{Catalog: catalogWithLonghornCharts(t), From: skew.MustParse("1.3"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	from13 := planner.Input{Catalog: catalogWithLonghornCharts(t), From: semver.MustParse("1.3"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 	for _, tc := range []struct {
 		name      string
 		in        planner.Input

@@ -9,7 +9,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
@@ -52,7 +52,7 @@ func workersVersionBefore(plan *planner.Plan, in planner.Input, pass planner.Pas
 		return v
 	}
 	if rel, ok := in.Catalog.Release(in.From.MinorOnly()); ok {
-		if minor, err := skew.Parse(plan.Passes[0].Workers.From); err == nil {
+		if minor, err := semver.Parse(plan.Passes[0].Workers.From); err == nil {
 			if kv, ok := rel.KubeVersion(minor); ok {
 				v = kv.For(catalog.Provider(plan.BootstrapProvider)).String()
 			}
@@ -139,7 +139,7 @@ func walkScenarios(plan *planner.Plan, in planner.Input, o scenarioOptions, rend
 // sourceStatus is the status ConfigMap data before the first pass of the
 // last hop: the previous hop's last expected status, or the source
 // release's own (no sylva_release up to overlay.LegacyRelease).
-func sourceStatus(plan *planner.Plan, from skew.Version) (map[string]string, error) {
+func sourceStatus(plan *planner.Plan, from semver.Version) (map[string]string, error) {
 	var prev *planner.Pass
 	for i := range plan.Passes {
 		if plan.Passes[i].Release != plan.To.Release {
@@ -150,7 +150,7 @@ func sourceStatus(plan *planner.Plan, from skew.Version) (map[string]string, err
 		return overlay.StatusValues(prev.ExpectedStatus)
 	}
 	st := map[string]string{"release-revision": "1"}
-	if from.MinorOnly().Compare(skew.MustParse(overlay.LegacyRelease)) > 0 {
+	if from.MinorOnly().Compare(semver.MustParse(overlay.LegacyRelease)) > 0 {
 		st[overlay.KeySylvaRelease] = from.String()
 		st[overlay.KeyAdditionalReconciliationRequired] = "false"
 	}

@@ -18,7 +18,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/golden"
 	"gitlab.com/sylva-projects/sylva-planner/internal/valuestest"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/values/helmengine"
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
@@ -26,7 +26,7 @@ import (
 
 func input(t testing.TB, from, to string) planner.Input {
 	t.Helper()
-	return planner.Input{Catalog: catalogtest.Default(t), From: skew.MustParse(from), To: skew.MustParse(to), FromSource: "flag", ToolVersion: "test"}
+	return planner.Input{Catalog: catalogtest.Default(t), From: semver.MustParse(from), To: semver.MustParse(to), FromSource: "flag", ToolVersion: "test"}
 }
 
 func codes(fs []planner.Finding) []string {

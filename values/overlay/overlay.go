@@ -9,7 +9,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -88,7 +88,7 @@ func (g *Generated) addHops(in planner.Input, plan *planner.Plan) error {
 			continue
 		}
 		hin := in
-		hin.To = skew.MustParse(r)
+		hin.To = semver.MustParse(r)
 		h, err := generateFor(hin, nil, nil, false)
 		if err != nil {
 			return fmt.Errorf("generate values for the hop to %s: %w", r, err)
@@ -227,7 +227,7 @@ func passStates(in planner.Input, plan *planner.Plan, rel *catalog.Release, sour
 	target := rel.Release.Short()
 	for _, src := range sortedKeys(sources) {
 		sin := in
-		sin.From, err = skew.Parse(src)
+		sin.From, err = semver.Parse(src)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("generate values: source %q: %w", src, err)
 		}
@@ -279,7 +279,7 @@ func settled(final map[string]string, rel *catalog.Release) map[string]string {
 // LegacyRelease or older; for a target at or below it, the plan's own
 // source.
 func legacyRelease(in planner.Input, plan *planner.Plan, rel *catalog.Release) string {
-	if rel.Release.CompareMinor(skew.MustParse(LegacyRelease)) > 0 {
+	if rel.Release.CompareMinor(semver.MustParse(LegacyRelease)) > 0 {
 		return LegacyRelease
 	}
 	if hs := HopSource(plan); hs != "" {
@@ -298,7 +298,7 @@ func (g *Generated) setLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *
 	}
 	for _, h := range g.Hops {
 		if g.Longhorn && !h.Longhorn {
-			hrel, _ := cat.Release(skew.MustParse(h.To).MinorOnly())
+			hrel, _ := cat.Release(semver.MustParse(h.To).MinorOnly())
 			if err := h.wireLonghorn(cat, hrel, nil, h.source, true); err != nil {
 				return fmt.Errorf("generate values for the hop to %s (the overlay sets Longhorn's chart version in every chart, for the passes into %s): %w", h.To, g.To, err)
 			}
@@ -373,7 +373,7 @@ func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch 
 				}
 			}
 		}
-		ver, err := skew.Parse(v)
+		ver, err := semver.Parse(v)
 		if err != nil {
 			return "", fmt.Errorf("generate values: Longhorn version %q: %w", v, err)
 		}
@@ -412,7 +412,7 @@ func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch 
 		g.dropUncovered()
 		return nil
 	}
-	slices.SortFunc(missing, func(a, b string) int { return skew.MustParse(a).Compare(skew.MustParse(b)) })
+	slices.SortFunc(missing, func(a, b string) int { return semver.MustParse(a).Compare(semver.MustParse(b)) })
 	parts := make([]string, len(missing))
 	for i, v := range missing {
 		parts[i] = fmt.Sprintf("Longhorn %s (%s)", v, strings.Join(needs[v], ", "))
@@ -503,13 +503,13 @@ func (g *Generated) checkChart(ch *TargetChart) error {
 // the last hop of its plan starts from src: where the plan's own passes
 // leave it (after the steps on earlier releases), else its minor brought
 // into src's window (the nearest minor src maps).
-func sourceMinor(in planner.Input, plan *planner.Plan, src string) skew.Version {
+func sourceMinor(in planner.Input, plan *planner.Plan, src string) semver.Version {
 	if hop := LastHop(plan); src == HopSource(plan) && len(hop) > 0 {
-		if v, err := skew.Parse(hop[0].ControlPlane.From); err == nil {
+		if v, err := semver.Parse(hop[0].ControlPlane.From); err == nil {
 			return v
 		}
 	}
-	rel, ok := in.Catalog.Release(skew.MustParse(src))
+	rel, ok := in.Catalog.Release(semver.MustParse(src))
 	if !ok {
 		return in.Kubernetes
 	}

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/status"
 )
 
@@ -34,13 +34,13 @@ import (
 // The four status keys are read from the ConfigMap's data, else from the
 // YAML of its additional-info (where the chart writes them); data wins.
 func (g *Generated) stateTemplate() string {
-	target := skew.MustParse(g.To).Short()
+	target := semver.MustParse(g.To).Short()
 	lines := g.chartReleaseLines()
 	lines = append(lines, `{{- if eq $chartRelease "`+target+`" }}`)
 	lines = append(lines, g.machineLines()...)
 	// In the chart of an earlier hop's release, that hop's passes.
 	for _, h := range g.Hops {
-		lines = append(lines, `{{- else if eq $chartRelease "`+skew.MustParse(h.To).Short()+`" }}`)
+		lines = append(lines, `{{- else if eq $chartRelease "`+semver.MustParse(h.To).Short()+`" }}`)
 		lines = append(lines, h.machineLines()...)
 	}
 	lines = append(lines, `{{- else }}`)
@@ -51,7 +51,7 @@ func (g *Generated) stateTemplate() string {
 // machineLines are the lines of the state template in the chart of g's
 // own release: the pass the status asks for, as a JSON object.
 func (g *Generated) machineLines() []string {
-	target := skew.MustParse(g.To).Short()
+	target := semver.MustParse(g.To).Short()
 	var lines []string
 	lines = append(lines, []string{
 		`{{- $status := lookup "v1" "ConfigMap" .Release.Namespace "` + status.ConfigMapName + `" | default dict }}`,

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -79,10 +79,10 @@ func NewestMappedMinor(values map[string]any) string {
 // newestMinor is the newest of Kubernetes minors written "1.NN" ("" when
 // none parses).
 func newestMinor(minors []string) string {
-	var best skew.Version
+	var best semver.Version
 	out := ""
 	for _, m := range minors {
-		v, err := skew.Parse(m)
+		v, err := semver.Parse(m)
 		if err != nil {
 			continue
 		}

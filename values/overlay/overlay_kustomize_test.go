@@ -15,7 +15,7 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
 	"gitlab.com/sylva-projects/sylva-planner/internal/sylvacore"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 	"gitlab.com/sylva-projects/sylva-planner/yamldoc"
 )
 
@@ -135,7 +135,7 @@ func TestKustomizeComponentAppendsTheOverlayLast(t *testing.T) {
 
 func input12To14(t testing.TB) planner.Input {
 	t.Helper()
-	return planner.Input{Catalog: catalogtest.With12To14(t), From: skew.MustParse("1.2"), To: skew.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
+	return planner.Input{Catalog: catalogtest.With12To14(t), From: semver.MustParse("1.2"), To: semver.MustParse("1.4"), FromSource: "flag", ToolVersion: "test"}
 }
 
 func stringAt(m map[string]any, path ...string) (string, bool) {

@@ -7,7 +7,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
 	"gitlab.com/sylva-projects/sylva-planner/planner"
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // HopSource is the release the last hop of p starts from.
@@ -20,7 +20,7 @@ func HopSource(p *planner.Plan) string {
 
 // RouteRelease is the release at index i of p's route, as major.minor.
 func RouteRelease(p *planner.Plan, i int) string {
-	v, err := skew.Parse(p.Route[i])
+	v, err := semver.Parse(p.Route[i])
 	if err != nil {
 		return p.Route[i]
 	}
@@ -41,7 +41,7 @@ func LastHop(p *planner.Plan) []planner.Pass {
 // FinalValues are the helper values the chart of the plan's target must
 // end with: those of the last pass of its hop, or the catalog's settled
 // values when the plan has no pass on that chart.
-func FinalValues(p *planner.Plan, cat *catalog.Catalog, to skew.Version) (map[string]string, error) {
+func FinalValues(p *planner.Plan, cat *catalog.Catalog, to semver.Version) (map[string]string, error) {
 	if hop := LastHop(p); len(hop) > 0 {
 		return passValues(hop[len(hop)-1])
 	}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"gitlab.com/sylva-projects/sylva-planner/skew"
+	"gitlab.com/sylva-projects/sylva-planner/semver"
 )
 
 // WriteYAML writes the overlay with a header comment naming the plan and
@@ -31,7 +31,7 @@ func (g *Generated) WriteYAML(w io.Writer) error {
 	}
 	b.WriteString("# " + StatusInfoKey + ": what the status ConfigMap records in additional-info for the next pass.\n")
 	writeComment(&b, fmt.Sprintf("Inert outside Sylva %s: in the chart of another release (its sylva_release value, else its version when it is a release's, else, for a chart taken from Git, the newest Kubernetes minor of its _internal.k8s_version_map: %s) the overlay sets the chart's own cluster.k8s_version%s and records no status key, so that chart renders what it renders without the overlay. Remove the overlay once the status says %s with no further pass.",
-		skew.MustParse(g.To).Short(), chartsList(g.Charts), longhornInertNote(g), skew.MustParse(g.To).Short()))
+		semver.MustParse(g.To).Short(), chartsList(g.Charts), longhornInertNote(g), semver.MustParse(g.To).Short()))
 	for _, n := range g.Notes {
 		writeComment(&b, n)
 	}

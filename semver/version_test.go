@@ -1,4 +1,4 @@
-package skew
+package semver
 
 import (
 	"encoding/json"
