@@ -38,6 +38,28 @@ func NormalizeArgs(app *cli.App, args []string) ([]string, error) {
 		// `help`, `help plan`, `help values render`.
 		rest = append(slices.Clone(rest[1:]), "--help")
 	}
+	path, cmd, n, err := commandPath(app, rest)
+	if err != nil {
+		return nil, err
+	}
+	if cmd == nil || cmd.SkipFlagParsing {
+		return append([]string{args[0]}, rest...), nil
+	}
+	s := newArgSorter(app, cmd)
+	s.sort(rest[n:])
+	if len(cmd.Subcommands) > 0 && len(s.positional) > 0 && s.positional[0] != "--" {
+		return nil, unknownCommand(path, s.positional[0], cmd.Subcommands)
+	}
+	out := append(append([]string{args[0]}, s.globals...), rest[:n]...)
+	out = append(out, s.flags...)
+	return append(out, s.positional...), nil
+}
+
+// commandPath reads the command names at the start of rest: the path of
+// names (the program first), the command they name (nil for none) and
+// how many tokens they take. A name that is no command, where one is
+// expected, is an error naming the closest.
+func commandPath(app *cli.App, rest []string) ([]string, *cli.Command, int, error) {
 	path := []string{cmp.Or(app.HelpName, app.Name)}
 	var cmd *cli.Command
 	cmds := app.Commands
@@ -50,64 +72,74 @@ func NormalizeArgs(app *cli.App, args []string) ([]string, error) {
 		next := FindCommand(cmds, tok)
 		if next == nil {
 			if cmd == nil || len(cmd.Subcommands) > 0 {
-				return nil, unknownCommand(path, tok, cmds)
+				return nil, nil, 0, unknownCommand(path, tok, cmds)
 			}
 			break
 		}
 		cmd, cmds = next, next.Subcommands
 		path = append(path, next.Name)
 	}
-	if cmd == nil || cmd.SkipFlagParsing {
-		return append([]string{args[0]}, rest...), nil
-	}
-	valued := valueFlags(cmd.Flags)
-	// The application's flags (--max-input-size) are accepted anywhere:
-	// one given after the command moves before it, where urfave/cli reads
-	// it.
-	global := valueFlags(app.Flags)
-	isGlobal := func(tok string) bool {
-		name, _, _ := strings.Cut(strings.TrimLeft(tok, "-"), "=")
-		return strings.HasPrefix(tok, "--") && global[name] && !HasFlag(cmd.Flags, name)
-	}
-	var globals, flags, positional []string
-	tail := rest[i:]
+	return path, cmd, i, nil
+}
+
+// argSorter sorts the tokens after a command into the application's
+// flags, the command's flags (each with its value) and the positional
+// arguments.
+type argSorter struct {
+	cmd                        *cli.Command
+	valued, global             map[string]bool
+	globals, flags, positional []string
+}
+
+func newArgSorter(app *cli.App, cmd *cli.Command) *argSorter {
+	return &argSorter{cmd: cmd, valued: valueFlags(cmd.Flags), global: valueFlags(app.Flags)}
+}
+
+// isGlobal reports whether tok is one of the application's flags
+// (--max-input-size) that the command does not declare itself: one given
+// after the command moves before it, where urfave/cli reads it.
+func (s *argSorter) isGlobal(tok string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(tok, "-"), "=")
+	return strings.HasPrefix(tok, "--") && s.global[name] && !HasFlag(s.cmd.Flags, name)
+}
+
+func (s *argSorter) sort(tail []string) {
 	for j := 0; j < len(tail); j++ {
 		tok := tail[j]
 		switch {
 		case tok == "--":
-			positional = append(positional, tail[j:]...)
-			j = len(tail)
+			s.positional = append(s.positional, tail[j:]...)
+			return
 		case tok == "-" || !strings.HasPrefix(tok, "-"):
-			positional = append(positional, tok)
-		case isGlobal(tok) && strings.Contains(tok, "="):
-			globals = append(globals, tok)
-		case isGlobal(tok):
-			globals = append(globals, tok)
-			if j+1 < len(tail) {
-				globals = append(globals, tail[j+1])
+			s.positional = append(s.positional, tok)
+		case s.isGlobal(tok):
+			s.globals = append(s.globals, tok)
+			if !strings.Contains(tok, "=") && j+1 < len(tail) {
+				s.globals = append(s.globals, tail[j+1])
 				j++
 			}
 		case strings.Contains(tok, "="):
-			flags = append(flags, tok)
+			s.flags = append(s.flags, tok)
 		default:
-			name := strings.TrimLeft(tok, "-")
-			if !strings.HasPrefix(tok, "--") && len(name) > 1 && valued[name[:1]] && !valued[name] && !HasFlag(cmd.Flags, name) {
-				flags = append(flags, "-"+name[:1], name[1:]) // -oyaml
-				continue
-			}
-			flags = append(flags, tok)
-			if valued[name] && j+1 < len(tail) {
-				flags = append(flags, tail[j+1])
-				j++
-			}
+			j += s.flag(tok, tail[j+1:])
 		}
 	}
-	if len(cmd.Subcommands) > 0 && len(positional) > 0 && positional[0] != "--" {
-		return nil, unknownCommand(path, positional[0], cmd.Subcommands)
+}
+
+// flag takes the command's flag tok, with its value from after when it
+// takes one, and says how many tokens of after it took.
+func (s *argSorter) flag(tok string, after []string) int {
+	name := strings.TrimLeft(tok, "-")
+	if !strings.HasPrefix(tok, "--") && len(name) > 1 && s.valued[name[:1]] && !s.valued[name] && !HasFlag(s.cmd.Flags, name) {
+		s.flags = append(s.flags, "-"+name[:1], name[1:]) // -oyaml
+		return 0
 	}
-	out := append(append([]string{args[0]}, globals...), rest[:i]...)
-	out = append(out, flags...)
-	return append(out, positional...), nil
+	s.flags = append(s.flags, tok)
+	if s.valued[name] && len(after) > 0 {
+		s.flags = append(s.flags, after[0])
+		return 1
+	}
+	return 0
 }
 
 // FindCommand is the command of cmds named (or aliased) name, or nil.

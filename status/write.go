@@ -140,12 +140,24 @@ func (r Report) WriteTable(w io.Writer) error {
 // namespace, catalog and target. Without a target (--to), a plan goes to
 // r.Newest, or says in words what to fill in when it is unknown.
 func (r Report) next() string {
+	if then, ok := r.nextWhileMoving(); ok {
+		return then
+	}
+	if then, ok := r.nextAtRest(); ok {
+		return then
+	}
+	return r.nextPlan()
+}
+
+// nextWhileMoving is what follows while a release is failed, suspended,
+// without its status, or passing on: what to fix, resume or wait for.
+func (r Report) nextWhileMoving() (string, bool) {
 	sel, suspended := r.Selection, Suspended(r.obs)
 	switch {
 	case r.PassFailed != "":
 		// helm-controller will not run the failed pass again by itself.
 		ns := cmp.Or(r.Namespace, DefaultNamespace)
-		return fmt.Sprintf("the last release failed (%s): %s; then: %s", r.PassFailed, FailedPassFix(r.HelmReleaseName, ns), sel.Live().Command("status"))
+		return fmt.Sprintf("the last release failed (%s): %s; then: %s", r.PassFailed, FailedPassFix(r.HelmReleaseName, ns), sel.Live().Command("status")), true
 	case len(suspended) > 0 && r.midTransition():
 		// Nothing runs until it is resumed, not even a pass already
 		// passed on: waiting or planning would not help.
@@ -153,39 +165,56 @@ func (r Report) next() string {
 		if r.PassPending {
 			then = sel.Command("reconcile")
 		}
-		return "resume " + strings.Join(suspended, " and ") + ", then: " + then
+		return "resume " + strings.Join(suspended, " and ") + ", then: " + then, true
 	case r.StatusDeleted != "":
 		// Where the transition stands is unknown until the status is
 		// written back (the Kustomization, targeting a revision the
 		// status does not record, reads as a release being applied).
-		return fmt.Sprintf("let the sylva-units-status unit write the status back (flux reconcile kustomization %s -n %s), then check again: %s", KustomizationName, cmp.Or(r.Namespace, DefaultNamespace), sel.Live().Command("status"))
+		return fmt.Sprintf("let the sylva-units-status unit write the status back (flux reconcile kustomization %s -n %s), then check again: %s", KustomizationName, cmp.Or(r.Namespace, DefaultNamespace), sel.Live().Command("status")), true
 	case r.PassPending && r.CanStartNow:
 		// reconcile acts on a cluster: a status file is not repeated.
-		return sel.Command("reconcile")
+		return sel.Command("reconcile"), true
 	case (r.PassPending || r.InProgress) && sel.HasState():
 		// A file read once does not change while the cluster moves on.
-		return "wait, then read the cluster: " + sel.Live().Command("status")
+		return "wait, then read the cluster: " + sel.Live().Command("status"), true
 	case r.PassPending || r.InProgress:
-		return "wait, then check again: " + sel.Command("status")
+		return "wait, then check again: " + sel.Command("status"), true
+	}
+	return "", false
+}
+
+// nextAtRest is what follows from a release at rest that there is
+// nothing to plan from: at the end of its transition, freshly installed,
+// or with a status that names no release.
+func (r Report) nextAtRest() (string, bool) {
+	sel := r.Selection
+	switch {
 	case r.Transition != nil && r.Transition.Done() && StateOf(r) == StateDone:
 		// At the end of the plan to --to, and the last release finished:
 		// as plan -A says of such a release.
-		return "none: the release is on " + r.Transition.Target
+		return "none: the release is on " + r.Transition.Target, true
 	case r.Transition != nil && r.Transition.Done() && StateOf(r) == StateUnknown && slices.ContainsFunc(r.Findings, func(f Finding) bool { return f.Code == CodeFluxNotRead }):
 		// A ConfigMap alone: plan would only say there is nothing to do.
-		return "none: the release is on " + r.Transition.Target + " (whether its last release finished is unknown: read the Kustomization and the HelmRelease too)"
+		return "none: the release is on " + r.Transition.Target + " (whether its last release finished is unknown: read the Kustomization and the HelmRelease too)", true
 	case r.FreshInstall:
 		// No release to plan from, in the file or the cluster, until the
 		// first install completes and writes the status.
-		return "nothing to plan from yet: no release has completed its install (no sylva-units-status ConfigMap); once one has, check again: " + sel.Live().Command("status")
+		return "nothing to plan from yet: no release has completed its install (no sylva-units-status ConfigMap); once one has, check again: " + sel.Live().Command("status"), true
 	case r.InstalledRelease.IsZero():
 		// A status that names no release: plan --status would refuse it.
 		sel.State = ""
 		if sel.To != "" {
-			return "plan from the release the cluster runs, which the status does not name (fill it in): " + sel.Command("plan", "--from", "<the release installed>", "--to", sel.To)
+			return "plan from the release the cluster runs, which the status does not name (fill it in): " + sel.Command("plan", "--from", "<the release installed>", "--to", sel.To), true
 		}
-		return "plan from the release the cluster runs, which the status does not name, to the release to go to (fill both in): " + sel.Command("plan", "--from", "<the release installed>", "--to", "<the release to go to>")
+		return "plan from the release the cluster runs, which the status does not name, to the release to go to (fill both in): " + sel.Command("plan", "--from", "<the release installed>", "--to", "<the release to go to>"), true
 	}
+	return "", false
+}
+
+// nextPlan is the plan command from the installed release to --to, or to
+// the newest release of the catalog.
+func (r Report) nextPlan() string {
+	sel := r.Selection
 	from := []string{"--from", r.InstalledRelease.String()}
 	if sel.HasState() {
 		// plan reads the installed release from the same file.
