@@ -355,63 +355,103 @@ func (g *Generated) readUnkeyed(in planner.Input, rel *catalog.Release, states m
 // earlier hop's does).
 func (g *Generated) wireLonghorn(cat *catalog.Catalog, rel *catalog.Release, ch *TargetChart, source string, force bool) error {
 	own := g.Final[KeyLonghornVersion]
+	if !g.movesLonghorn(own, force) {
+		return nil
+	}
+	missing, needs, err := g.fillLonghornCharts(longhornCharts{cat: cat, ch: ch, own: own}, source)
+	if err != nil {
+		return err
+	}
+	if len(missing) == 0 {
+		g.dropUncovered()
+		return nil
+	}
+	return g.longhornChartsMissing(rel, own, missing, needs)
+}
+
+// movesLonghorn reports whether the overlay wires Longhorn: forced, or a
+// state sets a Longhorn version other than the final values' own.
+func (g *Generated) movesLonghorn(own string, force bool) bool {
 	g.Longhorn = g.Longhorn || force
 	for _, s := range g.States {
 		if v := s.Values[KeyLonghornVersion]; v != "" && v != own {
 			g.Longhorn = true
 		}
 	}
-	if !g.Longhorn {
-		return nil
-	}
-	// chartOf is Longhorn's chart version of v, "" when unknown.
-	chartOf := func(v string) (string, error) {
-		if ch != nil && v == own {
-			if s, ok := yamldoc.Dig(ch.Values, LonghornVersionPath("longhorn")...); ok {
-				if str, ok := s.(string); ok && str != "" && !isTemplate(str) {
-					return str, nil
-				}
+	return g.Longhorn
+}
+
+// longhornCharts finds Longhorn's chart version of a Longhorn version:
+// the target chart's own for the final values' version (own), when the
+// chart is given, else the catalog's.
+type longhornCharts struct {
+	cat *catalog.Catalog
+	ch  *TargetChart
+	own string
+}
+
+// of is Longhorn's chart version of v, "" when unknown.
+func (l longhornCharts) of(v string) (string, error) {
+	if l.ch != nil && v == l.own {
+		if s, ok := yamldoc.Dig(l.ch.Values, LonghornVersionPath("longhorn")...); ok {
+			if str, ok := s.(string); ok && str != "" && !isTemplate(str) {
+				return str, nil
 			}
 		}
-		ver, err := semver.Parse(v)
-		if err != nil {
-			return "", fmt.Errorf("generate values: Longhorn version %q: %w", v, err)
-		}
-		c, _ := cat.ChartVersion("longhorn", ver)
-		return c, nil
 	}
-	// Every version the catalog lacks is named at once, with the states
-	// (source release/pass) that set it.
+	ver, err := semver.Parse(v)
+	if err != nil {
+		return "", fmt.Errorf("generate values: Longhorn version %q: %w", v, err)
+	}
+	c, _ := l.cat.ChartVersion("longhorn", ver)
+	return c, nil
+}
+
+// fillLonghornCharts sets longhorn_chart_version in every state and the
+// final values. It returns every Longhorn version whose chart is unknown
+// where the plan's own passes (from source) or the final values need it,
+// with the states that set it; a state of another source that needs one
+// marks that source Uncovered instead.
+func (g *Generated) fillLonghornCharts(charts longhornCharts, source string) ([]string, map[string][]string, error) {
 	var missing []string
 	needs := map[string][]string{}
 	for _, s := range append(slices.Clone(g.States), PassState{Name: "final", Values: g.Final}) {
 		v := s.Values[KeyLonghornVersion]
-		c, err := chartOf(v)
+		c, err := charts.of(v)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
-		if c == "" {
-			if src, _, ok := strings.Cut(s.Name, "/"); ok && src != source {
-				if g.Uncovered == nil {
-					g.Uncovered = map[string]string{}
-				}
-				if _, seen := g.Uncovered[src]; !seen {
-					g.Uncovered[src] = fmt.Sprintf("the catalog has no Longhorn chart version for Longhorn %s (pass %s from %s)", v, strings.TrimPrefix(s.Name, src+"/"), src)
-				}
-				continue
-			}
-			if _, seen := needs[v]; !seen {
-				missing = append(missing, v)
-			}
-			needs[v] = append(needs[v], stateName(s.Name))
+		if c != "" {
+			s.Values[KeyLonghornChartVersion] = c
 			continue
 		}
-		s.Values[KeyLonghornChartVersion] = c
+		if src, pass, ok := strings.Cut(s.Name, "/"); ok && src != source {
+			g.uncover(src, fmt.Sprintf("the catalog has no Longhorn chart version for Longhorn %s (pass %s from %s)", v, pass, src))
+			continue
+		}
+		if _, seen := needs[v]; !seen {
+			missing = append(missing, v)
+		}
+		needs[v] = append(needs[v], stateName(s.Name))
 	}
-	if len(missing) == 0 {
-		g.dropUncovered()
-		return nil
+	return missing, needs, nil
+}
+
+// uncover marks the passes from src as not covered, for why (the first
+// reason given is kept).
+func (g *Generated) uncover(src, why string) {
+	if g.Uncovered == nil {
+		g.Uncovered = map[string]string{}
 	}
+	if _, seen := g.Uncovered[src]; !seen {
+		g.Uncovered[src] = why
+	}
+}
+
+// longhornChartsMissing is the error naming every Longhorn version whose
+// chart version is unknown, the states that need it, and the fix: a
+// catalog of one's own, or the target's chart for its own version.
+func (g *Generated) longhornChartsMissing(rel *catalog.Release, own string, missing []string, needs map[string][]string) error {
 	slices.SortFunc(missing, func(a, b string) int { return semver.MustParse(a).Compare(semver.MustParse(b)) })
 	parts := make([]string, len(missing))
 	for i, v := range missing {
