@@ -150,6 +150,34 @@ func (c Completer) Write(w io.Writer, app *cli.App, words []string, cur string) 
 // takes one (--to 1.), a flag once a dash is typed (--fr), else the
 // subcommands, or the arguments the command takes.
 func (c Completer) complete(app *cli.App, words []string, cur string) ([]string, int) {
+	cmd, flags := commandAt(app, words)
+	if n := len(words); n > 0 && strings.HasPrefix(words[n-1], "-") && !strings.Contains(words[n-1], "=") {
+		if f := lookupFlag(flags, strings.TrimLeft(words[n-1], "-")); f != nil && takesValue(f) {
+			vals, directive := c.flagValues(f)
+			return withPrefix(vals, cur), directive
+		}
+	}
+	if name, partial, ok := strings.Cut(cur, "="); ok && strings.HasPrefix(cur, "--") {
+		return c.inlineValues(flags, name, partial)
+	}
+	if strings.HasPrefix(cur, "-") {
+		return withPrefix(visibleFlagNames(flags), cur), directiveNoFileComp
+	}
+	var args []string
+	switch {
+	case cmd == nil:
+		args = commandNames(app.Commands)
+	case len(cmd.Subcommands) > 0:
+		args = commandNames(cmd.Subcommands)
+	case c.Args != nil:
+		args = c.Args(cmd)
+	}
+	return withPrefix(args, cur), directiveNoFileComp
+}
+
+// commandAt is the command words name (nil for none), skipping flags and
+// their values, and the flags it takes: the application's and its own.
+func commandAt(app *cli.App, words []string) (*cli.Command, []cli.Flag) {
 	var cmd *cli.Command
 	cmds, flags := app.Commands, app.Flags
 	for i := 0; i < len(words); i++ {
@@ -169,45 +197,37 @@ func (c Completer) complete(app *cli.App, words []string, cur string) ([]string,
 			flags = append(slices.Clone(app.Flags), c.Flags...)
 		}
 	}
-	if n := len(words); n > 0 && strings.HasPrefix(words[n-1], "-") && !strings.Contains(words[n-1], "=") {
-		if f := lookupFlag(flags, strings.TrimLeft(words[n-1], "-")); f != nil && takesValue(f) {
-			vals, directive := c.flagValues(f)
-			return withPrefix(vals, cur), directive
-		}
-	}
-	if name, partial, ok := strings.Cut(cur, "="); ok && strings.HasPrefix(cur, "--") {
-		if f := lookupFlag(flags, strings.TrimPrefix(name, "--")); f != nil && takesValue(f) {
-			vals, directive := c.flagValues(f)
-			out := withPrefix(vals, partial)
-			for i := range out {
-				out[i] = name + "=" + out[i]
-			}
-			return out, directive
-		}
+	return cmd, flags
+}
+
+// inlineValues completes the value typed after --name=: each candidate
+// starts with partial and is written with its flag.
+func (c Completer) inlineValues(flags []cli.Flag, name, partial string) ([]string, int) {
+	f := lookupFlag(flags, strings.TrimPrefix(name, "--"))
+	if f == nil || !takesValue(f) {
 		return nil, directiveNoFileComp
 	}
-	if strings.HasPrefix(cur, "-") {
-		var names []string
-		for _, f := range flags {
-			if hidden, ok := f.(interface{ IsVisible() bool }); ok && !hidden.IsVisible() {
-				continue
-			}
-			for _, n := range f.Names() {
-				names = append(names, dashed(n))
-			}
+	vals, directive := c.flagValues(f)
+	out := withPrefix(vals, partial)
+	for i := range out {
+		out[i] = name + "=" + out[i]
+	}
+	return out, directive
+}
+
+// visibleFlagNames lists the names and aliases of the flags that are not
+// hidden, dashed as typed.
+func visibleFlagNames(flags []cli.Flag) []string {
+	var names []string
+	for _, f := range flags {
+		if hidden, ok := f.(interface{ IsVisible() bool }); ok && !hidden.IsVisible() {
+			continue
 		}
-		return withPrefix(names, cur), directiveNoFileComp
+		for _, n := range f.Names() {
+			names = append(names, dashed(n))
+		}
 	}
-	var args []string
-	switch {
-	case cmd == nil:
-		args = commandNames(app.Commands)
-	case len(cmd.Subcommands) > 0:
-		args = commandNames(cmd.Subcommands)
-	case c.Args != nil:
-		args = c.Args(cmd)
-	}
-	return withPrefix(args, cur), directiveNoFileComp
+	return names
 }
 
 // flagValues are the values f takes: its choices (a generic flag whose
