@@ -66,67 +66,22 @@ type ImportedRef struct {
 // loaded in memory.
 func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 	dir := r.SylvaCore
-	var old []byte
-	if r.Update != "" {
-		var err error
-		if old, err = fileio.ReadFile(r.UpdatePath, fileio.DefaultMaxSize); err != nil {
-			return nil, fmt.Errorf("--update %s: %w", r.Update, err)
-		}
-		if err := fileio.CheckOutput(r.UpdatePath); err != nil {
-			return nil, fmt.Errorf("--update %s: %w", r.Update, err)
-		}
+	old, err := r.readUpdate()
+	if err != nil {
+		return nil, err
 	}
 	repo := ci.Checkout{Dir: r.SylvaCorePath}
-	tags, branches, err := repo.Refs(ctx)
+	all, released, err := checkoutRefs(ctx, repo)
 	if err != nil {
 		return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
 	}
-	var all []string
-	for _, t := range tags {
-		if v, err := semver.Parse(t); err == nil && v.HasPatch && !strings.HasPrefix(t, "v") {
-			all = append(all, t)
-		}
-	}
-	all = append(all, branches...)
 	specs := r.Refs
 	if len(specs) == 0 {
 		specs = all
 	}
-	// The releases the checkout's tags and branches name: main's release
-	// counts from them when the refs read do not say it (--ref main).
-	var released []semver.Version
-	for _, name := range all {
-		if v, ok := refRelease(name); ok {
-			released = append(released, v)
-		}
-	}
-	var refs []importer.Ref
-	seen := map[string]string{}
-	for _, spec := range specs {
-		name, rel, hasRel := strings.Cut(spec, "=")
-		if first, ok := seen[name]; ok {
-			return nil, fmt.Errorf("--ref %s: %s is given twice (first as --ref %s); give each ref once", spec, name, first)
-		}
-		seen[name] = spec
-		ref := importer.Ref{Name: name}
-		if hasRel {
-			v, err := semver.Parse(rel)
-			if err != nil || v.HasPatch {
-				return nil, fmt.Errorf("--ref %s: release %q: want X.Y", spec, rel)
-			}
-			// A tag or a release branch names its release: =RELEASE may
-			// only repeat it (a branch such as main names none).
-			if own, ok := refRelease(name); ok && own.CompareMinor(v) != 0 {
-				return nil, fmt.Errorf("--ref %s: %s is release %s's; =RELEASE names the release of a branch that names none (main=1.4), so drop =%s", spec, name, own.Short(), rel)
-			}
-			ref.Release = v
-		}
-		commit, err := repo.Resolve(ctx, name)
-		if err != nil {
-			return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
-		}
-		ref.Commit, ref.FS = commit, repo.FS(ctx, commit)
-		refs = append(refs, ref)
+	refs, err := resolveRefs(ctx, repo, dir, specs)
+	if err != nil {
+		return nil, err
 	}
 	results, err := importer.ImportAll(refs, r.Catalog, released)
 	if err != nil {
@@ -146,13 +101,103 @@ func (r CatalogImportRequest) Run(ctx context.Context) (*CatalogImport, error) {
 		}
 	}
 	for _, res := range results {
-		out.Refs = append(out.Refs, ImportedRef{
-			Ref: res.Ref, Commit: res.Commit, Release: res.Release.String(), Development: res.Development,
-			Management: shortOrEmpty(res.Management), Source: res.ManagementSource,
-			KubeVersions: res.KubeVersions, Components: res.Components, Units: res.Units, Notes: res.Notes,
-		})
+		out.Refs = append(out.Refs, importedRef(res))
 	}
 	return out, nil
+}
+
+// readUpdate reads the --update file, and checks that it can be
+// rewritten, before any ref is read; nil without --update.
+func (r CatalogImportRequest) readUpdate() ([]byte, error) {
+	if r.Update == "" {
+		return nil, nil
+	}
+	old, err := fileio.ReadFile(r.UpdatePath, fileio.DefaultMaxSize)
+	if err != nil {
+		return nil, fmt.Errorf("--update %s: %w", r.Update, err)
+	}
+	if err := fileio.CheckOutput(r.UpdatePath); err != nil {
+		return nil, fmt.Errorf("--update %s: %w", r.Update, err)
+	}
+	return old, nil
+}
+
+// checkoutRefs lists the refs of the checkout read without --ref (its
+// release tags X.Y.Z, then its branches) and the releases they name:
+// main's release counts from them when the refs read do not say it
+// (--ref main).
+func checkoutRefs(ctx context.Context, repo ci.Checkout) ([]string, []semver.Version, error) {
+	tags, branches, err := repo.Refs(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var all []string
+	for _, t := range tags {
+		if v, err := semver.Parse(t); err == nil && v.HasPatch && !strings.HasPrefix(t, "v") {
+			all = append(all, t)
+		}
+	}
+	all = append(all, branches...)
+	var released []semver.Version
+	for _, name := range all {
+		if v, ok := refRelease(name); ok {
+			released = append(released, v)
+		}
+	}
+	return all, released, nil
+}
+
+// resolveRefs resolves each --ref REF[=RELEASE] to its commit in repo
+// (named dir in messages), refusing a ref given twice and a =RELEASE that
+// contradicts the ref's own.
+func resolveRefs(ctx context.Context, repo ci.Checkout, dir string, specs []string) ([]importer.Ref, error) {
+	var refs []importer.Ref
+	seen := map[string]string{}
+	for _, spec := range specs {
+		name, rel, hasRel := strings.Cut(spec, "=")
+		if first, ok := seen[name]; ok {
+			return nil, fmt.Errorf("--ref %s: %s is given twice (first as --ref %s); give each ref once", spec, name, first)
+		}
+		seen[name] = spec
+		ref := importer.Ref{Name: name}
+		if hasRel {
+			v, err := refSpecRelease(spec, name, rel)
+			if err != nil {
+				return nil, err
+			}
+			ref.Release = v
+		}
+		commit, err := repo.Resolve(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("--sylva-core %s: %w", dir, err)
+		}
+		ref.Commit, ref.FS = commit, repo.FS(ctx, commit)
+		refs = append(refs, ref)
+	}
+	return refs, nil
+}
+
+// refSpecRelease is the release of --ref name=rel. A tag or a release
+// branch names its release: =RELEASE may only repeat it (a branch such
+// as main names none).
+func refSpecRelease(spec, name, rel string) (semver.Version, error) {
+	v, err := semver.Parse(rel)
+	if err != nil || v.HasPatch {
+		return semver.Version{}, fmt.Errorf("--ref %s: release %q: want X.Y", spec, rel)
+	}
+	if own, ok := refRelease(name); ok && own.CompareMinor(v) != 0 {
+		return semver.Version{}, fmt.Errorf("--ref %s: %s is release %s's; =RELEASE names the release of a branch that names none (main=1.4), so drop =%s", spec, name, own.Short(), rel)
+	}
+	return v, nil
+}
+
+// importedRef is what the import of one ref proves, as reported.
+func importedRef(res *importer.Result) ImportedRef {
+	return ImportedRef{
+		Ref: res.Ref, Commit: res.Commit, Release: res.Release.String(), Development: res.Development,
+		Management: shortOrEmpty(res.Management), Source: res.ManagementSource,
+		KubeVersions: res.KubeVersions, Components: res.Components, Units: res.Units, Notes: res.Notes,
+	}
 }
 
 func shortOrEmpty(v semver.Version) string {
