@@ -673,60 +673,83 @@ func (c *checker) checkLonghorn(scenario string, rendered map[string]string, err
 	if chart != "" {
 		planned += " (chart " + chart + " in the catalog)"
 	}
+	_, helper := got[overlay.KeyLonghornVersion]
 	for _, u := range longhornUnits {
-		mismatch := func(subject, msg string) {
-			c.rep.Findings = append(c.rep.Findings, planner.Finding{
-				Code: CodeLonghornVersionMismatch, Severity: planner.SeverityBlocker, Subject: scenario + ": " + subject,
-				Message: msg,
-				Remediation: fmt.Sprintf("set units.%s.helmrelease_spec.chart.spec.version to the pass's Longhorn chart version, as %s does for both Longhorn units",
-					u, c.generate()),
-			})
-		}
-		spec := overlay.LonghornVersionPath(u)
-		subject := valuesPath(spec...)
-		g, set, failed := c.renderedAt(rendered, errs, spec...)
-		if failed {
+		subject, msg := c.longhornUnitMismatch(u, w, chart, planned, helper, rendered, errs)
+		if msg == "" {
 			continue
 		}
-		if !set || g == "" {
-			set = false
-			if hm, ok := yamldoc.Dig(c.vals, "units", u, "helm_chart_versions"); ok {
-				if m, ok := hm.(map[string]any); ok {
-					subject = valuesPath("units", u, "helm_chart_versions")
-					var on []string
-					bad := false
-					for _, ver := range sortedKeys(m) {
-						s, _, failed := c.renderedAt(rendered, errs, "units", u, "helm_chart_versions", ver)
-						bad = bad || failed
-						if strings.TrimSpace(s) == "true" {
-							on = append(on, ver)
-						}
-					}
-					if bad {
-						continue
-					}
-					if len(on) != 1 {
-						mismatch(subject, fmt.Sprintf("helm_chart_versions of the %s unit selects %d chart versions (%s), the chart needs exactly one; the plan sets %s", u, len(on), strings.Join(orNone(on), ", "), planned))
-						continue
-					}
-					g, set = on[0], true
-				}
-			}
-		}
-		if !set {
-			if _, helper := got[overlay.KeyLonghornVersion]; !helper || c.rel == nil {
-				continue
-			}
-			if own, ok := c.rel.Component("longhorn"); ok && own.Version.String() != w && !longhornMatches(own.Version.String(), w) {
-				mismatch(subject, fmt.Sprintf("the values set no Longhorn chart version for the %s unit: the chart keeps its own Longhorn %s, the plan sets %s", u, own.Version, planned))
-			}
-			continue
-		}
-		if (chart != "" && g == chart) || (chart == "" && longhornMatches(g, w)) {
-			continue
-		}
-		mismatch(subject, fmt.Sprintf("the %s unit would deploy Longhorn chart %q, the plan sets %s", u, g, planned))
+		c.rep.Findings = append(c.rep.Findings, planner.Finding{
+			Code: CodeLonghornVersionMismatch, Severity: planner.SeverityBlocker, Subject: scenario + ": " + subject,
+			Message: msg,
+			Remediation: fmt.Sprintf("set units.%s.helmrelease_spec.chart.spec.version to the pass's Longhorn chart version, as %s does for both Longhorn units",
+				u, c.generate()),
+		})
 	}
+}
+
+// longhornUnitMismatch says where and how the Longhorn unit u deploys a
+// chart version other than the plan's Longhorn w (chart, its catalog
+// chart version, or ""; planned, how the plan's is written); "" when it
+// deploys the plan's, or when what it deploys is unknown (a template
+// that failed, no version set and no helper value). helper is whether
+// the values set longhorn_version elsewhere.
+func (c *checker) longhornUnitMismatch(u, w, chart, planned string, helper bool, rendered map[string]string, errs map[string]*helmengine.TemplateError) (string, string) {
+	spec := overlay.LonghornVersionPath(u)
+	subject := valuesPath(spec...)
+	g, set, failed := c.renderedAt(rendered, errs, spec...)
+	if failed {
+		return "", ""
+	}
+	if !set || g == "" {
+		on, present, failed := c.selectedChartVersions(u, rendered, errs)
+		switch {
+		case failed:
+			return "", ""
+		case present && len(on) != 1:
+			return valuesPath("units", u, "helm_chart_versions"), fmt.Sprintf("helm_chart_versions of the %s unit selects %d chart versions (%s), the chart needs exactly one; the plan sets %s", u, len(on), strings.Join(orNone(on), ", "), planned)
+		case present:
+			subject, g, set = valuesPath("units", u, "helm_chart_versions"), on[0], true
+		default:
+			set = false
+		}
+	}
+	if !set {
+		if !helper || c.rel == nil {
+			return "", ""
+		}
+		if own, ok := c.rel.Component("longhorn"); ok && own.Version.String() != w && !longhornMatches(own.Version.String(), w) {
+			return subject, fmt.Sprintf("the values set no Longhorn chart version for the %s unit: the chart keeps its own Longhorn %s, the plan sets %s", u, own.Version, planned)
+		}
+		return "", ""
+	}
+	if (chart != "" && g == chart) || (chart == "" && longhornMatches(g, w)) {
+		return "", ""
+	}
+	return subject, fmt.Sprintf("the %s unit would deploy Longhorn chart %q, the plan sets %s", u, g, planned)
+}
+
+// selectedChartVersions are the entries of unit u's helm_chart_versions
+// that render true (the chart deploys the one it selects), in order;
+// present is whether the values have that map, failed whether one of its
+// entries failed to render.
+func (c *checker) selectedChartVersions(u string, rendered map[string]string, errs map[string]*helmengine.TemplateError) (on []string, present, failed bool) {
+	hm, ok := yamldoc.Dig(c.vals, "units", u, "helm_chart_versions")
+	if !ok {
+		return nil, false, false
+	}
+	m, ok := hm.(map[string]any)
+	if !ok {
+		return nil, false, false
+	}
+	for _, ver := range sortedKeys(m) {
+		s, _, bad := c.renderedAt(rendered, errs, "units", u, "helm_chart_versions", ver)
+		failed = failed || bad
+		if strings.TrimSpace(s) == "true" {
+			on = append(on, ver)
+		}
+	}
+	return on, true, failed
 }
 
 var includeCall = regexp.MustCompile(`\binclude\s+"`)
