@@ -447,50 +447,72 @@ func (c *chartChecker) compare(s planScenario, got map[string]string, err error)
 			Remediation: fmt.Sprintf("compare with %s; the helper values must reach this object", Suggest(c.in.Selection, "plan", "--from", c.rep.From, "--to", c.rep.To)),
 		})
 	}
-	if w := want[overlay.KeyK8sVersionShort]; w != "" {
-		g, ok := got["cluster.k8s_version"]
-		switch v, err := semver.Parse(strings.TrimPrefix(g, "v")); {
-		case !ok:
-			diverge(chartK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the chart renders no cluster.k8s_version", w))
-		case err != nil || v.Short() != w:
-			diverge(chartK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the chart renders %q", w, g))
-		}
-	}
-	if w := want[overlay.KeyK8sVersionShort]; w != "" {
-		if g, ok := got["cluster unit k8s_version"]; ok {
-			if v, err := semver.Parse(strings.TrimPrefix(g, "v")); err != nil || v.Short() != w {
-				diverge(chartClusterK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the cluster unit substitutes %q", w, g))
-			}
-		}
-	}
-	if w := want[overlay.KeyLonghornVersion]; w != "" {
-		for _, unit := range []string{"longhorn", "longhorn-crd"} {
-			if g, ok := got[unit]; ok && !longhornMatches(g, w) {
-				diverge(fmt.Sprintf(chartLonghornPath, unit), fmt.Sprintf("the plan sets Longhorn %s, the %s unit renders chart version %q", w, unit, g))
-			}
-		}
-	}
+	compareKubernetes(want, got, diverge)
+	compareLonghorn(want, got, diverge)
 	if s.pass != nil && !c.holds {
 		c.compareWorkers(s, got, diverge)
 	}
+	compareStatus(want, got, diverge)
+}
+
+// compareKubernetes compares the plan's Kubernetes minor with the
+// values Secret's cluster.k8s_version and, when rendered, the cluster
+// unit's substituted k8s_version.
+func compareKubernetes(want, got map[string]string, diverge func(path, msg string)) {
+	w := want[overlay.KeyK8sVersionShort]
+	if w == "" {
+		return
+	}
+	g, ok := got["cluster.k8s_version"]
+	switch v, err := semver.Parse(strings.TrimPrefix(g, "v")); {
+	case !ok:
+		diverge(chartK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the chart renders no cluster.k8s_version", w))
+	case err != nil || v.Short() != w:
+		diverge(chartK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the chart renders %q", w, g))
+	}
+	if g, ok := got["cluster unit k8s_version"]; ok {
+		if v, err := semver.Parse(strings.TrimPrefix(g, "v")); err != nil || v.Short() != w {
+			diverge(chartClusterK8sPath, fmt.Sprintf("the plan sets Kubernetes %s, the cluster unit substitutes %q", w, g))
+		}
+	}
+}
+
+// compareLonghorn compares the plan's Longhorn version with the chart
+// version each rendered Longhorn unit deploys.
+func compareLonghorn(want, got map[string]string, diverge func(path, msg string)) {
+	w := want[overlay.KeyLonghornVersion]
+	if w == "" {
+		return
+	}
+	for _, unit := range []string{"longhorn", "longhorn-crd"} {
+		if g, ok := got[unit]; ok && !longhornMatches(g, w) {
+			diverge(fmt.Sprintf(chartLonghornPath, unit), fmt.Sprintf("the plan sets Longhorn %s, the %s unit renders chart version %q", w, unit, g))
+		}
+	}
+}
+
+// compareStatus compares what the plan records in the status after the
+// pass with the additional-info the sylva-units-status unit writes: once
+// for additional-info that is no YAML map, else once per key that
+// differs.
+func compareStatus(want, got map[string]string, diverge func(path, msg string)) {
 	info, infoErr := statusInfo(got["additional-info"])
 	for _, k := range overlay.StatusKeys() {
 		w, ok := want[k]
 		if !ok {
 			continue
 		}
+		if infoErr != nil {
+			diverge(chartStatusPath, fmt.Sprintf("additional-info is not a YAML map: %v", infoErr))
+			return
+		}
 		path := chartStatusPath + "." + k
 		switch g, has := info[k]; {
-		case infoErr != nil:
-			diverge(chartStatusPath, fmt.Sprintf("additional-info is not a YAML map: %v", infoErr))
 		case !has && w == "":
 		case !has:
 			diverge(path, fmt.Sprintf("the plan records %s %q in the status, additional-info has no %s", k, w, k))
 		case g != w:
 			diverge(path, fmt.Sprintf("the plan records %s %q in the status, additional-info has %q", k, w, g))
-		}
-		if infoErr != nil {
-			break
 		}
 	}
 }
