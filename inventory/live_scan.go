@@ -307,6 +307,14 @@ func (f *Facts) addManifest(file string, m map[string]any, raw []byte) error {
 		return nil
 	}
 	meta, _ := m["metadata"].(map[string]any)
+	f.addManifestUses(file, kind, apiVersion, meta)
+	return f.addDrainObject(kind, apiVersion, meta, m, raw)
+}
+
+// addManifestUses adds the API uses of one object of file: its own
+// apiVersion and kind, and those its managedFields or last-applied
+// configuration record.
+func (f *Facts) addManifestUses(file, kind, apiVersion string, meta map[string]any) {
 	name, _ := meta["name"].(string)
 	ns, _ := meta["namespace"].(string)
 	if kind != "" && apiVersion != "" {
@@ -318,38 +326,46 @@ func (f *Facts) addManifest(file string, m map[string]any, raw []byte) error {
 			f.Uses = append(f.Uses, APIUses(kind, apiVersion, &om)...)
 		}
 	}
+}
+
+// addDrainObject adds one object the drain model reads (a Pod, a Node, a
+// Deployment, a StatefulSet, a PodDisruptionBudget) to the snapshot;
+// other kinds are left out.
+func (f *Facts) addDrainObject(kind, apiVersion string, meta, m map[string]any, raw []byte) error {
+	name, _ := meta["name"].(string)
+	ns, _ := meta["namespace"].(string)
 	group, _, _ := strings.Cut(apiVersion, "/")
+	var err error
 	switch {
 	case kind == "Pod" && apiVersion == "v1":
 		var p corev1.Pod
-		if err := decode(m, raw, &p); err != nil {
-			return fmt.Errorf("pod %s/%s: %w", ns, name, err)
+		if err = decode(m, raw, &p); err == nil {
+			f.Snapshot.Pods = append(f.Snapshot.Pods, PodOf(&p))
 		}
-		f.Snapshot.Pods = append(f.Snapshot.Pods, PodOf(&p))
 	case kind == "Node" && apiVersion == "v1":
 		var n corev1.Node
-		if err := decode(m, raw, &n); err != nil {
+		if err = decode(m, raw, &n); err != nil {
 			return fmt.Errorf("node %s: %w", name, err)
 		}
 		f.Snapshot.Nodes = append(f.Snapshot.Nodes, NodeOf(&n))
 	case kind == "Deployment" && (group == "apps" || group == "extensions"):
 		var d appsv1.Deployment
-		if err := decode(m, raw, &d); err != nil {
-			return fmt.Errorf("deployment %s/%s: %w", ns, name, err)
+		if err = decode(m, raw, &d); err == nil {
+			f.Snapshot.Workloads = append(f.Snapshot.Workloads, DeploymentOf(&d))
 		}
-		f.Snapshot.Workloads = append(f.Snapshot.Workloads, DeploymentOf(&d))
 	case kind == "StatefulSet" && group == "apps":
 		var s appsv1.StatefulSet
-		if err := decode(m, raw, &s); err != nil {
-			return fmt.Errorf("statefulset %s/%s: %w", ns, name, err)
+		if err = decode(m, raw, &s); err == nil {
+			f.Snapshot.Workloads = append(f.Snapshot.Workloads, StatefulSetOf(&s))
 		}
-		f.Snapshot.Workloads = append(f.Snapshot.Workloads, StatefulSetOf(&s))
 	case kind == "PodDisruptionBudget" && group == "policy":
 		var b policyv1.PodDisruptionBudget
-		if err := decode(m, raw, &b); err != nil {
-			return fmt.Errorf("poddisruptionbudget %s/%s: %w", ns, name, err)
+		if err = decode(m, raw, &b); err == nil {
+			f.Snapshot.PDBs = append(f.Snapshot.PDBs, PDBOf(&b))
 		}
-		f.Snapshot.PDBs = append(f.Snapshot.PDBs, PDBOf(&b))
+	}
+	if err != nil {
+		return fmt.Errorf("%s %s/%s: %w", strings.ToLower(kind), ns, name, err)
 	}
 	return nil
 }
