@@ -55,58 +55,70 @@ func ReadTemplates(fsys fs.FS) (*Templates, error) {
 		if e.IsDir() || (path.Ext(e.Name()) != ".yml" && path.Ext(e.Name()) != ".yaml") {
 			continue
 		}
-		file := path.Join(CIDir, e.Name())
-		data, err := fs.ReadFile(fsys, file)
-		if err != nil {
+		if err := t.readFile(fsys, path.Join(CIDir, e.Name())); err != nil {
 			return nil, err
-		}
-		var doc yaml.Node
-		if err := yaml.Unmarshal(data, &doc); err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-			continue
-		}
-		root := doc.Content[0]
-		for i := 0; i+1 < len(root.Content); i += 2 {
-			name, body := root.Content[i].Value, root.Content[i+1]
-			if !strings.HasPrefix(name, ".") || body.Kind != yaml.MappingNode {
-				continue
-			}
-			tpl := &Template{Name: name, File: file, Variables: map[string]string{}}
-			for j := 0; j+1 < len(body.Content); j += 2 {
-				switch v := body.Content[j+1]; body.Content[j].Value {
-				case "extends":
-					switch v.Kind {
-					case yaml.ScalarNode:
-						tpl.Extends = []string{v.Value}
-					case yaml.SequenceNode:
-						for _, x := range v.Content {
-							tpl.Extends = append(tpl.Extends, x.Value)
-						}
-					default: // not a form GitLab accepts for extends
-					}
-				case "trigger":
-					if v.Kind == yaml.MappingNode {
-						for k := 0; k+1 < len(v.Content); k += 2 {
-							tpl.Triggers = tpl.Triggers || v.Content[k].Value == "include"
-						}
-					}
-				case "variables":
-					for k := 0; k+1 < len(v.Content); k += 2 {
-						if val := v.Content[k+1]; val.Kind == yaml.ScalarNode {
-							tpl.Variables[v.Content[k].Value] = val.Value
-						}
-					}
-				}
-			}
-			t.byName[name] = tpl
 		}
 	}
 	if len(t.byName) == 0 {
 		return nil, fmt.Errorf("%s: no job template", CIDir)
 	}
 	return t, nil
+}
+
+// readFile adds the top-level hidden jobs (.name: a map) of one file.
+func (t *Templates) readFile(fsys fs.FS, file string) error {
+	data, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		name, body := root.Content[i].Value, root.Content[i+1]
+		if strings.HasPrefix(name, ".") && body.Kind == yaml.MappingNode {
+			t.byName[name] = templateOf(name, file, body)
+		}
+	}
+	return nil
+}
+
+// templateOf reads what a hidden job's body says of it: the templates it
+// extends, whether it triggers a child pipeline, its variables.
+func templateOf(name, file string, body *yaml.Node) *Template {
+	tpl := &Template{Name: name, File: file, Variables: map[string]string{}}
+	for j := 0; j+1 < len(body.Content); j += 2 {
+		switch v := body.Content[j+1]; body.Content[j].Value {
+		case "extends":
+			switch v.Kind {
+			case yaml.ScalarNode:
+				tpl.Extends = []string{v.Value}
+			case yaml.SequenceNode:
+				for _, x := range v.Content {
+					tpl.Extends = append(tpl.Extends, x.Value)
+				}
+			default: // not a form GitLab accepts for extends
+			}
+		case "trigger":
+			if v.Kind == yaml.MappingNode {
+				for k := 0; k+1 < len(v.Content); k += 2 {
+					tpl.Triggers = tpl.Triggers || v.Content[k].Value == "include"
+				}
+			}
+		case "variables":
+			for k := 0; k+1 < len(v.Content); k += 2 {
+				if val := v.Content[k+1]; val.Kind == yaml.ScalarNode {
+					tpl.Variables[v.Content[k].Value] = val.Value
+				}
+			}
+		}
+	}
+	return tpl
 }
 
 // Get returns the template called name.
