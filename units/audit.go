@@ -220,36 +220,7 @@ func Audit(in AuditInput) (*Report, error) {
 			return nil, err
 		}
 	}
-	r := &Report{
-		APIVersion: APIVersion, Kind: KindAudit,
-		Metadata:         envelope.NewMetadata(in.ToolVersion, in.CatalogVersion, in.AsOf),
-		SupportedSources: shorts(sources),
-		SourcesAssumed:   assumed,
-		Resolution:       ResolutionLiteral,
-		Units:            []AuditedUnit{},
-		files:            slices.Clone(in.Files),
-		inferred:         in.ReleaseInferred,
-	}
-	if known {
-		r.Release = rel.Short()
-	} else {
-		r.Notes = append(r.Notes, "no release: "+in.ReleaseUnknown+"; transitional units are undecided")
-	}
-	if in.ReleaseFrom != "" && known {
-		r.Notes = append(r.Notes, fmt.Sprintf("release %s read from %s", r.Release, in.ReleaseFrom))
-	}
-	if assumed {
-		past := fmt.Sprintf("%s is newer than the catalog's newest release %s", r.Release, in.Policy.Newest().Short())
-		if in.Policy.PastNewest != nil {
-			past = in.Policy.PastNewest(rel)
-		}
-		note := fmt.Sprintf("%s: its supported upgrade sources are assumed to be %s (n-2 policy)", past, andList(r.SupportedSources))
-		if in.Policy.PastNewestFix != "" {
-			note += "; " + in.Policy.PastNewestFix
-		}
-		r.Notes = append(r.Notes, note)
-	}
-
+	r := newAuditReport(in, rel, sources, assumed)
 	var units []Unit
 	if in.Values != nil {
 		units = in.Values.Units
@@ -259,7 +230,6 @@ func Audit(in AuditInput) (*Report, error) {
 	if n := len(r.Unresolved); n > 0 {
 		r.Notes = append(r.Notes, unresolvedNote(r.Resolution, r.Unresolved))
 	}
-	graph := reverseDeps(in.Values)
 	candidates := map[string]bool{}
 	for _, u := range units {
 		t := u.Info.Transitional
@@ -275,10 +245,58 @@ func Audit(in AuditInput) (*Report, error) {
 		}
 		r.Units = append(r.Units, e)
 	}
+	r.blockPruning(reverseDeps(in.Values), candidates)
+	slices.SortFunc(r.Units, func(a, b AuditedUnit) int {
+		if c := a.State.rank() - b.State.rank(); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return r, nil
+}
 
-	// A prunable unit is blocked while a unit that stays (enabled, or
-	// possibly enabled) lists it in depends_on. Units pruned together do
-	// not block each other, so shrink the prunable set to a fixpoint.
+// newAuditReport is the report of in with its header and the notes on
+// its release: unknown, where it was read, or past the catalog's newest
+// with its sources assumed.
+func newAuditReport(in AuditInput, rel semver.Version, sources []semver.Version, assumed bool) *Report {
+	r := &Report{
+		APIVersion: APIVersion, Kind: KindAudit,
+		Metadata:         envelope.NewMetadata(in.ToolVersion, in.CatalogVersion, in.AsOf),
+		SupportedSources: shorts(sources),
+		SourcesAssumed:   assumed,
+		Resolution:       ResolutionLiteral,
+		Units:            []AuditedUnit{},
+		files:            slices.Clone(in.Files),
+		inferred:         in.ReleaseInferred,
+	}
+	if in.ReleaseUnknown != "" {
+		r.Notes = append(r.Notes, "no release: "+in.ReleaseUnknown+"; transitional units are undecided")
+		return r
+	}
+	r.Release = rel.Short()
+	if in.ReleaseFrom != "" {
+		r.Notes = append(r.Notes, fmt.Sprintf("release %s read from %s", r.Release, in.ReleaseFrom))
+	}
+	if assumed {
+		past := fmt.Sprintf("%s is newer than the catalog's newest release %s", r.Release, in.Policy.Newest().Short())
+		if in.Policy.PastNewest != nil {
+			past = in.Policy.PastNewest(rel)
+		}
+		note := fmt.Sprintf("%s: its supported upgrade sources are assumed to be %s (n-2 policy)", past, andList(r.SupportedSources))
+		if in.Policy.PastNewestFix != "" {
+			note += "; " + in.Policy.PastNewestFix
+		}
+		r.Notes = append(r.Notes, note)
+	}
+	return r
+}
+
+// blockPruning marks blocked each prunable unit that a unit that stays
+// (enabled, or possibly enabled) lists in depends_on, naming those units
+// and the fix, and fills in every unit's dependents from graph. Units
+// pruned together do not block each other, so the prunable set
+// (candidates) shrinks to a fixpoint.
+func (r *Report) blockPruning(graph map[string][]edge, candidates map[string]bool) {
 	blockers := func(name string) []edge {
 		var out []edge
 		for _, d := range graph[name] {
@@ -320,13 +338,6 @@ func Audit(in AuditInput) (*Report, error) {
 		e.Reason += "; but " + andList(named) + " still depend" + cell.Plural(len(named), "s", "") + " on it: remove " +
 			cell.Plural(len(named), "that dependency", "those dependencies") + ", or prune it together with " + cell.Plural(len(named), "that unit", "those units")
 	}
-	slices.SortFunc(r.Units, func(a, b AuditedUnit) int {
-		if c := a.State.rank() - b.State.rank(); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
-	return r, nil
 }
 
 // unresolvedNote summarises the unresolved entries by kind.
