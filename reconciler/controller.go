@@ -26,7 +26,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -371,7 +370,7 @@ func Run(ctx context.Context, cfg *rest.Config, o ControllerOptions, where strin
 	if o.Logger.GetSink() == nil {
 		o.Logger = logr.Discard()
 	}
-	ctrllog.SetLogger(o.Logger)
+	RouteControllerRuntimeLogs(o.Logger)
 	klog.SetLogger(logr.Discard())
 	type built struct {
 		ctl *Controller

@@ -19,7 +19,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/yaml"
 
 	"gitlab.com/sylva-projects/sylva-planner/internal/kubetest"
@@ -29,7 +28,7 @@ import (
 func TestMain(m *testing.M) {
 	// controller-runtime logs through a global logger; the tests read the
 	// controllers' Stats instead.
-	ctrllog.SetLogger(logr.Discard())
+	RouteControllerRuntimeLogs(logr.Discard())
 	os.Exit(kubetest.Main(m))
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"gitlab.com/sylva-projects/sylva-planner/action"
 	"gitlab.com/sylva-projects/sylva-planner/cliapp"
+	"gitlab.com/sylva-projects/sylva-planner/reconciler"
 	"gitlab.com/sylva-projects/sylva-planner/status/statuskube"
 )
 
@@ -61,12 +62,17 @@ func newEnv(dir string, stdout, stderr io.Writer, getenv func(string) string) *c
 	return cliapp.NewEnv(dir, stdout, stderr, getenv, time.Now)
 }
 
-// silenceKlog makes klog silent, once per process (klog's logger is
-// global, and a process may run the application more than once, at the
-// same time): client-go logs through klog straight to the process's
-// stderr; the commands report errors themselves (the controller routes
-// klog to its JSON log).
-var silenceKlog = sync.OnceFunc(func() { klog.SetLogger(logr.Discard()) })
+// silenceKlog makes klog and controller-runtime's logger silent, once per
+// process (both loggers are global, and a process may run the application
+// more than once, at the same time): client-go logs through klog straight
+// to the process's stderr, and controller-runtime writes a goroutine dump
+// there when its logger is still unset 30 seconds after the process
+// started; the commands report errors themselves (the controller routes
+// both to its JSON log).
+var silenceKlog = sync.OnceFunc(func() {
+	klog.SetLogger(logr.Discard())
+	reconciler.RouteControllerRuntimeLogs(logr.Discard())
+})
 
 // runEnv runs the application in environment e (cliapp.Run), its help
 // wrapped to the width of e's standard output (cliapp.HelpWidth).
