@@ -344,10 +344,9 @@ func (f *Facts) addDrainObject(kind, apiVersion string, meta, m map[string]any, 
 		}
 	case kind == "Node" && apiVersion == "v1":
 		var n corev1.Node
-		if err = decode(m, raw, &n); err != nil {
-			return fmt.Errorf("node %s: %w", name, err)
+		if err = decode(m, raw, &n); err == nil {
+			f.Snapshot.Nodes = append(f.Snapshot.Nodes, NodeOf(&n))
 		}
-		f.Snapshot.Nodes = append(f.Snapshot.Nodes, NodeOf(&n))
 	case kind == "Deployment" && (group == "apps" || group == "extensions"):
 		var d appsv1.Deployment
 		if err = decode(m, raw, &d); err == nil {
@@ -364,10 +363,13 @@ func (f *Facts) addDrainObject(kind, apiVersion string, meta, m map[string]any, 
 			f.Snapshot.PDBs = append(f.Snapshot.PDBs, PDBOf(&b))
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("%s %s/%s: %w", strings.ToLower(kind), ns, name, err)
+	if err == nil {
+		return nil
 	}
-	return nil
+	if kind != "Node" { // a Node has no namespace
+		name = ns + "/" + name
+	}
+	return fmt.Errorf("%s %s: %w", strings.ToLower(kind), name, err)
 }
 
 func hasLastApplied(meta map[string]any) bool {
