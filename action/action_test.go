@@ -113,7 +113,7 @@ func checkNames(p *planner.Plan) []string {
 func TestPlanFromFlagsReadsOnlyTheCatalog(t *testing.T) {
 	cat := catalogtest.Default(t)
 	st := &fakeStatus{yaml: status14}
-	p, err := action.PlanRequest{Catalog: cat, CatalogInput: "catalog embedded", From: "1.4", To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
+	p, err := action.PlanRequest{Releases: action.Releases{Catalog: cat, From: "1.4", To: "1.6", AsOf: asOf}, CatalogInput: "catalog embedded", Status: st}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestPlanFromFlagsReadsOnlyTheCatalog(t *testing.T) {
 
 func TestPlanReadsTheInstalledReleaseFromTheStatusOnce(t *testing.T) {
 	st := &fakeStatus{yaml: status14}
-	p, err := action.PlanRequest{Catalog: catalogtest.Default(t), To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
+	p, err := action.PlanRequest{Releases: action.Releases{Catalog: catalogtest.Default(t), To: "1.6", AsOf: asOf}, Status: st}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,12 +149,12 @@ func TestPlanRefusesWhatItCannotReadWithTheFlagToFix(t *testing.T) {
 		req  action.PlanRequest
 		want string
 	}{
-		{"no target", action.PlanRequest{From: "1.4"}, "--to is required"},
-		{"no source release and no status", action.PlanRequest{To: "1.6"}, "--from is required"},
-		{"a fresh install", action.PlanRequest{To: "1.6", Status: &fakeStatus{yaml: "apiVersion: v1\nkind: List\nitems: []\n"}}, "fresh install"},
-		{"an unreadable status", action.PlanRequest{To: "1.6", Status: &fakeStatus{err: errors.New("connection refused")}}, "connection refused"},
-		{"a bad worker minor", action.PlanRequest{From: "1.4", To: "1.6", Workers: "x"}, "--workers"},
-		{"a bad provider", action.PlanRequest{From: "1.4", To: "1.6", Provider: "talos"}, "--bootstrap-provider"},
+		{"no target", action.PlanRequest{Releases: action.Releases{From: "1.4"}}, "--to is required"},
+		{"no source release and no status", action.PlanRequest{Releases: action.Releases{To: "1.6"}}, "--from is required"},
+		{"a fresh install", action.PlanRequest{Releases: action.Releases{To: "1.6"}, Status: &fakeStatus{yaml: "apiVersion: v1\nkind: List\nitems: []\n"}}, "fresh install"},
+		{"an unreadable status", action.PlanRequest{Releases: action.Releases{To: "1.6"}, Status: &fakeStatus{err: errors.New("connection refused")}}, "connection refused"},
+		{"a bad worker minor", action.PlanRequest{Releases: action.Releases{From: "1.4", To: "1.6", Workers: "x"}}, "--workers"},
+		{"a bad provider", action.PlanRequest{Releases: action.Releases{From: "1.4", To: "1.6", Provider: "talos"}}, "--bootstrap-provider"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -170,8 +170,9 @@ func TestPlanRefusesWhatItCannotReadWithTheFlagToFix(t *testing.T) {
 func TestPlanWalksTheInventoryOnceAndJudgesItsAPIsPerPass(t *testing.T) {
 	fsys := &countingFS{MapFS: manifestFS, opens: map[string]int{}}
 	p, err := action.PlanRequest{
-		Catalog: catalogtest.Default(t), CatalogInput: "catalog embedded", From: "1.4", To: "1.6", AsOf: asOf,
-		Inventory: action.Manifests{FS: fsys, Dir: "inv", Flag: "--inventory"},
+		Releases:     action.Releases{Catalog: catalogtest.Default(t), From: "1.4", To: "1.6", AsOf: asOf},
+		CatalogInput: "catalog embedded",
+		Inventory:    action.Manifests{FS: fsys, Dir: "inv", Flag: "--inventory"},
 	}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +209,7 @@ func TestPlanOnceEqualsPlanningTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	cluster := &fakeFacts{facts: facts}
-	once, err := action.PlanRequest{Catalog: cat, From: "1.4", To: "1.6", AsOf: asOf, Cluster: cluster}.Run(context.Background())
+	once, err := action.PlanRequest{Releases: action.Releases{Catalog: cat, From: "1.4", To: "1.6", AsOf: asOf}, Cluster: cluster}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,8 +261,9 @@ func TestPlanOnceEqualsPlanningTwice(t *testing.T) {
 func TestPlanTwiceGivesTheSameBytes(t *testing.T) {
 	render := func() []byte {
 		p, err := action.PlanRequest{
-			Catalog: catalogtest.Default(t), CatalogInput: "catalog embedded", To: "1.6", AsOf: asOf,
-			Status: &fakeStatus{yaml: status14}, Inventory: action.Manifests{FS: manifestFS, Dir: "inv", Flag: "--inventory"},
+			Releases:     action.Releases{Catalog: catalogtest.Default(t), To: "1.6", AsOf: asOf},
+			CatalogInput: "catalog embedded",
+			Status:       &fakeStatus{yaml: status14}, Inventory: action.Manifests{FS: manifestFS, Dir: "inv", Flag: "--inventory"},
 		}.Run(context.Background())
 		if err != nil {
 			t.Fatal(err)
@@ -340,7 +342,7 @@ func TestParseSuppressionsAndBaselineRefuseWhatTheyCannotUse(t *testing.T) {
 func TestTheControllersGatePlansAsPlanDoesFromTheSameStatus(t *testing.T) {
 	cat := catalogtest.Default(t)
 	st := &fakeStatus{yaml: status14}
-	fromStatus, err := action.PlanRequest{Catalog: cat, To: "1.6", AsOf: asOf, Status: st}.Run(context.Background())
+	fromStatus, err := action.PlanRequest{Releases: action.Releases{Catalog: cat, To: "1.6", AsOf: asOf}, Status: st}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,7 +351,7 @@ func TestTheControllersGatePlansAsPlanDoesFromTheSameStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr := planner.TransitionStateOf(obs)
-	gate, err := action.PlanRequest{Catalog: cat, To: "1.6", AsOf: asOf, Progress: &pr}.Run(context.Background())
+	gate, err := action.PlanRequest{Releases: action.Releases{Catalog: cat, To: "1.6", AsOf: asOf}, Progress: &pr}.Run(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

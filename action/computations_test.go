@@ -33,7 +33,7 @@ func TestPlanComputesEachPlanOnce(t *testing.T) {
 	} {
 		t.Run(tc.from+" to "+tc.to, func(t *testing.T) {
 			before := planner.Computations()
-			req := action.PlanRequest{Catalog: cat, From: tc.from, To: tc.to, ToolVersion: "test", AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}
+			req := action.PlanRequest{Releases: action.Releases{Catalog: cat, From: tc.from, To: tc.to, ToolVersion: "test", AsOf: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)}}
 			if _, err := req.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}

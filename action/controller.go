@@ -36,7 +36,7 @@ func (g ControllerGate) Gate(ctx context.Context) (func(planner.TransitionState)
 		return nil, err
 	}
 	return func(pr planner.TransitionState) *planner.Plan {
-		p, err := PlanRequest{Catalog: g.Catalog, To: g.To, Progress: &pr, AsOf: g.Now().UTC(), ToolVersion: g.ToolVersion}.Run(ctx)
+		p, err := PlanRequest{Releases: Releases{Catalog: g.Catalog, To: g.To, AsOf: g.Now().UTC(), ToolVersion: g.ToolVersion}, Progress: &pr}.Run(ctx)
 		if err != nil {
 			return nil
 		}

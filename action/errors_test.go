@@ -26,7 +26,7 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 	_, noValues := PruneAuditRequest{}.Run(context.Background())
 	_, noChartDir := PruneAuditRequest{Chart: "chart.tgz", ChartPath: chartArchive(t)}.Run(context.Background())
 	_, badMinor := KubernetesMinor("1.x")
-	fromAndStatus := (&PlanRequest{From: "1.4", To: "1.6", Sources: Sources{File: "s.yaml"}}).readSources()
+	fromAndStatus := (&PlanRequest{Releases: Releases{From: "1.4", To: "1.6"}, Sources: Sources{File: "s.yaml"}}).readSources()
 	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -54,9 +54,9 @@ func TestRequestsRefuseTheirBadFlags(t *testing.T) {
 		{"prune-audit --chart ARCHIVE without -f", noChartDir, "prune-audit needs the sylva-units values: -f charts/sylva-units/values.yaml (with --chart DIR, DIR/values.yaml is the default)"},
 		{"drain-check --kubernetes 1.x", badMinor, "--kubernetes: " + skewErr(t, "1.x") + "; give a Kubernetes minor such as 1.32"},
 		{"plan --from --status", fromAndStatus, "give --from or --status, not both: --status reads the installed release from the status ConfigMap, and where a transition in progress stands"},
-		{"plan -A --from", fleet(PlanRequest{From: "1.4", To: "1.6"}).Validate(), "--from does not go with --all-namespaces: each release is planned from its own status"},
-		{"plan -A --workers", fleet(PlanRequest{Workers: "1.30", To: "1.6"}).Validate(), "--workers does not go with --all-namespaces: each release is planned from its own status"},
-		{"plan -A --to", fleet(PlanRequest{To: "1.6"}).Validate(), ""},
+		{"plan -A --from", fleet(PlanRequest{Releases: Releases{From: "1.4", To: "1.6"}}).Validate(), "--from does not go with --all-namespaces: each release is planned from its own status"},
+		{"plan -A --workers", fleet(PlanRequest{Releases: Releases{Workers: "1.30", To: "1.6"}}).Validate(), "--workers does not go with --all-namespaces: each release is planned from its own status"},
+		{"plan -A --to", fleet(PlanRequest{Releases: Releases{To: "1.6"}}).Validate(), ""},
 		{"controller without a scope", ControllerRequest{LogLevel: "info"}.Validate(), "give --namespace NAMESPACE or --all-namespaces"},
 		{"controller -n -A", ControllerRequest{Controller: reconciler.ControllerOptions{Namespace: "a"}, AllNamespaces: true, LogLevel: "info"}.Validate(), "give --namespace or --all-namespaces, not both"},
 		{"controller --log-level loud", ControllerRequest{AllNamespaces: true, LogLevel: "loud"}.Validate(), `--log-level "loud": want debug, info, warn or error`},

@@ -43,7 +43,7 @@ func TestFleetPlanPlansEachReleaseFromItsStatusReadingTheClusterOnce(t *testing.
 	req := action.FleetPlanRequest{
 		// To 1.5, which manages the 1.4 workload clusters while they wait
 		// (1.6 would leave them unmanaged: TestFleetOrder).
-		Plan: action.PlanRequest{Catalog: catalogtest.Default(t), To: "1.5", AsOf: asOf, ToolVersion: "test", Cluster: cluster, Gate: planner.GateOptions{FailOn: action.FailOnBlocker}},
+		Plan: action.PlanRequest{Releases: action.Releases{Catalog: catalogtest.Default(t), To: "1.5", AsOf: asOf, ToolVersion: "test"}, Cluster: cluster, Gate: planner.GateOptions{FailOn: action.FailOnBlocker}},
 		Source: fakeFleet{entries: []status.FleetEntry{
 			fleetEntry(t, "sylva-system", status14),
 			fleetEntry(t, "wc1", status14),
@@ -127,7 +127,7 @@ func TestFleetOrder(t *testing.T) {
 	run := func(to string) planner.FleetPlan {
 		t.Helper()
 		req := action.FleetPlanRequest{
-			Plan:   action.PlanRequest{Catalog: catalogtest.Default(t), To: to, AsOf: asOf, ToolVersion: "test", Gate: planner.GateOptions{FailOn: action.FailOnBlocker}},
+			Plan:   action.PlanRequest{Releases: action.Releases{Catalog: catalogtest.Default(t), To: to, AsOf: asOf, ToolVersion: "test"}, Gate: planner.GateOptions{FailOn: action.FailOnBlocker}},
 			Source: fakeFleet{entries: entries},
 		}
 		fp, _, err := req.Run(context.Background())

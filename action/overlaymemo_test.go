@@ -33,7 +33,7 @@ func TestPlanAllGeneratesEachDistinctOverlayOnce(t *testing.T) {
 	computed := func(entries []status.FleetEntry) int64 {
 		t.Helper()
 		req := action.FleetPlanRequest{
-			Plan:   action.PlanRequest{Catalog: cat, To: "1.5", AsOf: asOf, ToolVersion: "test", Gate: planner.GateOptions{FailOn: action.FailOnBlocker}},
+			Plan:   action.PlanRequest{Releases: action.Releases{Catalog: cat, To: "1.5", AsOf: asOf, ToolVersion: "test"}, Gate: planner.GateOptions{FailOn: action.FailOnBlocker}},
 			Source: fakeFleet{entries: entries},
 		}
 		before := planner.Computations()

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"time"
 
 	"gitlab.com/sylva-projects/sylva-planner/availability"
 	"gitlab.com/sylva-projects/sylva-planner/catalog"
@@ -30,18 +29,13 @@ const CheckInventory = "inventory"
 // PlanRequest is what plan and report are asked: the flags as given, and
 // the sources to read. A nil source is not read.
 type PlanRequest struct {
-	Catalog *catalog.Catalog
+	// Releases are the catalog, the date and the flag values, unparsed;
+	// an empty From is read from Status, an empty Workers and Provider
+	// from the inventory's nodes.
+	Releases
 	// CatalogInput names the catalog in the plan's header ("catalog
 	// embedded", "catalog FILE"); the catalog's version is added.
 	CatalogInput string
-	// From, To, Workers and Provider are the flag values, unparsed; an
-	// empty From is read from Status, an empty Workers and Provider from
-	// the inventory's nodes.
-	From, To, Workers, Provider string
-	// ClusterFlags say which cluster of the fleet the plan is for.
-	ClusterFlags
-	AsOf        time.Time
-	ToolVersion string
 	// Status gives the installed release when From is empty.
 	Status StatusSource
 	// Progress, when set, is a status already read (the controller's

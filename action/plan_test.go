@@ -26,7 +26,7 @@ func TestMissingFlagNamesNoCommand(t *testing.T) {
 		{
 			"plan without a target",
 			func() error {
-				_, err := (action.PlanRequest{Catalog: cat, From: "1.4"}).Run(context.Background())
+				_, err := (action.PlanRequest{Releases: action.Releases{Catalog: cat, From: "1.4"}}).Run(context.Background())
 				return err
 			},
 			action.MissingFlagError{Flag: "--to", Example: "--from 1.4 --to " + newest},
@@ -34,7 +34,7 @@ func TestMissingFlagNamesNoCommand(t *testing.T) {
 		{
 			"plan from a status without a target does not suggest --from beside it",
 			func() error {
-				_, err := (action.PlanRequest{Catalog: cat, Status: &fakeStatus{}}).Run(context.Background())
+				_, err := (action.PlanRequest{Releases: action.Releases{Catalog: cat}, Status: &fakeStatus{}}).Run(context.Background())
 				return err
 			},
 			action.MissingFlagError{Flag: "--to", Example: "--to " + newest},
@@ -42,7 +42,7 @@ func TestMissingFlagNamesNoCommand(t *testing.T) {
 		{
 			"plan without a source release or a status",
 			func() error {
-				_, err := (action.PlanRequest{Catalog: cat, To: "1.6"}).Run(context.Background())
+				_, err := (action.PlanRequest{Releases: action.Releases{Catalog: cat, To: "1.6"}}).Run(context.Background())
 				return err
 			},
 			action.MissingFlagError{Flag: "--from", Alternatives: "--status FILE, or --live to read the installed release from the cluster", Example: "--from 1.4 --to 1.6"},
@@ -99,7 +99,7 @@ func TestStatusWithoutReleaseGivesAFixTheCommandAccepts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := action.PlanRequest{Catalog: catalogtest.Default(t), To: "1.6", AsOf: asOf, Status: tt.status}.Run(context.Background())
+			_, err := action.PlanRequest{Releases: action.Releases{Catalog: catalogtest.Default(t), To: "1.6", AsOf: asOf}, Status: tt.status}.Run(context.Background())
 			if err == nil || !strings.HasSuffix(err.Error(), tt.want) {
 				t.Errorf("Plan() error = %v, want one ending with %q", err, tt.want)
 			}

@@ -40,7 +40,7 @@ func TestATargetNewerThanTheCatalogIsNotPlacedButSaidAsPlanSaysIt(t *testing.T) 
 		{"a cluster in the middle of the hop 1.5 → 1.7, to 2.0", pendingPass, "2.0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := action.PlanRequest{Catalog: cat, To: tc.to, AsOf: asOf, Status: &fakeStatus{yaml: tc.yaml}}.Run(context.Background())
+			p, err := action.PlanRequest{Releases: action.Releases{Catalog: cat, To: tc.to, AsOf: asOf}, Status: &fakeStatus{yaml: tc.yaml}}.Run(context.Background())
 			if err != nil {
 				t.Fatalf("plan: %v", err)
 			}

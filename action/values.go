@@ -23,8 +23,9 @@ import (
 	"gitlab.com/sylva-projects/sylva-planner/values/overlay"
 )
 
-// Releases are the release flags of a command that plans without reading
-// a cluster (values generate and check, verify), unparsed.
+// Releases are the release flags of a command that plans (plan and
+// report, values generate and check, verify), unparsed, with the catalog
+// and the date.
 type Releases struct {
 	Catalog                     *catalog.Catalog
 	From, To, Workers, Provider string
@@ -32,13 +33,6 @@ type Releases struct {
 	ClusterFlags
 	AsOf        time.Time
 	ToolVersion string
-}
-
-// SetReleases sets the releases, cluster, catalog and date of r from rel:
-// the flags plan shares with values and verify.
-func (r *PlanRequest) SetReleases(rel Releases) {
-	r.Catalog, r.From, r.To, r.Workers, r.Provider = rel.Catalog, rel.From, rel.To, rel.Workers, rel.Provider
-	r.ClusterFlags, r.AsOf, r.ToolVersion = rel.ClusterFlags, rel.AsOf, rel.ToolVersion
 }
 
 // input is the planner's input of the flags.

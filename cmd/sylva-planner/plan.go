@@ -186,7 +186,7 @@ func writeMetrics(c *cli.Context, name string, write func(io.Writer) error) erro
 func (o *planOptions) request(c *cli.Context) (action.PlanRequest, error) {
 	req := o.req
 	e := cliapp.EnvOf(c)
-	req.CatalogInput, req.ToolVersion, req.Rerun, req.Selection = catalogFile(c).Input(), version, rerunCommand(c), selectionOf(c)
+	req.CatalogInput, req.Rerun, req.Selection = catalogFile(c).Input(), rerunCommand(c), selectionOf(c)
 	req.Gate.FailOn = failOnOf(c)
 	// Offline unless asked: KUBECONFIG alone does not make plan live.
 	req.Sources.Readers, req.Sources.HelmRelease = readersOf(e), status.DefaultHelmRelease
@@ -200,9 +200,8 @@ func (o *planOptions) request(c *cli.Context) (action.PlanRequest, error) {
 	if err != nil {
 		return req, err
 	}
-	rel := o.rel
-	rel.Catalog, rel.AsOf, rel.ToolVersion = cin.cat, cin.asOf, version
-	req.SetReleases(rel)
+	req.Releases = o.rel
+	req.Catalog, req.AsOf, req.ToolVersion = cin.cat, cin.asOf, version
 	req.ProdNamespaces, err = parseProdNamespaces(c, o.prodNamespaces)
 	return req, err
 }
