@@ -105,15 +105,11 @@ func (r PlanRequest) Run(ctx context.Context) (*planner.Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, err := PlannerInput(r.Catalog, r.From, r.To, r.Workers, r.Provider)
+	in, err := r.input()
 	if err != nil {
 		return nil, err
 	}
-	if err := r.apply(&in); err != nil {
-		return nil, err
-	}
 	in.FromSource, in.Observed, in.Progress = fromSource, observed, progress
-	in.AsOf, in.ToolVersion = r.AsOf, r.ToolVersion
 	in.Suppressions, in.Baseline = r.Suppressions, r.Baseline
 	in.Gate, in.Rerun, in.Selection = r.Gate, r.Rerun, r.Selection
 	if err := r.judgeFacts(ctx, &in, manifests, rules); err != nil {
